@@ -1,0 +1,5 @@
+// Every benchmark entry; later capabilities add theirs here.
+import type { BenchEntry } from './harness.ts';
+import { probe } from './entries/probe.ts';
+
+export const BENCHES: BenchEntry[] = [probe];

@@ -1,0 +1,42 @@
+// The shape every `turnwise` subcommand has, and the argument helpers they share.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** One subcommand: `turnwise <name> [options]`. */
+export interface Command {
+  name: string;
+  /** One line for `turnwise --help`. */
+  summary: string;
+  /** Usage text for `turnwise <name> --help`. */
+  usage: string;
+  /** Runs with the arguments after the name; resolves with the exit code. */
+  run(argv: string[]): Promise<number>;
+}
+
+/** Bad command-line input; main prints the message and the usage, and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** node:util parseArgs with strict checking, turning its errors into UsageError. */
+export function parseOptions<O extends Options>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Parses a numeric option, rejecting anything that is not a finite number within bounds. */
+export function intOption(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got "${value}"`);
+  return n;
+}
+
+/** Prints either JSON (with --json) or the human-readable text. */
+export function report(json: boolean, value: unknown, text: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+}

@@ -1,0 +1,49 @@
+// The Node command line over the same src/rl code the lab runs in the browser. Each subcommand
+// lives in src/cli/commands/<name>.ts and is listed here; `--json` makes every one machine-readable.
+import { UsageError, type Command } from './command.ts';
+import { doctor } from './commands/doctor.ts';
+import { bench } from './commands/bench.ts';
+
+export const COMMANDS: Command[] = [doctor, bench];
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'turnwise — a lab for multi-turn reinforcement learning of language-model agents',
+    '',
+    'Usage: npx turnwise <command> [options]   (add --json for machine-readable output)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `npx turnwise <command> --help` for the options of one command.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${help()}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`turnwise: unknown command "${name}"\n\n${help()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    const err = e as Error;
+    if (err instanceof UsageError) {
+      process.stderr.write(`turnwise ${name}: ${err.message}\n\n${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`turnwise ${name}: ${err.name}: ${err.message}\n`);
+    return 1;
+  }
+}

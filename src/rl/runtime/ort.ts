@@ -1,0 +1,204 @@
+// The one owner of onnxruntime-web (STYLE.md point 5): execution-provider choice, session creation,
+// a run queue so runs on one device never overlap, and disposal. Everything else in Turnwise talks
+// to ONNX Runtime through `OrtRuntime` and plain `TensorData` records.
+import * as ortWeb from 'onnxruntime-web';
+import type * as OrtWeb from 'onnxruntime-web';
+import { loadOrtNode, type OrtModule } from './ortNode.ts';
+import { probeWebGpu, watchDevice, type GpuAdapterReport } from './webgpu.ts';
+
+/** webgpu and wasm through onnxruntime-web; 'node' is onnxruntime-node's CPU provider (Node only). */
+export type BackendKind = 'webgpu' | 'wasm' | 'node';
+/** What the user or caller asked for; 'auto' means WebGPU when a device can be created, else wasm. */
+export type BackendPreference = 'auto' | BackendKind;
+
+export type TensorType = 'float32' | 'float64' | 'int32' | 'int64' | 'uint8' | 'bool';
+
+/** A tensor as plain data, safe to send through comlink. */
+export interface TensorData {
+  type: TensorType;
+  data: Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;
+  dims: number[];
+}
+
+/** The active compute backend and why it was chosen. */
+export interface BackendInfo {
+  kind: BackendKind;
+  preference: BackendPreference;
+  /** The WebGPU adapter, when WebGPU is active. */
+  adapter?: GpuAdapterReport;
+  /** Why WebGPU is not in use, when it is not. */
+  reason?: string;
+  /** wasm threads ONNX Runtime may use. */
+  threads: number;
+  crossOriginIsolated: boolean;
+  ortVersion: string;
+}
+
+/** Named runtime failures; branch on `name`, which survives comlink. */
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: 'disposed' | 'session-create' | 'run' | 'bad-input',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RuntimeError';
+  }
+}
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && !!process.versions?.node;
+}
+
+function defaultThreads(): number {
+  if (isNode()) return 1;
+  if (!globalThis.crossOriginIsolated) return 1;
+  return Math.max(1, Math.min(4, Math.floor((navigator.hardwareConcurrency || 2) / 2)));
+}
+
+/** Options for session creation. */
+export interface SessionOptions {
+  /** Label used in errors. */
+  label: string;
+  /** 'all' by default; float64 check graphs need 'basic' (ORT fuses x·sigmoid(x) into a float-only op). */
+  optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+}
+
+/** A session whose runs go through its runtime's queue. Dispose it when done. */
+export class ManagedSession {
+  private disposed = false;
+
+  constructor(
+    private readonly runtime: OrtRuntime,
+    private readonly session: OrtWeb.InferenceSession,
+    readonly label: string,
+  ) {}
+
+  get inputNames(): readonly string[] {
+    return this.session.inputNames;
+  }
+
+  get outputNames(): readonly string[] {
+    return this.session.outputNames;
+  }
+
+  /** Runs the graph once; resolves with every output as plain data. */
+  run(feeds: Record<string, TensorData>): Promise<Record<string, TensorData>> {
+    if (this.disposed) return Promise.reject(new RuntimeError('disposed', `session ${this.label} was disposed`));
+    return this.runtime.enqueue(async () => {
+      const inputs: Record<string, OrtWeb.Tensor> = {};
+      for (const [name, t] of Object.entries(feeds)) inputs[name] = new this.runtime.ort.Tensor(t.type, t.data, t.dims);
+      let outputs: OrtWeb.InferenceSession.OnnxValueMapType;
+      try {
+        outputs = await this.session.run(inputs);
+      } catch (e) {
+        throw new RuntimeError('run', `running ${this.label} on ${this.runtime.info.kind} failed: ${(e as Error).message}`);
+      }
+      const result: Record<string, TensorData> = {};
+      for (const [name, t] of Object.entries(outputs)) {
+        const data = (await t.getData(true)) as TensorData['data'];
+        result[name] = { type: t.type as TensorType, data, dims: [...t.dims] };
+      }
+      return result;
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.runtime.forget(this);
+    await this.session.release();
+  }
+}
+
+/**
+ * One compute device and the sessions on it. `create` picks the provider: WebGPU when preferred
+ * and available, else wasm, recording why.
+ */
+export class OrtRuntime {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly sessions = new Set<ManagedSession>();
+  private disposed = false;
+  private lostListeners: ((reason: string) => void)[] = [];
+
+  private constructor(
+    readonly info: BackendInfo,
+    /** @internal the ONNX Runtime module behind this device. */
+    readonly ort: OrtModule = ortWeb,
+  ) {}
+
+  /** `fallbackReason` marks a wasm runtime made because WebGPU failed; it becomes `info.reason`. */
+  static async create(preference: BackendPreference = 'auto', fallbackReason?: string): Promise<OrtRuntime> {
+    const threads = defaultThreads();
+    ortWeb.env.wasm.numThreads = threads;
+    const base = {
+      preference,
+      threads,
+      crossOriginIsolated: isNode() ? false : !!globalThis.crossOriginIsolated,
+      ortVersion: ortWeb.env.versions.web ?? 'unknown',
+    };
+    if (preference === 'node') {
+      const ortNode = await loadOrtNode();
+      if (ortNode) return new OrtRuntime({ ...base, kind: 'node', ortVersion: ortNode.env.versions.node ?? 'unknown' }, ortNode);
+      return new OrtRuntime({ ...base, kind: 'wasm', reason: 'onnxruntime-node is not available here' });
+    }
+    if (fallbackReason) return new OrtRuntime({ ...base, kind: 'wasm', reason: fallbackReason });
+    if (preference === 'wasm') return new OrtRuntime({ ...base, kind: 'wasm', reason: 'wasm was chosen in settings' });
+    if (isNode()) return new OrtRuntime({ ...base, kind: 'wasm', reason: 'onnxruntime-web in Node runs on wasm only' });
+    const probe = await probeWebGpu();
+    if (!probe.ok) return new OrtRuntime({ ...base, kind: 'wasm', reason: probe.reason });
+    ortWeb.env.webgpu.adapter = probe.adapter;
+    ortWeb.env.webgpu.device = probe.device;
+    const runtime = new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });
+    watchDevice(probe.device, (reason, fatal) => {
+      if (fatal) runtime.lostListeners.forEach((fn) => fn(reason));
+      else console.warn(reason);
+    });
+    return runtime;
+  }
+
+  /** Called once if the GPU device is lost; owners then fall back to a wasm runtime. */
+  onDeviceLost(listener: (reason: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Live sessions on this runtime (tests count them to catch leaks). */
+  get liveSessions(): number {
+    return this.sessions.size;
+  }
+
+  async createSession(model: Uint8Array, options: SessionOptions): Promise<ManagedSession> {
+    if (this.disposed) throw new RuntimeError('disposed', 'the runtime was disposed');
+    let session: OrtWeb.InferenceSession;
+    try {
+      session = await this.enqueue(() =>
+        this.ort.InferenceSession.create(model, {
+          executionProviders: [this.info.kind === 'node' ? 'cpu' : this.info.kind],
+          graphOptimizationLevel: options.optimization ?? 'all',
+        }),
+      );
+    } catch (e) {
+      throw new RuntimeError('session-create', `could not create session ${options.label} on ${this.info.kind}: ${(e as Error).message}`);
+    }
+    const managed = new ManagedSession(this, session, options.label);
+    this.sessions.add(managed);
+    return managed;
+  }
+
+  /** Serialises work on this device: a run starts only after the previous one settled. */
+  enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** @internal called by ManagedSession.dispose */
+  forget(session: ManagedSession): void {
+    this.sessions.delete(session);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    await Promise.all([...this.sessions].map((s) => s.dispose()));
+    this.disposed = true;
+  }
+}

@@ -1,0 +1,5 @@
+// Policy worker entry: exposes the in-thread PolicyEngine over comlink (STYLE.md point 4).
+import { expose } from 'comlink';
+import { PolicyEngine } from '../rl/runtime/policyEngine.ts';
+
+expose(new PolicyEngine());
