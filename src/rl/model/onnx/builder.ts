@@ -26,6 +26,30 @@ const ELEM_TYPE: Record<DType, number> = {
   bool: onnx.TensorProto.DataType.BOOL,
 };
 
+/** Read-only view of one node, as it was added (autodiff walks these). */
+export interface NodeView {
+  readonly opType: string;
+  readonly domain: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  readonly attrs: Readonly<Record<string, AttrValue>>;
+}
+
+/** Read-only view of a declared graph input or output. */
+export interface ValueView {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly dims: readonly Dim[];
+}
+
+/** Read-only view of an initializer and its data. */
+export interface InitializerView {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly dims: readonly number[];
+  readonly data: TensorArray;
+}
+
 /** Raised when a graph is assembled inconsistently (duplicate names, unknown inputs). */
 export class GraphBuildError extends Error {
   override name = 'GraphBuildError';
@@ -72,6 +96,10 @@ export class GraphBuilder {
   private readonly initializers: onnxProto.onnx.ITensorProto[] = [];
   private readonly names = new Set<string>();
   private counter = 0;
+  private readonly nodeViews: NodeView[] = [];
+  private readonly inputViews: ValueView[] = [];
+  private readonly outputViews: ValueView[] = [];
+  private readonly initializerViews = new Map<string, InitializerView>();
 
   constructor(readonly graphName: string) {}
 
@@ -96,12 +124,14 @@ export class GraphBuilder {
 
   input(name: string, dtype: DType, dims: readonly Dim[]): string {
     this.inputs.push(valueInfo(this.claim(name), dtype, dims));
+    this.inputViews.push({ name, dtype, dims: [...dims] });
     return name;
   }
 
   output(name: string, dtype: DType, dims: readonly Dim[]): string {
     if (!this.names.has(name)) throw new GraphBuildError(`output "${name}" is not produced by graph ${this.graphName}`);
     this.outputs.push(valueInfo(name, dtype, dims));
+    this.outputViews.push({ name, dtype, dims: [...dims] });
     return name;
   }
 
@@ -111,6 +141,7 @@ export class GraphBuilder {
       throw new GraphBuildError(`initializer "${name}": ${data.length} values for shape [${dims.join(', ')}]`);
     }
     this.initializers.push({ name: this.claim(name), dataType: ELEM_TYPE[dtype], dims, rawData: rawBytes(data) });
+    this.initializerViews.set(name, { name, dtype, dims: [...dims], data });
     return name;
   }
 
@@ -146,6 +177,7 @@ export class GraphBuilder {
       output: outs,
       attribute: Object.entries(attrs).map(([k, v]) => attribute(k, v)),
     });
+    this.nodeViews.push({ opType, domain, inputs: [...inputs], outputs: outs, attrs: { ...attrs } });
     return outs;
   }
 
@@ -156,6 +188,26 @@ export class GraphBuilder {
 
   get nodeCount(): number {
     return this.nodes.length;
+  }
+
+  /** The nodes so far, in insertion (hence topological) order. */
+  nodeList(): readonly NodeView[] {
+    return this.nodeViews;
+  }
+
+  /** Declared graph inputs, in order. */
+  inputList(): readonly ValueView[] {
+    return this.inputViews;
+  }
+
+  /** Declared graph outputs, in order. */
+  outputList(): readonly ValueView[] {
+    return this.outputViews;
+  }
+
+  /** The initializer of this name, or undefined. */
+  initializerOf(name: string): InitializerView | undefined {
+    return this.initializerViews.get(name);
   }
 
   /** Serialises the graph as an ONNX model (IR 8, opset 17, com.microsoft 1). */
