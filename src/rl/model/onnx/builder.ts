@@ -140,7 +140,7 @@ export class GraphBuilder {
     if (data.length !== count) {
       throw new GraphBuildError(`initializer "${name}": ${data.length} values for shape [${dims.join(', ')}]`);
     }
-    this.initializers.push({ name: this.claim(name), dataType: ELEM_TYPE[dtype], dims, rawData: rawBytes(data) });
+    this.initializers.push({ name: this.claim(name), dataType: ELEM_TYPE[dtype], dims: [...dims], rawData: rawBytes(data) });
     this.initializerViews.set(name, { name, dtype, dims: [...dims], data });
     return name;
   }
