@@ -13,6 +13,8 @@ export const isolationHeaders = {
 
 export default defineConfig({
   plugins: [svelte()],
+  // Hash routing needs no history fallback; 'mpa' makes a missing model file a real 404, not index.html.
+  appType: 'mpa',
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['onnxruntime-web'] },
   server: { headers: isolationHeaders },

@@ -1,12 +1,11 @@
 // `turnwise doctor`: what this machine offers Turnwise — Node, the ONNX Runtime backends (each proven
 // by running the probe graph against its reference), the shipped models, package versions.
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseOptions, report, type Command } from '../command.ts';
 import { PolicyEngine, type SelfTestResult } from '../../rl/runtime/policyEngine.ts';
-import { parseManifest, readVerified } from '../../rl/model/manifest.ts';
-import { modelsDir } from '../paths.ts';
+import { verifyModels, type ReadBytes } from '../../rl/model/manifest.ts';
+import { modelsDir, projectRoot } from '../paths.ts';
 
 interface BackendCheck {
   backend: 'wasm' | 'node';
@@ -15,12 +14,6 @@ interface BackendCheck {
   error?: string;
 }
 
-interface ModelsCheck {
-  dir: string;
-  found: boolean;
-  models: { name: string; files: number; bytes: number }[];
-  error?: string;
-}
 
 async function checkBackend(backend: 'wasm' | 'node'): Promise<BackendCheck> {
   const engine = new PolicyEngine();
@@ -35,36 +28,17 @@ async function checkBackend(backend: 'wasm' | 'node'): Promise<BackendCheck> {
   }
 }
 
-async function checkModels(dir: string): Promise<ModelsCheck> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, 'manifest.json'), 'utf8');
-  } catch {
-    return { dir, found: false, models: [], error: `no manifest.json in ${dir} (run npm run forge)` };
-  }
-  try {
-    const manifest = parseManifest(text, join(dir, 'manifest.json'));
-    const read = async (p: string) => readFile(join(dir, p)).then((b) => new Uint8Array(b), () => null);
-    const models = [];
-    for (const [name, model] of Object.entries(manifest.models)) {
-      for (const f of model.files) await readVerified(read, f);
-      models.push({ name, files: model.files.length, bytes: model.files.reduce((a, f) => a + f.bytes, 0) });
-    }
-    return { dir, found: true, models };
-  } catch (e) {
-    return { dir, found: false, models: [], error: (e as Error).message };
-  }
+/** Reads files of the models folder from disk; null when absent. */
+function diskReader(dir: string): ReadBytes {
+  return (p) => readFile(join(dir, p)).then((b) => new Uint8Array(b), () => null);
 }
 
-function versions(): Record<string, string> {
-  const require = createRequire(import.meta.url);
+async function versions(): Promise<Record<string, string>> {
   const out: Record<string, string> = { node: process.versions.node };
   for (const pkg of ['onnxruntime-web', 'onnxruntime-node', 'onnx-proto', 'svelte', 'vite', 'comlink', 'idb']) {
-    try {
-      out[pkg] = (require(`${pkg}/package.json`) as { version: string }).version;
-    } catch {
-      out[pkg] = 'not installed';
-    }
+    // Read package.json from disk: some packages' export maps hide it from require.
+    const text = await readFile(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8').catch(() => null);
+    out[pkg] = text ? (JSON.parse(text) as { version: string }).version : 'not installed';
   }
   return out;
 }
@@ -76,8 +50,9 @@ export const doctor: Command = {
   async run(argv) {
     const { values } = parseOptions(argv, {});
     const backends = [await checkBackend('wasm'), await checkBackend('node')];
-    const models = await checkModels(modelsDir());
-    const result = { node: process.version, backends, models, versions: versions() };
+    const dir = modelsDir();
+    const models = { dir, ...(await verifyModels(diskReader(dir))) };
+    const result = { node: process.version, backends, models, versions: await versions() };
     const ok = backends.some((b) => b.available && b.selfTest?.ok);
     report(!!values.json, result, () =>
       [

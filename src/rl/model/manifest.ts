@@ -82,3 +82,34 @@ export async function readVerified(read: ReadBytes, file: ManifestFile): Promise
   if (hash !== file.sha256) throw new ModelFileError('corrupt', file.path, `model file ${file.path} fails its sha256 check`);
   return bytes;
 }
+
+/** What a verified models folder holds. */
+export interface ModelsReport {
+  found: boolean;
+  models: { name: string; files: number; bytes: number }[];
+  /** Why nothing usable was found (missing manifest, missing or corrupt file). */
+  error?: string;
+  /** The ModelFileError code when a file failed. */
+  code?: ModelErrorCode;
+}
+
+/**
+ * Reads `manifest.json` and verifies every listed file. Never throws: the report says what is
+ * wrong and where, for the status area and `turnwise doctor`.
+ */
+export async function verifyModels(read: ReadBytes): Promise<ModelsReport> {
+  const manifestBytes = await read('manifest.json').catch(() => null);
+  if (!manifestBytes) return { found: false, models: [], code: 'missing', error: 'no models shipped yet: manifest.json is missing (run npm run forge)' };
+  try {
+    const manifest = parseManifest(new TextDecoder().decode(manifestBytes));
+    const models = [];
+    for (const [name, model] of Object.entries(manifest.models)) {
+      for (const f of model.files) await readVerified(read, f);
+      models.push({ name, files: model.files.length, bytes: model.files.reduce((a, f) => a + f.bytes, 0) });
+    }
+    return { found: true, models };
+  } catch (e) {
+    const err = e as ModelFileError;
+    return { found: false, models: [], code: err.code, error: err.message };
+  }
+}

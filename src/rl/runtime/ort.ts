@@ -106,7 +106,8 @@ export class ManagedSession {
     if (this.disposed) return;
     this.disposed = true;
     this.runtime.forget(this);
-    await this.session.release();
+    // Releasing a session whose GPU device is already lost can fail; the session is gone either way.
+    await this.session.release().catch((e: Error) => console.warn(`releasing ${this.label}: ${e.message}`));
   }
 }
 
@@ -119,6 +120,7 @@ export class OrtRuntime {
   private readonly sessions = new Set<ManagedSession>();
   private disposed = false;
   private lostListeners: ((reason: string) => void)[] = [];
+  private device: GPUDevice | null = null;
 
   private constructor(
     readonly info: BackendInfo,
@@ -147,18 +149,29 @@ export class OrtRuntime {
     const probe = await probeWebGpu();
     if (!probe.ok) return new OrtRuntime({ ...base, kind: 'wasm', reason: probe.reason });
     ortWeb.env.webgpu.adapter = probe.adapter;
-    ortWeb.env.webgpu.device = probe.device;
-    const runtime = new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });
-    watchDevice(probe.device, (reason, fatal) => {
-      if (fatal) runtime.lostListeners.forEach((fn) => fn(reason));
-      else console.warn(reason);
-    });
-    return runtime;
+    return new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });
   }
 
   /** Called once if the GPU device is lost; owners then fall back to a wasm runtime. */
   onDeviceLost(listener: (reason: string) => void): void {
     this.lostListeners.push(listener);
+  }
+
+  /** ONNX Runtime creates its GPU device with the first WebGPU session; watch it from then on. */
+  private async watchOrtDevice(): Promise<void> {
+    const device = await this.ort.env.webgpu.device;
+    this.device = device;
+    watchDevice(device, (reason, fatal) => {
+      if (fatal) this.lostListeners.forEach((fn) => fn(reason));
+      else console.warn(reason);
+    });
+  }
+
+  /** Destroys the WebGPU device (a no-op on wasm); its loss listeners then fire. */
+  async destroyDevice(): Promise<void> {
+    if (!this.device) throw new RuntimeError('bad-input', `the ${this.info.kind} backend has no GPU device to lose (none created yet)`);
+    this.device.destroy();
+    await this.device.lost;
   }
 
   /** Live sessions on this runtime (tests count them to catch leaks). */
@@ -179,6 +192,7 @@ export class OrtRuntime {
     } catch (e) {
       throw new RuntimeError('session-create', `could not create session ${options.label} on ${this.info.kind}: ${(e as Error).message}`);
     }
+    if (this.info.kind === 'webgpu' && !this.device) await this.watchOrtDevice();
     const managed = new ManagedSession(this, session, options.label);
     this.sessions.add(managed);
     return managed;

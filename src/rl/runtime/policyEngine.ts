@@ -2,6 +2,8 @@
 // in-thread (STYLE.md point 4). It owns one OrtRuntime and falls back to wasm, saying why, when
 // WebGPU is unavailable, fails to create a session, or loses its device mid-run.
 import { OrtRuntime, RuntimeError, type BackendInfo, type BackendPreference, type ManagedSession } from './ort.ts';
+import { verifyModels, type ModelsReport } from '../model/manifest.ts';
+import { urlReader } from './urlReader.ts';
 import { buildProbeGraph, maxAbsDiff, probeInput, probeReference, probeWeights, PROBE_IN, PROBE_OUT } from '../model/probe.ts';
 
 /** Result of running the probe graph against its TypeScript reference. */
@@ -26,12 +28,16 @@ export const SELF_TEST_TOLERANCE = 1e-4;
 export class PolicyEngine {
   private runtime: OrtRuntime | null = null;
   private listeners: ((e: EngineEvent) => void)[] = [];
+  /** Settles when a fallback in progress (after device loss) has finished. */
+  private settled: Promise<void> = Promise.resolve();
 
   /** Picks the backend; resolves with what was chosen and why. */
   async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
     await this.runtime?.dispose();
     this.runtime = await OrtRuntime.create(preference);
-    this.runtime.onDeviceLost((reason) => void this.fallBack(reason));
+    this.runtime.onDeviceLost((reason) => {
+      this.settled = this.fallBack(reason);
+    });
     this.emit({ kind: 'backend', info: this.runtime.info });
     return this.runtime.info;
   }
@@ -41,7 +47,8 @@ export class PolicyEngine {
     this.listeners.push(listener);
   }
 
-  backendInfo(): BackendInfo {
+  async backendInfo(): Promise<BackendInfo> {
+    await this.settled;
     return this.requireRuntime().info;
   }
 
@@ -54,6 +61,7 @@ export class PolicyEngine {
    * and compares it with the plain reference. A WebGPU failure falls back to wasm and retries.
    */
   async selfTest(batch = 4): Promise<SelfTestResult> {
+    await this.settled;
     const weights = probeWeights();
     const x = probeInput(batch);
     const expected = probeReference(weights, x, batch);
@@ -82,6 +90,20 @@ export class PolicyEngine {
     } finally {
       await session.dispose();
     }
+  }
+
+  /** Verifies the models folder at `baseUrl` against its manifest (sizes and sha256). */
+  verifyModels(baseUrl: string): Promise<ModelsReport> {
+    return verifyModels(urlReader(baseUrl));
+  }
+
+  /**
+   * Destroys the GPU device, as a driver reset would. Used by the browser test of the
+   * device-loss fallback and by Settings' "simulate device loss" diagnostic.
+   */
+  async loseDevice(): Promise<void> {
+    await this.requireRuntime().destroyDevice();
+    await this.settled;
   }
 
   async dispose(): Promise<void> {

@@ -12,7 +12,7 @@ export interface GpuAdapterReport {
 }
 
 export type GpuProbe =
-  | { ok: true; adapter: GPUAdapter; device: GPUDevice; report: GpuAdapterReport }
+  | { ok: true; adapter: GPUAdapter; report: GpuAdapterReport }
   | { ok: false; reason: string };
 
 /** The limits ONNX Runtime's WebGPU EP asks for; requesting the adapter's maxima keeps big models working. */
@@ -44,8 +44,10 @@ function errorText(e: unknown): string {
 }
 
 /**
- * Asks for a WebGPU adapter and a device. Never throws: every failure becomes a reason string
- * that the status area shows next to the wasm fallback.
+ * Asks for a WebGPU adapter and checks that it can create a device with the limits ONNX Runtime
+ * wants. ONNX Runtime creates its own device from the adapter it is given, and an adapter can make
+ * only one device, so the check uses a first adapter and a fresh one is returned for the runtime.
+ * Never throws: every failure becomes a reason string shown next to the wasm fallback.
  */
 export async function probeWebGpu(): Promise<GpuProbe> {
   const gpu = (globalThis.navigator as Navigator | undefined)?.gpu;
@@ -61,10 +63,13 @@ export async function probeWebGpu(): Promise<GpuProbe> {
   for (const name of LIMITS) requiredLimits[name] = adapter.limits[name];
   try {
     const device = await adapter.requestDevice({ requiredLimits });
-    return { ok: true, adapter, device, report: describe(adapter) };
+    device.destroy();
   } catch (e) {
     return { ok: false, reason: `the WebGPU adapter could not create a device (${errorText(e)})` };
   }
+  const fresh = await gpu.requestAdapter({ powerPreference: 'high-performance' }).catch(() => null);
+  if (!fresh) return { ok: false, reason: 'the WebGPU adapter disappeared after its device check' };
+  return { ok: true, adapter: fresh, report: describe(fresh) };
 }
 
 /**

@@ -1,0 +1,119 @@
+// The lab's top-level state: which view is open, the compute backend and its self-test, the
+// models' status. Components read it and call its methods; they hold no logic of their own.
+import { proxy } from 'comlink';
+import type { BackendInfo, BackendPreference } from '../../rl/runtime/ort.ts';
+import type { EngineEvent, SelfTestResult } from '../../rl/runtime/policyEngine.ts';
+import type { ModelsReport } from '../../rl/model/manifest.ts';
+import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
+
+export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
+export type ViewId = (typeof VIEWS)[number];
+
+export const VIEW_LABELS: Record<ViewId, string> = {
+  play: 'Play',
+  credit: 'Credit',
+  train: 'Train',
+  evaluate: 'Evaluate',
+  data: 'Data',
+  settings: 'Settings',
+};
+
+const PREFERENCE_KEY = 'turnwise.backend';
+
+function viewFromHash(): ViewId {
+  const id = location.hash.replace(/^#\/?/, '');
+  return (VIEWS as readonly string[]).includes(id) ? (id as ViewId) : 'play';
+}
+
+/** The backend the user asked for: ?backend= in the URL wins over the saved setting. */
+function initialPreference(): BackendPreference {
+  const asked = new URLSearchParams(location.search).get('backend') ?? localStorage.getItem(PREFERENCE_KEY);
+  return asked === 'webgpu' || asked === 'wasm' ? asked : 'auto';
+}
+
+export type Phase = 'starting' | 'ready' | 'error';
+
+export class Lab {
+  view = $state<ViewId>(viewFromHash());
+  phase = $state<Phase>('starting');
+  preference = $state<BackendPreference>(initialPreference());
+  backend = $state.raw<BackendInfo | null>(null);
+  selfTest = $state.raw<SelfTestResult | null>(null);
+  models = $state.raw<ModelsReport | null>(null);
+  /** Messages worth a person's attention (fallbacks, failures), newest last. */
+  notices = $state<string[]>([]);
+  error = $state<string | null>(null);
+
+  private engine: PolicyClient | null = null;
+  private worker: Worker | null = null;
+
+  readonly statusText = $derived.by(() => {
+    if (this.phase === 'error') return `Backend error: ${this.error}`;
+    if (!this.backend) return 'Starting compute backend…';
+    const b = this.backend;
+    if (b.kind === 'webgpu') return `WebGPU · ${b.adapter?.vendor} ${b.adapter?.architecture}${b.adapter?.software ? ' (software)' : ''}`;
+    return `wasm · ${b.threads} thread${b.threads === 1 ? '' : 's'}`;
+  });
+
+  constructor() {
+    addEventListener('hashchange', () => (this.view = viewFromHash()));
+  }
+
+  go(view: ViewId): void {
+    location.hash = `/${view}`;
+    this.view = view;
+  }
+
+  /** Starts the policy worker, picks the backend, runs the probe self-test, checks the models. */
+  async boot(): Promise<void> {
+    this.phase = 'starting';
+    this.error = null;
+    try {
+      this.worker?.terminate();
+      const { engine, worker } = spawnPolicyWorker();
+      this.engine = engine;
+      this.worker = worker;
+      worker.addEventListener('error', (e) => this.fail(`the policy worker crashed: ${e.message}`));
+      await engine.subscribe(proxy((e: EngineEvent) => this.onEngineEvent(e)));
+      this.backend = await engine.init(this.preference);
+      this.selfTest = await engine.selfTest(4);
+      this.backend = await engine.backendInfo();
+      if (!this.selfTest.ok) this.notices.push(`Self-test off by ${this.selfTest.maxAbsError.toExponential(1)} on ${this.selfTest.backend}`);
+      this.phase = 'ready';
+      this.models = await engine.verifyModels(modelsUrl());
+    } catch (e) {
+      this.fail((e as Error).message);
+    }
+  }
+
+  /** Changes the backend preference, remembers it, and restarts the engine. */
+  async setPreference(p: BackendPreference): Promise<void> {
+    this.preference = p;
+    localStorage.setItem(PREFERENCE_KEY, p);
+    this.backend = null;
+    this.selfTest = null;
+    await this.boot();
+  }
+
+  /** Diagnostic: destroys the GPU device to exercise the fallback, then re-runs the self-test. */
+  async simulateDeviceLoss(): Promise<void> {
+    if (!this.engine) return;
+    try {
+      await this.engine.loseDevice();
+      this.selfTest = await this.engine.selfTest(4);
+      this.backend = await this.engine.backendInfo();
+    } catch (e) {
+      this.notices.push((e as Error).message);
+    }
+  }
+
+  private onEngineEvent(e: EngineEvent): void {
+    this.backend = e.info;
+    if (e.kind === 'fallback') this.notices.push(`${e.reason}; now running on wasm`);
+  }
+
+  private fail(message: string): void {
+    this.phase = 'error';
+    this.error = message;
+  }
+}

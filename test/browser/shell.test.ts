@@ -1,0 +1,108 @@
+// The app shell in real Chromium: the backend status, the probe graph in the policy worker on
+// WebGPU (SwiftShader) and on wasm, and the fallbacks when WebGPU is absent or its device is lost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serveApp } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof serveApp>>;
+
+beforeAll(async () => {
+  server = await serveApp();
+});
+afterAll(async () => server?.close());
+
+async function readSelfTest(url: string, opts: Parameters<typeof launch>[0] = {}) {
+  const b = await launch(opts);
+  try {
+    await b.page.goto(url);
+    await b.page.locator('[data-testid=backend-status][data-state=ready]').waitFor({ timeout: 120_000 });
+    await b.page.locator('[data-testid=self-test][data-ok]:not([data-ok=""])').waitFor({ timeout: 120_000 });
+    const card = b.page.getByTestId('self-test');
+    return {
+      status: await b.page.getByTestId('backend-status').innerText(),
+      kind: await b.page.getByTestId('backend-kind').innerText(),
+      ok: await card.getAttribute('data-ok'),
+      error: Number(await card.getAttribute('data-error')),
+      backend: await card.getAttribute('data-backend'),
+      adapter: (await b.page.getByTestId('adapter').count()) ? await b.page.getByTestId('adapter').innerText() : null,
+      reason: (await b.page.getByTestId('backend-reason').count()) ? await b.page.getByTestId('backend-reason').innerText() : null,
+      isolated: await b.page.evaluate(() => crossOriginIsolated),
+      browser: b,
+    };
+  } catch (e) {
+    await b.close();
+    throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
+  }
+}
+
+describe('app shell in Chromium', () => {
+  it('runs the probe graph in the policy worker on WebGPU and reports the adapter', async () => {
+    const r = await readSelfTest(`${server.url}#/settings`);
+    try {
+      expect(r.isolated).toBe(true);
+      expect(r.kind).toBe('webgpu');
+      expect(r.backend).toBe('webgpu');
+      expect(r.adapter).toMatch(/\S/);
+      expect(r.status).toMatch(/WebGPU/);
+      expect(r.ok).toBe('true');
+      expect(r.error).toBeLessThanOrEqual(1e-4);
+      // The shell shows every view in its header.
+      for (const v of ['Play', 'Credit', 'Train', 'Evaluate', 'Data', 'Settings']) {
+        await expect(r.browser.page.getByRole('link', { name: v, exact: true }).count()).resolves.toBe(1);
+      }
+      await r.browser.page.screenshot({ path: 'docs/screenshots/shell-settings.png' });
+    } finally {
+      await r.browser.close();
+    }
+  });
+
+  it('runs the same graph on wasm when wasm is chosen', async () => {
+    const r = await readSelfTest(`${server.url}?backend=wasm#/settings`);
+    try {
+      expect(r.kind).toBe('wasm');
+      expect(r.reason).toMatch(/chosen/);
+      expect(r.ok).toBe('true');
+      expect(r.error).toBeLessThanOrEqual(1e-4);
+    } finally {
+      await r.browser.close();
+    }
+  });
+
+  it('falls back to wasm and says why when the browser has no WebGPU', async () => {
+    const r = await readSelfTest(`${server.url}#/settings`, { webgpu: false });
+    try {
+      expect(r.kind).toBe('wasm');
+      expect(r.reason).toMatch(/WebGPU|adapter/);
+      expect(r.status).toMatch(/wasm/);
+      expect(r.ok).toBe('true');
+    } finally {
+      await r.browser.close();
+    }
+  });
+
+  it('falls back to wasm when the GPU device is lost mid-session', async () => {
+    const r = await readSelfTest(`${server.url}#/settings`);
+    try {
+      expect(r.kind).toBe('webgpu');
+      await r.browser.page.getByRole('button', { name: 'Simulate GPU device loss' }).click();
+      await r.browser.page.locator('[data-testid=self-test][data-backend=wasm]').waitFor({ timeout: 120_000 });
+      await expect(r.browser.page.getByTestId('backend-kind').innerText()).resolves.toBe('wasm');
+      await expect(r.browser.page.getByTestId('backend-reason').innerText()).resolves.toMatch(/lost.*fell back to wasm/);
+      await expect(r.browser.page.getByTestId('notice').first().innerText()).resolves.toMatch(/lost/);
+      await expect(r.browser.page.getByTestId('self-test').getAttribute('data-ok')).resolves.toBe('true');
+    } finally {
+      await r.browser.close();
+    }
+  });
+
+  it('says clearly when the models folder is missing or corrupt', async () => {
+    const r = await readSelfTest(`${server.url}#/settings`);
+    try {
+      await r.browser.page.getByTestId('models-card').locator('li, [data-testid=models-error]').first().waitFor();
+      const text = await r.browser.page.getByTestId('models-card').innerText();
+      // Either the shipped models verified, or the card names what is wrong; never empty.
+      expect(text).toMatch(/sha256 verified|manifest\.json is missing|fails its sha256|is missing/);
+    } finally {
+      await r.browser.close();
+    }
+  });
+});
