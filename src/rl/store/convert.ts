@@ -1,0 +1,157 @@
+// Conversions between IndexedDB rows (db.ts) and portable records (schema.ts). Exports build every
+// object field by field in one fixed order, so that export → import → export is byte-identical:
+// typed arrays round-trip exactly (a float32 printed as a double parses back to the same float32).
+import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type TaskRow, type TurnRow } from './db.ts';
+import type { CreditRecord, EpisodeRecord, RunRecord, TaskRecord, TurnRecord } from './schema.ts';
+
+/** cyrb53: a 53-bit string hash (public domain, bryc), enough to tell hidden-information blobs apart. */
+function hash53(s: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/**
+ * Key of a task row: family/split/seed plus a hash of the hidden information, so that two imported
+ * files whose tasks share a seed but not their hidden information never overwrite each other.
+ */
+export const taskKey = (t: TaskRecord): string => `${t.family}/${t.split}/${t.seed}/${hash53(JSON.stringify(t.hidden))}`;
+
+export function runToRecord(r: RunRow): RunRecord {
+  return {
+    type: 'run',
+    id: r.id,
+    name: r.name,
+    createdAt: r.createdAt,
+    models: { policy: r.models.policy, critic: r.models.critic },
+    adapterId: r.adapterId,
+    algorithm: r.algorithm,
+    settings: r.settings,
+    seed: r.seed,
+    notes: r.notes,
+  };
+}
+
+export function runFromRecord(r: RunRecord): RunRow {
+  const { type: _type, ...row } = r;
+  return row;
+}
+
+export function turnToRecord(t: TurnRow): TurnRecord {
+  return {
+    role: t.role,
+    text: t.text,
+    tokens: t.tokens ? Array.from(t.tokens) : null,
+    logprobs: t.logprobs ? Array.from(t.logprobs) : null,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    reward: t.reward,
+    done: t.done,
+    latencyMs: t.latencyMs,
+    backend: t.backend,
+    info: t.info,
+    at: t.at,
+  };
+}
+
+export function turnFromRecord(episodeId: string, index: number, t: TurnRecord): TurnRow {
+  return {
+    episodeId,
+    index,
+    role: t.role,
+    text: t.text,
+    tokens: t.tokens ? Int32Array.from(t.tokens) : null,
+    logprobs: t.logprobs ? Float32Array.from(t.logprobs) : null,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    reward: t.reward,
+    done: t.done,
+    latencyMs: t.latencyMs,
+    backend: t.backend,
+    info: t.info,
+    at: t.at,
+  };
+}
+
+/** Credit written while an episode was running may be shorter than its turns: pad with null. */
+export function creditToRecord(c: CreditRow, turns: number): CreditRecord {
+  const values: (number | null)[] = new Array<number | null>(turns).fill(null);
+  for (let i = 0; i < Math.min(turns, c.values.length); i++) values[i] = Number.isNaN(c.values[i]) ? null : c.values[i];
+  return {
+    estimator: c.estimator,
+    version: c.version,
+    params: c.params,
+    values,
+    at: c.at,
+  };
+}
+
+export function creditFromRecord(episodeId: string, c: CreditRecord): CreditRow {
+  return {
+    episodeId,
+    estimator: c.estimator,
+    version: c.version,
+    params: c.params,
+    values: Float32Array.from(c.values, (x) => (x === null ? NaN : x)),
+    at: c.at,
+  };
+}
+
+/** Credit rows sort by estimator then version, so exports do not depend on write order. */
+export const creditOrder = (a: { estimator: string; version: string }, b: { estimator: string; version: string }): number =>
+  a.estimator < b.estimator ? -1 : a.estimator > b.estimator ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
+
+export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: TurnRow[], credit: CreditRow[]): EpisodeRecord {
+  const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, hidden: task ? task.hidden : null };
+  return {
+    type: 'episode',
+    id: row.id,
+    runId: row.runId === '' ? null : row.runId,
+    status: row.status,
+    task: taskRecord,
+    model: { policy: row.model.policy, adapter: row.model.adapter, critic: row.model.critic },
+    turns: turns.map(turnToRecord),
+    outcome: row.outcome ? { success: row.outcome.success, totalReward: row.outcome.totalReward, turns: row.outcome.turns } : null,
+    credit: credit.slice().sort(creditOrder).map((c) => creditToRecord(c, turns.length)),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    finishedAt: row.finishedAt,
+    abortReason: row.abortReason,
+  };
+}
+
+/** The rows an imported episode becomes (its session id is empty: nobody is writing it). */
+export function episodeFromRecord(e: EpisodeRecord, imported: { source: string; at: number } | null) {
+  const row: EpisodeRow = {
+    id: e.id,
+    runId: e.runId ?? '',
+    taskKey: taskKey(e.task),
+    family: e.task.family,
+    split: e.task.split,
+    seed: e.task.seed,
+    status: e.status,
+    outcome: e.outcome,
+    outcomeKey: outcomeKeyOf(e.outcome),
+    model: e.model,
+    sessionId: '',
+    turnCount: e.turns.length,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    finishedAt: e.finishedAt,
+    abortReason: e.abortReason,
+    imported,
+    live: 1,
+    deletedAt: null,
+  };
+  const task: TaskRow = { key: row.taskKey, family: e.task.family, split: e.task.split, seed: e.task.seed, hidden: e.task.hidden };
+  const turns = e.turns.map((t, i) => turnFromRecord(e.id, i, t));
+  const credit = e.credit.map((c) => creditFromRecord(e.id, c));
+  return { row, task, turns, credit };
+}

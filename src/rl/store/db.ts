@@ -1,0 +1,224 @@
+// The IndexedDB layout of the trajectory store and its versioned migrations (idb). Rows are what
+// IndexedDB holds; schema.ts has the portable records they convert to (convert.ts). Token ids and
+// log-probs are stored as typed arrays (structured clone keeps them compact); credit values as
+// Float32Array with NaN for "no value".
+//
+// Versions:
+//  1 — runs, tasks, episodes (indexed by run and status), turns. The first layout, kept as a real
+//      upgrade source: tests build a version-1 database with data and open it with the current code.
+//  2 — credit, adapters, metrics stores; episodes gain `live` (1, or 0 when soft-deleted) and
+//      `outcomeKey`, and every listing index is [live, field, createdAt, id] so that a page of any
+//      filter is one bounded index range, newest first. Existing episodes are backfilled.
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, TurnRole } from './schema.ts';
+
+/** The current database version (the number of migrations). */
+export const DB_VERSION = 2;
+/** Default database name; tests and benches use their own. */
+export const DEFAULT_DB_NAME = 'turnwise';
+
+export type OutcomeKey = 'success' | 'failure' | 'none';
+
+export interface RunRow {
+  id: string;
+  name: string;
+  createdAt: number;
+  models: { policy: string; critic: string | null };
+  adapterId: string | null;
+  algorithm: string;
+  settings: JsonObject;
+  seed: number;
+  notes: string;
+}
+
+/** Hidden task information, stored once per distinct task. */
+export interface TaskRow {
+  /** `${family}/${split}/${seed}/${hash of hidden}` (convert.ts taskKey) */
+  key: string;
+  family: string;
+  split: 'train' | 'test';
+  seed: number;
+  hidden: JsonValue;
+}
+
+export interface EpisodeRow {
+  id: string;
+  /** '' when the episode belongs to no run (IndexedDB keys cannot hold null). */
+  runId: string;
+  taskKey: string;
+  family: string;
+  split: 'train' | 'test';
+  seed: number;
+  status: EpisodeStatus;
+  outcome: OutcomeRecord | null;
+  outcomeKey: OutcomeKey;
+  model: ModelRef;
+  /** The store session writing it; an in-progress episode whose session is gone is interrupted. */
+  sessionId: string;
+  turnCount: number;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  abortReason: string | null;
+  /** Set on imported episodes; never exported (exports carry the trajectory, not where it came from). */
+  imported: { source: string; at: number } | null;
+  /** 1 when visible, 0 when soft-deleted (pending undo). */
+  live: 0 | 1;
+  deletedAt: number | null;
+}
+
+export interface TurnRow {
+  episodeId: string;
+  index: number;
+  role: TurnRole;
+  text: string;
+  tokens: Int32Array | null;
+  logprobs: Float32Array | null;
+  promptTokens: number;
+  completionTokens: number;
+  reward: number;
+  done: boolean;
+  latencyMs: number;
+  backend: string;
+  info: JsonObject;
+  at: number;
+}
+
+export interface CreditRow {
+  episodeId: string;
+  estimator: string;
+  version: string;
+  params: JsonObject;
+  /** One value per turn; NaN where the estimator gives none. */
+  values: Float32Array;
+  at: number;
+}
+
+/** One named tensor of an adapter (row-major). */
+export interface AdapterTensor {
+  dims: number[];
+  data: Float32Array;
+}
+
+/** LoRA weights plus config and lineage. PEFT export (adapter_model.safetensors + adapter_config.json) reads this. */
+export interface AdapterRow {
+  id: string;
+  /** Which model it adapts. */
+  target: 'policy' | 'critic';
+  /** The base model's id (manifest name). */
+  baseModel: string;
+  /** Rank, alpha, target modules… as the trainer wrote them. */
+  config: JsonObject;
+  /** The adapter this one was trained from; null for a fresh one. */
+  parentId: string | null;
+  /** '' when trained outside a run. */
+  runId: string;
+  createdAt: number;
+  tensors: Record<string, AdapterTensor>;
+}
+
+/** Statistics of one training iteration of a run. */
+export interface MetricsRow {
+  runId: string;
+  iteration: number;
+  at: number;
+  values: Record<string, number>;
+}
+
+type ListKey = [number, string, number, string];
+
+export interface StoreSchema extends DBSchema {
+  runs: { key: string; value: RunRow; indexes: { byDate: number } };
+  tasks: { key: string; value: TaskRow };
+  episodes: {
+    key: string;
+    value: EpisodeRow;
+    indexes: {
+      byStatus: EpisodeStatus;
+      byDate: [number, number, string];
+      byRun: ListKey;
+      byFamily: ListKey;
+      bySplit: ListKey;
+      byOutcome: ListKey;
+    };
+  };
+  turns: { key: [string, number]; value: TurnRow };
+  credit: { key: [string, string, string]; value: CreditRow };
+  adapters: { key: string; value: AdapterRow; indexes: { byRun: string } };
+  metrics: { key: [string, number]; value: MetricsRow };
+}
+
+export type StoreDb = IDBPDatabase<StoreSchema>;
+type UpgradeTx = IDBPTransaction<StoreSchema, StoreNames<StoreSchema>[], 'versionchange'>;
+
+/** Migration i (0-based) upgrades a database from version i to i + 1. */
+type Migration = (db: StoreDb, tx: UpgradeTx) => void;
+
+export const MIGRATIONS: Migration[] = [
+  // 0 → 1
+  (db) => {
+    db.createObjectStore('runs', { keyPath: 'id' }).createIndex('byDate', 'createdAt');
+    db.createObjectStore('tasks', { keyPath: 'key' });
+    const episodes = db.createObjectStore('episodes', { keyPath: 'id' });
+    episodes.createIndex('byStatus', 'status');
+    // Version 1's run index; dropped by migration 2. idb's typing only knows the current indexes.
+    (episodes as unknown as IDBObjectStore).createIndex('byRunV1', ['runId', 'createdAt']);
+    db.createObjectStore('turns', { keyPath: ['episodeId', 'index'] });
+  },
+  // 1 → 2
+  (db, tx) => {
+    db.createObjectStore('credit', { keyPath: ['episodeId', 'estimator', 'version'] });
+    db.createObjectStore('adapters', { keyPath: 'id' }).createIndex('byRun', 'runId');
+    db.createObjectStore('metrics', { keyPath: ['runId', 'iteration'] });
+    const episodes = tx.objectStore('episodes');
+    (episodes as unknown as IDBObjectStore).deleteIndex('byRunV1');
+    episodes.createIndex('byDate', ['live', 'createdAt', 'id']);
+    for (const field of ['Run', 'Family', 'Split', 'Outcome'] as const) {
+      const key = field === 'Run' ? 'runId' : field === 'Outcome' ? 'outcomeKey' : field.toLowerCase();
+      episodes.createIndex(`by${field}`, ['live', key, 'createdAt', 'id']);
+    }
+    // Backfill the new fields with a cursor (requests queue inside the upgrade transaction).
+    const raw = (episodes as unknown as IDBObjectStore).openCursor();
+    raw.onsuccess = () => {
+      const cursor = raw.result;
+      if (!cursor) return;
+      const row = cursor.value as EpisodeRow;
+      row.live ??= 1;
+      row.deletedAt ??= null;
+      row.imported ??= null;
+      row.outcomeKey = outcomeKeyOf(row.outcome);
+      cursor.update(row);
+      cursor.continue();
+    };
+  },
+];
+
+export function outcomeKeyOf(outcome: OutcomeRecord | null): OutcomeKey {
+  return outcome === null ? 'none' : outcome.success ? 'success' : 'failure';
+}
+
+/** What the caller hears about other connections while a database is open. */
+export interface OpenHooks {
+  /** This connection waits for older tabs to close (they have been asked to). */
+  blocked?: () => void;
+  /** Another tab wants a newer version: this connection must close (and its page reload). */
+  blocking?: () => void;
+  /** The browser closed the connection abnormally (e.g. storage cleared). */
+  terminated?: () => void;
+}
+
+/**
+ * Opens (creating or upgrading) the store's database. `version` defaults to DB_VERSION; tests pass an
+ * earlier one to build fixtures of old layouts. Uses the global indexedDB (fake-indexeddb in Node tests).
+ */
+export function openStoreDb(name: string, hooks: OpenHooks = {}, version = DB_VERSION): Promise<StoreDb> {
+  if (version < 1 || version > MIGRATIONS.length) throw new RangeError(`no database version ${version} (1…${MIGRATIONS.length})`);
+  return openDB<StoreSchema>(name, version, {
+    upgrade(db, oldVersion, newVersion, tx) {
+      for (let v = oldVersion; v < (newVersion ?? version); v++) MIGRATIONS[v](db, tx);
+    },
+    blocked: () => hooks.blocked?.(),
+    blocking: () => hooks.blocking?.(),
+    terminated: () => hooks.terminated?.(),
+  });
+}

@@ -1,0 +1,222 @@
+// The trajectory schema (DESIGN.md "Data"): the portable record of one episode — task (family, split,
+// seed, hidden information), every turn with its tokens, log-probs, token counts, reward, latency and
+// backend, the outcome, model and adapter ids, credit annotations per estimator — and of the run it
+// belongs to. These are the shapes of our JSONL lines (docs/data-formats.md) and what the store's
+// getEpisode returns. valibot schemas validate anything that comes from outside (imports); the store's
+// own writes are typed by TypeScript alone. Bump FORMAT_VERSION when a line's shape changes.
+import * as v from 'valibot';
+
+/** Version of the JSONL line shapes below (the header line carries it). */
+export const FORMAT_VERSION = 1;
+/** The `format` field of our JSONL header line. */
+export const FORMAT_NAME = 'turnwise.trajectories';
+
+/** Bounds applied to imported records, so that a hostile or broken file cannot exhaust memory. */
+export const LIMITS = {
+  /** Longest accepted line, in UTF-8 bytes (longer lines are reported and skipped unread). */
+  maxLineBytes: 64 * 1024 * 1024,
+  /** Deepest accepted JSON nesting (objects and arrays) in one line. */
+  maxDepth: 64,
+  /** Most turns in one episode. */
+  maxTurns: 10_000,
+  /** Most tokens (or log-probs) in one turn. */
+  maxTokensPerTurn: 1_000_000,
+} as const;
+
+/** Anything JSON can carry: hidden task information, turn info, run settings, estimator params. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export const TURN_ROLES = ['agent', 'collaborator', 'env', 'system'] as const;
+/** Who produced a turn: the policy, the (simulated or human) collaborator, the environment, or the task prompt. */
+export type TurnRole = (typeof TURN_ROLES)[number];
+
+export const EPISODE_STATUSES = ['in-progress', 'interrupted', 'complete', 'aborted'] as const;
+/** in-progress: being written by a live session; interrupted: its session ended mid-episode (resume or discard). */
+export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
+
+/** Identity of a task instance, as the task suite's TaskSpec, plus the hidden (training-time) information. */
+export interface TaskRecord {
+  family: string;
+  split: 'train' | 'test';
+  /** Non-negative integer seed the family instantiates the task from. */
+  seed: number;
+  /** What the collaborator (and the asymmetric critic) knows and the agent must elicit. */
+  hidden: JsonValue;
+}
+
+/** One turn of a dialogue, as written when it completes. */
+export interface TurnRecord {
+  role: TurnRole;
+  text: string;
+  /** Token ids of `text` (agent turns; null when not tokenised). */
+  tokens: number[] | null;
+  /** Per-token log-probabilities under the sampling policy, aligned with tokens (float32 precision). */
+  logprobs: number[] | null;
+  promptTokens: number;
+  completionTokens: number;
+  reward: number;
+  done: boolean;
+  latencyMs: number;
+  /** Where the turn was produced: "wasm", "webgpu", "node", "human", "simulator", "import"… */
+  backend: string;
+  info: JsonObject;
+  /** Time the turn was written, ms since the Unix epoch. */
+  at: number;
+}
+
+export interface OutcomeRecord {
+  success: boolean;
+  totalReward: number;
+  /** Agent turns taken (the T of Pass@(K,T)). */
+  turns: number;
+}
+
+/** Which weights produced the agent's turns. */
+export interface ModelRef {
+  policy: string;
+  adapter: string | null;
+  critic: string | null;
+}
+
+/** Credit one estimator assigned to every turn of an episode; versioned by the critic/adapter that produced it. */
+export interface CreditRecord {
+  /** e.g. "mc", "gae", "bilevel-gae", "grpo", "sweet", "counterfactual-q", "info-gain". */
+  estimator: string;
+  /** Critic or adapter id (and anything else that changes the numbers), e.g. "critic-3@adapter-7". */
+  version: string;
+  params: JsonObject;
+  /** One value per turn, index-aligned with the episode's turns; null where the estimator gives none. Float32 precision. */
+  values: (number | null)[];
+  at: number;
+}
+
+/** One line of our JSONL: an episode. */
+export interface EpisodeRecord {
+  type: 'episode';
+  id: string;
+  /** The run (experiment) it belongs to; null for free play. */
+  runId: string | null;
+  status: EpisodeStatus;
+  task: TaskRecord;
+  model: ModelRef;
+  turns: TurnRecord[];
+  /** null until the episode finishes. */
+  outcome: OutcomeRecord | null;
+  credit: CreditRecord[];
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  abortReason: string | null;
+}
+
+/** One line of our JSONL: a run (an experiment: models, adapter, algorithm, settings, seed). */
+export interface RunRecord {
+  type: 'run';
+  id: string;
+  name: string;
+  createdAt: number;
+  models: { policy: string; critic: string | null };
+  adapterId: string | null;
+  algorithm: string;
+  settings: JsonObject;
+  seed: number;
+  notes: string;
+}
+
+/** What a JSONL line (after the header) holds. */
+export type PortableRecord = RunRecord | EpisodeRecord;
+
+/** The first line of our JSONL. */
+export interface HeaderRecord {
+  format: typeof FORMAT_NAME;
+  version: number;
+}
+
+// ---- valibot schemas for imports -------------------------------------------------------------------
+
+const finite = v.pipe(v.number(), v.finite());
+const nonNegInt = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const time = nonNegInt;
+const id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
+
+/** Any JSON value. Nesting depth is bounded before validation (see LIMITS.maxDepth), so recursion is safe. */
+export const JsonValueSchema: v.GenericSchema<JsonValue> = v.lazy(() =>
+  v.union([v.string(), finite, v.boolean(), v.null(), v.array(JsonValueSchema), v.record(v.string(), JsonValueSchema)]),
+);
+export const JsonObjectSchema: v.GenericSchema<JsonObject> = v.record(v.string(), JsonValueSchema);
+
+export const TaskSchema = v.strictObject({
+  family: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  split: v.picklist(['train', 'test']),
+  seed: nonNegInt,
+  hidden: JsonValueSchema,
+});
+
+export const TurnSchema = v.strictObject({
+  role: v.picklist(TURN_ROLES),
+  text: v.string(),
+  tokens: v.nullable(v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647))), v.maxLength(LIMITS.maxTokensPerTurn))),
+  logprobs: v.nullable(v.pipe(v.array(finite), v.maxLength(LIMITS.maxTokensPerTurn))),
+  promptTokens: nonNegInt,
+  completionTokens: nonNegInt,
+  reward: finite,
+  done: v.boolean(),
+  latencyMs: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  backend: v.pipe(v.string(), v.maxLength(64)),
+  info: JsonObjectSchema,
+  at: time,
+});
+
+export const OutcomeSchema = v.strictObject({ success: v.boolean(), totalReward: finite, turns: nonNegInt });
+
+export const CreditSchema = v.strictObject({
+  estimator: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  version: v.pipe(v.string(), v.maxLength(256)),
+  params: JsonObjectSchema,
+  values: v.array(v.nullable(finite)),
+  at: time,
+});
+
+export const EpisodeSchema = v.pipe(
+  v.strictObject({
+    type: v.literal('episode'),
+    id,
+    runId: v.nullable(id),
+    status: v.picklist(EPISODE_STATUSES),
+    task: TaskSchema,
+    model: v.strictObject({ policy: v.string(), adapter: v.nullable(v.string()), critic: v.nullable(v.string()) }),
+    turns: v.pipe(v.array(TurnSchema), v.maxLength(LIMITS.maxTurns)),
+    outcome: v.nullable(OutcomeSchema),
+    credit: v.array(CreditSchema),
+    createdAt: time,
+    updatedAt: time,
+    finishedAt: v.nullable(time),
+    abortReason: v.nullable(v.string()),
+  }),
+  v.check((e) => e.credit.every((c) => c.values.length === e.turns.length), 'every credit annotation needs one value per turn'),
+);
+
+export const RunSchema = v.strictObject({
+  type: v.literal('run'),
+  id,
+  name: v.string(),
+  createdAt: time,
+  models: v.strictObject({ policy: v.string(), critic: v.nullable(v.string()) }),
+  adapterId: v.nullable(v.string()),
+  algorithm: v.string(),
+  settings: JsonObjectSchema,
+  seed: nonNegInt,
+  notes: v.string(),
+});
+
+export const HeaderSchema = v.strictObject({ format: v.literal(FORMAT_NAME), version: v.literal(FORMAT_VERSION) });
+
+// Compile-time proof that the schemas and the interfaces describe the same records.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: [
+  Same<v.InferOutput<typeof EpisodeSchema>, EpisodeRecord>,
+  Same<v.InferOutput<typeof RunSchema>, RunRecord>,
+  Same<v.InferOutput<typeof TurnSchema>, TurnRecord>,
+] = [true, true, true];
+void agree;

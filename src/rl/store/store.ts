@@ -1,0 +1,549 @@
+// The trajectory store: every turn durable in IndexedDB the moment it completes (DESIGN.md "Data").
+// One connection per tab (or worker); each write is one transaction that resolves only once committed;
+// a tab that closes or crashes mid-episode leaves an episode that the next session marks interrupted
+// (resume or discard); other tabs hear every change (notify.ts) and an upgrade in another tab closes
+// this connection with a reload-required event. Formats and import validation live in formats/ and
+// importer.ts; this file only moves records in and out of the database.
+import { DEFAULT_DB_NAME, outcomeKeyOf, openStoreDb, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
+import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
+import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
+import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
+import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
+import { writeTx, type Durability } from './txn.ts';
+import { creditFromRecord, episodeFromRecord, episodeToRecord, runFromRecord, runToRecord, taskKey } from './convert.ts';
+import type { CreditRecord, EpisodeRecord, JsonObject, ModelRef, OutcomeRecord, PortableRecord, RunRecord, TaskRecord, TurnRole } from './schema.ts';
+
+/** How a store opens. */
+export interface StoreOptions {
+  /** IndexedDB database name (default "turnwise"). */
+  name?: string;
+  /** Commit durability of turn writes: 'strict' survives an OS crash, 'relaxed' only a tab crash (default 'strict'). */
+  durability?: Durability;
+  /** New ids (default crypto.randomUUID). */
+  newId?: () => string;
+  /** Clock in ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Called if opening waits for an older tab to let go of the database. */
+  onBlocked?: () => void;
+}
+
+export interface RunInput {
+  id?: string;
+  name: string;
+  models: { policy: string; critic: string | null };
+  adapterId?: string | null;
+  algorithm: string;
+  settings?: JsonObject;
+  seed: number;
+  notes?: string;
+}
+
+export interface BeginEpisodeInput {
+  id?: string;
+  runId?: string | null;
+  task: TaskRecord;
+  model: ModelRef;
+}
+
+/** A completed turn as the rollout hands it over; omitted numbers default to 0, info to {}. */
+export interface TurnInput {
+  role: TurnRole;
+  text: string;
+  tokens?: ArrayLike<number> | null;
+  logprobs?: ArrayLike<number> | null;
+  promptTokens?: number;
+  completionTokens?: number;
+  reward?: number;
+  done?: boolean;
+  latencyMs?: number;
+  backend?: string;
+  info?: JsonObject;
+}
+
+/** Credit of one estimator for an episode's turns so far; NaN (or a shorter array) where none yet. */
+export interface CreditInput {
+  estimator: string;
+  version: string;
+  params?: JsonObject;
+  values: ArrayLike<number>;
+}
+
+/** Undo handle of a delete. */
+export interface RestoreToken {
+  ids: string[];
+  deletedAt: number;
+}
+
+export interface ImportOptions {
+  /** Shown in the episode list, e.g. the file name. */
+  source: string;
+  /** An id already in the store: keep the stored one ('skip', default), overwrite it, or fail the whole import. */
+  onConflict?: 'skip' | 'replace' | 'error';
+}
+
+export interface ImportResult {
+  runs: number;
+  episodes: number;
+  turns: number;
+  skipped: number;
+}
+
+export type AdapterInput = Omit<AdapterRow, 'createdAt' | 'runId'> & { createdAt?: number; runId?: string | null };
+
+export class TrajectoryStore {
+  private closedMessage: string | null = null;
+  /** Episodes this session found interrupted when it opened (their writer had gone). */
+  interrupted: string[] = [];
+
+  private constructor(
+    private readonly db: StoreDb,
+    private readonly session: SessionHandle,
+    private readonly notifier: ChangeNotifier,
+    private readonly opts: Required<Omit<StoreOptions, 'onBlocked'>>,
+  ) {}
+
+  /** Opens (creating or upgrading) the database, starts a session and marks orphaned episodes interrupted. */
+  static async open(options: StoreOptions = {}): Promise<TrajectoryStore> {
+    const opts = {
+      name: options.name ?? DEFAULT_DB_NAME,
+      durability: options.durability ?? 'strict',
+      newId: options.newId ?? (() => globalThis.crypto.randomUUID()),
+      now: options.now ?? Date.now,
+    };
+    let store: TrajectoryStore | null = null;
+    let db: StoreDb;
+    try {
+      db = await openStoreDb(opts.name, {
+        blocked: () => options.onBlocked?.(),
+        blocking: () => store?.lose(RELOAD_MESSAGE, true),
+        terminated: () => store?.lose('The browser closed the database (storage cleared?): reload this page.', false),
+      });
+    } catch (e) {
+      throw toStoreError(e);
+    }
+    const session = await SessionHandle.start(opts.newId());
+    store = new TrajectoryStore(db, session, new ChangeNotifier(opts.name), opts);
+    store.interrupted = await store.recoverInterrupted();
+    return store;
+  }
+
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  /** True once closed (by close(), or because another tab upgraded the schema). */
+  get closed(): boolean {
+    return this.closedMessage !== null;
+  }
+
+  subscribe(listener: StoreListener): () => void {
+    return this.notifier.subscribe(listener);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closedMessage = 'The store is closed.';
+    this.session.end();
+    this.db.close();
+    this.notifier.close();
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------------
+
+  async createRun(input: RunInput): Promise<RunRecord> {
+    const row: RunRow = {
+      id: input.id ?? this.opts.newId(),
+      name: input.name,
+      createdAt: this.opts.now(),
+      models: { policy: input.models.policy, critic: input.models.critic },
+      adapterId: input.adapterId ?? null,
+      algorithm: input.algorithm,
+      settings: input.settings ?? {},
+      seed: input.seed,
+      notes: input.notes ?? '',
+    };
+    await this.write(['runs'], (tx) => tx.objectStore('runs').add(row));
+    this.notifier.publish({ type: 'run', id: row.id });
+    return runToRecord(row);
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    const row = await this.read(() => this.db.get('runs', id));
+    return row ? runToRecord(row) : null;
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    return (await this.read(() => this.db.getAllFromIndex('runs', 'byDate'))).map(runToRecord);
+  }
+
+  // ---- episode lifecycle --------------------------------------------------------------------------
+
+  async beginEpisode(input: BeginEpisodeInput): Promise<EpisodeSummary> {
+    const now = this.opts.now();
+    const key = taskKey(input.task);
+    const row: EpisodeRow = {
+      id: input.id ?? this.opts.newId(),
+      runId: input.runId ?? '',
+      taskKey: key,
+      family: input.task.family,
+      split: input.task.split,
+      seed: input.task.seed,
+      status: 'in-progress',
+      outcome: null,
+      outcomeKey: 'none',
+      model: { policy: input.model.policy, adapter: input.model.adapter, critic: input.model.critic },
+      sessionId: this.session.id,
+      turnCount: 0,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+      abortReason: null,
+      imported: null,
+      live: 1,
+      deletedAt: null,
+    };
+    const { family, split, seed, hidden } = input.task;
+    await this.write(['tasks', 'episodes'], async (tx) => {
+      await tx.objectStore('tasks').put({ key, family, split, seed, hidden });
+      await tx.objectStore('episodes').add(row);
+    });
+    this.notifier.publish({ type: 'episode', id: row.id, status: row.status });
+    return summaryOf(row);
+  }
+
+  /**
+   * Writes one completed turn in its own transaction and resolves (with the turn's index) only after
+   * that transaction committed: start the next agent step after this resolves. On StoreError 'quota'
+   * neither the turn nor the episode's counters were written.
+   */
+  async appendTurn(episodeId: string, turn: TurnInput): Promise<{ index: number }> {
+    const tokens = turn.tokens ? Int32Array.from(turn.tokens) : null;
+    const logprobs = turn.logprobs ? Float32Array.from(turn.logprobs) : null;
+    if (tokens && logprobs && tokens.length !== logprobs.length) {
+      throw new StoreError('invalid', `turn has ${tokens.length} tokens but ${logprobs.length} log-probs`);
+    }
+    const now = this.opts.now();
+    const index = await this.write(['episodes', 'turns'], async (tx) => {
+      const ep = await this.ownEpisode(tx.objectStore('episodes').get(episodeId), episodeId);
+      const i = ep.turnCount;
+      await tx.objectStore('turns').add({
+        episodeId,
+        index: i,
+        role: turn.role,
+        text: turn.text,
+        tokens,
+        logprobs,
+        promptTokens: turn.promptTokens ?? 0,
+        completionTokens: turn.completionTokens ?? 0,
+        reward: turn.reward ?? 0,
+        done: turn.done ?? false,
+        latencyMs: turn.latencyMs ?? 0,
+        backend: turn.backend ?? '',
+        info: turn.info ?? {},
+        at: now,
+      });
+      await tx.objectStore('episodes').put({ ...ep, turnCount: i + 1, updatedAt: now });
+      return i;
+    });
+    this.notifier.publish({ type: 'turn', episodeId, index });
+    return { index };
+  }
+
+  async finishEpisode(episodeId: string, outcome: OutcomeRecord): Promise<EpisodeSummary> {
+    return this.transition(episodeId, ['in-progress'], (ep, now) => ({ ...ep, status: 'complete', outcome, outcomeKey: outcomeKeyOf(outcome), finishedAt: now }));
+  }
+
+  /** Ends an episode without an outcome (stopped, failed, or an interrupted one discarded); its turns stay. */
+  async abortEpisode(episodeId: string, reason: string): Promise<EpisodeSummary> {
+    return this.transition(episodeId, ['in-progress', 'interrupted'], (ep, now) => ({ ...ep, status: 'aborted', abortReason: reason, finishedAt: now }));
+  }
+
+  /** Takes over an interrupted episode: it becomes in-progress in this session; returns it with its turns. */
+  async resumeEpisode(episodeId: string): Promise<EpisodeRecord> {
+    await this.transition(episodeId, ['interrupted'], (ep) => ({ ...ep, status: 'in-progress', sessionId: this.session.id }));
+    return (await this.getEpisode(episodeId))!;
+  }
+
+  /**
+   * Marks in-progress episodes whose session is no longer alive (closed or crashed tab) as
+   * interrupted; returns their ids. open() calls it; calling it again is harmless.
+   */
+  async recoverInterrupted(): Promise<string[]> {
+    const live = await liveSessions();
+    const ids = await this.write(['episodes'], async (tx) => {
+      const found: string[] = [];
+      let cursor = await tx.store.index('byStatus').openCursor('in-progress');
+      while (cursor) {
+        if (!live.has(cursor.value.sessionId)) {
+          found.push(cursor.value.id);
+          await cursor.update({ ...cursor.value, status: 'interrupted', updatedAt: this.opts.now() });
+        }
+        cursor = await cursor.continue();
+      }
+      return found;
+    });
+    if (ids.length) this.notifier.publish({ type: 'interrupted', ids });
+    return ids;
+  }
+
+  // ---- reading --------------------------------------------------------------------------------------
+
+  listEpisodes(filter: EpisodeFilter = {}, page: PageRequest = {}): Promise<EpisodePage> {
+    return this.read(() => listEpisodes(this.db, filter, page));
+  }
+
+  /** Soft-deleted episodes awaiting undo or purge. */
+  listDeleted(page: PageRequest = {}): Promise<EpisodePage> {
+    return this.read(() => listEpisodes(this.db, {}, page, true));
+  }
+
+  countEpisodes(filter: EpisodeFilter = {}): Promise<number> {
+    return this.read(() => countEpisodes(this.db, filter));
+  }
+
+  /** The whole trajectory (task with hidden info, turns, credit), or null. Soft-deleted ones too. */
+  async getEpisode(id: string): Promise<EpisodeRecord | null> {
+    return this.read(async () => {
+      const tx = this.db.transaction(['episodes', 'tasks', 'turns', 'credit'], 'readonly');
+      const row = await tx.objectStore('episodes').get(id);
+      if (!row) return null;
+      const [task, turns, credit] = await Promise.all([
+        tx.objectStore('tasks').get(row.taskKey),
+        tx.objectStore('turns').getAll(IDBKeyRange.bound([id, 0], [id, Infinity])),
+        tx.objectStore('credit').getAll(IDBKeyRange.bound([id], [id, []])),
+      ]);
+      return episodeToRecord(row, task, turns, credit);
+    });
+  }
+
+  // ---- delete with undo -----------------------------------------------------------------------------
+
+  /** Hides the episodes at once; `restoreEpisodes(token)` brings them back until `purgeDeleted` runs. */
+  async deleteEpisodes(ids: string[]): Promise<RestoreToken> {
+    const deletedAt = this.opts.now();
+    const done = await this.write(['episodes'], async (tx) => {
+      const hit: string[] = [];
+      for (const id of ids) {
+        const ep = await tx.store.get(id);
+        if (!ep || ep.live === 0) continue;
+        await tx.store.put({ ...ep, live: 0, deletedAt });
+        hit.push(id);
+      }
+      return hit;
+    });
+    this.notifier.publish({ type: 'deleted', ids: done });
+    return { ids: done, deletedAt };
+  }
+
+  async restoreEpisodes(token: RestoreToken): Promise<number> {
+    const done = await this.write(['episodes'], async (tx) => {
+      const hit: string[] = [];
+      for (const id of token.ids) {
+        const ep = await tx.store.get(id);
+        if (!ep || ep.live === 1 || ep.deletedAt !== token.deletedAt) continue;
+        await tx.store.put({ ...ep, live: 1, deletedAt: null });
+        hit.push(id);
+      }
+      return hit;
+    });
+    this.notifier.publish({ type: 'restored', ids: done });
+    return done.length;
+  }
+
+  /** Removes for good the episodes (with turns and credit) deleted at least `olderThanMs` ago. */
+  async purgeDeleted(olderThanMs = 0): Promise<number> {
+    const cutoff = this.opts.now() - olderThanMs;
+    const n = await this.write(['episodes', 'turns', 'credit'], async (tx) => {
+      let count = 0;
+      let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
+      while (cursor) {
+        const ep = cursor.value;
+        if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
+          await tx.objectStore('turns').delete(IDBKeyRange.bound([ep.id, 0], [ep.id, Infinity]));
+          await tx.objectStore('credit').delete(IDBKeyRange.bound([ep.id], [ep.id, []]));
+          await cursor.delete();
+          count++;
+        }
+        cursor = await cursor.continue();
+      }
+      return count;
+    });
+    this.notifier.publish({ type: 'purged', count: n });
+    return n;
+  }
+
+  // ---- credit, adapters, metrics ----------------------------------------------------------------------
+
+  /** Stores (or replaces) one estimator's credit for an episode, keyed by estimator and version. */
+  async putCredit(episodeId: string, credit: CreditInput): Promise<void> {
+    const record: CreditRecord = {
+      estimator: credit.estimator,
+      version: credit.version,
+      params: credit.params ?? {},
+      values: Array.from(credit.values, (x) => (Number.isNaN(x) ? null : x)),
+      at: this.opts.now(),
+    };
+    await this.write(['episodes', 'credit'], async (tx) => {
+      const ep = await tx.objectStore('episodes').get(episodeId);
+      if (!ep) throw new StoreError('not-found', `no episode ${episodeId}`);
+      if (record.values.length > ep.turnCount) {
+        throw new StoreError('invalid', `credit has ${record.values.length} values but episode ${episodeId} has ${ep.turnCount} turns`);
+      }
+      await tx.objectStore('credit').put(creditFromRecord(episodeId, record));
+    });
+    this.notifier.publish({ type: 'credit', episodeId, estimator: credit.estimator, version: credit.version });
+  }
+
+  async putAdapter(adapter: AdapterInput): Promise<void> {
+    const row: AdapterRow = { ...adapter, runId: adapter.runId ?? '', createdAt: adapter.createdAt ?? this.opts.now() };
+    await this.write(['adapters'], (tx) => tx.store.put(row));
+    this.notifier.publish({ type: 'adapter', id: row.id });
+  }
+
+  async getAdapter(id: string): Promise<AdapterRow | null> {
+    return (await this.read(() => this.db.get('adapters', id))) ?? null;
+  }
+
+  async putMetrics(runId: string, iteration: number, values: Record<string, number>): Promise<void> {
+    const row: MetricsRow = { runId, iteration, at: this.opts.now(), values };
+    await this.write(['metrics'], (tx) => tx.store.put(row));
+    this.notifier.publish({ type: 'metrics', runId, iteration });
+  }
+
+  async listMetrics(runId: string): Promise<MetricsRow[]> {
+    return this.read(() => this.db.getAll('metrics', IDBKeyRange.bound([runId, -Infinity], [runId, Infinity])));
+  }
+
+  // ---- export and import ------------------------------------------------------------------------------
+
+  /**
+   * The runs the selected episodes belong to, then the episodes (oldest first), read in batches so a
+   * large export never holds more than one batch; feed it to a formats/ encoder.
+   */
+  async *exportRecords(filter: EpisodeFilter = {}, opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {}): AsyncGenerator<PortableRecord> {
+    const total = await this.countEpisodes(filter);
+    const runIds = new Set<string>();
+    let after = null;
+    do {
+      const page: EpisodePage = await this.listEpisodes(filter, { limit: 1000, after, order: 'oldest' });
+      for (const s of page.items) if (s.runId !== null) runIds.add(s.runId);
+      after = page.next;
+    } while (after);
+    for (const id of [...runIds].sort()) {
+      const run = await this.getRun(id);
+      if (run) yield run;
+    }
+    let done = 0;
+    after = null;
+    do {
+      const page: EpisodePage = await this.listEpisodes(filter, { limit: opts.batch ?? 100, after, order: 'oldest' });
+      for (const s of page.items) {
+        const e = await this.getEpisode(s.id);
+        if (e) yield e;
+        opts.onProgress?.(++done, total);
+      }
+      after = page.next;
+    } while (after);
+  }
+
+  /** Writes validated records (importer.ts) in one transaction: all of them, or on any failure none. */
+  async importRecords(records: readonly PortableRecord[], options: ImportOptions): Promise<ImportResult> {
+    const onConflict = options.onConflict ?? 'skip';
+    const at = this.opts.now();
+    const result: ImportResult = { runs: 0, episodes: 0, turns: 0, skipped: 0 };
+    await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit'], async (tx) => {
+      for (const rec of records) {
+        const storeName = rec.type === 'run' ? 'runs' : 'episodes';
+        const existing = await tx.objectStore(storeName).getKey(rec.id);
+        if (existing !== undefined) {
+          if (onConflict === 'error') throw new StoreError('conflict', `${rec.type} ${rec.id} is already in the store; nothing was imported`);
+          if (onConflict === 'skip') {
+            result.skipped++;
+            continue;
+          }
+        }
+        if (rec.type === 'run') {
+          await tx.objectStore('runs').put(runFromRecord(rec));
+          result.runs++;
+          continue;
+        }
+        const { row, task, turns, credit } = episodeFromRecord(rec, { source: options.source, at });
+        if (existing !== undefined) {
+          await tx.objectStore('turns').delete(IDBKeyRange.bound([rec.id, 0], [rec.id, Infinity]));
+          await tx.objectStore('credit').delete(IDBKeyRange.bound([rec.id], [rec.id, []]));
+        }
+        await tx.objectStore('tasks').put(task);
+        await tx.objectStore('episodes').put(row);
+        for (const t of turns) await tx.objectStore('turns').put(t);
+        for (const c of credit) await tx.objectStore('credit').put(c);
+        result.episodes++;
+        result.turns += turns.length;
+      }
+    });
+    this.notifier.publish({ type: 'imported', runs: result.runs, episodes: result.episodes });
+    return result;
+  }
+
+  // ---- storage ------------------------------------------------------------------------------------------
+
+  /** Usage and quota of the origin; null where unknown (Node). */
+  estimateStorage(): Promise<StorageInfo | null> {
+    return estimateStorage();
+  }
+
+  /** Asks the browser to keep the lab's data under storage pressure; resolves whether it will. */
+  requestPersistence(): Promise<boolean> {
+    return requestPersistence();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------------
+
+  private lose(message: string, reload: boolean): void {
+    if (this.closed) return;
+    this.closedMessage = message;
+    this.session.end();
+    this.db.close();
+    if (reload) this.notifier.local({ type: 'reload-required', origin: 'local', message });
+  }
+
+  private ensureOpen(): void {
+    if (this.closedMessage !== null) throw new StoreError('closed', this.closedMessage);
+  }
+
+  private async read<T>(body: () => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    try {
+      return await body();
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  private write<const S extends Parameters<typeof writeTx>[1], T>(stores: S, body: Parameters<typeof writeTx<S, T>>[3]): Promise<T> {
+    this.ensureOpen();
+    return writeTx(this.db, stores, this.opts.durability, body);
+  }
+
+  private async ownEpisode(get: Promise<EpisodeRow | undefined>, id: string): Promise<EpisodeRow> {
+    const ep = await get;
+    if (!ep) throw new StoreError('not-found', `no episode ${id}`);
+    if (ep.status !== 'in-progress' || ep.sessionId !== this.session.id) {
+      throw new StoreError('state', `episode ${id} is ${ep.status === 'in-progress' ? 'being written by another session' : ep.status}; turns can only be appended to an in-progress episode of this session`);
+    }
+    return ep;
+  }
+
+  private async transition(id: string, from: EpisodeRow['status'][], next: (ep: EpisodeRow, now: number) => EpisodeRow): Promise<EpisodeSummary> {
+    const now = this.opts.now();
+    const row = await this.write(['episodes'], async (tx) => {
+      const ep = await tx.store.get(id);
+      if (!ep) throw new StoreError('not-found', `no episode ${id}`);
+      if (!from.includes(ep.status)) throw new StoreError('state', `episode ${id} is ${ep.status}, expected ${from.join(' or ')}`);
+      const updated = { ...next(ep, now), updatedAt: now };
+      await tx.store.put(updated);
+      return updated;
+    });
+    this.notifier.publish({ type: 'episode', id, status: row.status } satisfies StoreChange);
+    return summaryOf(row);
+  }
+}
