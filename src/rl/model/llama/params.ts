@@ -19,6 +19,15 @@ export interface ParamSource {
   packed(spec: ParamSpec): PackedWeight;
 }
 
+/**
+ * The shipped inference placement: the blocks' seven linears as 4-bit packs; embedding, (tied or
+ * untied) LM head, norms and value head in fp32. Rounding the tied embedding too roughly doubles the
+ * logit error on small models (docs/model.md), for a ~25% smaller file.
+ */
+export function blocksQuant4(spec: ParamSpec): ParamPlacement {
+  return spec.kind === 'linear' && spec.name.startsWith('model.layers.') ? 'quant4' : 'const';
+}
+
 /** A weight is missing from a weight set or has the wrong length. */
 export class WeightError extends Error {
   constructor(
