@@ -177,19 +177,25 @@ export const MIGRATIONS: Migration[] = [
       const key = field === 'Run' ? 'runId' : field === 'Outcome' ? 'outcomeKey' : field.toLowerCase();
       episodes.createIndex(`by${field}`, ['live', key, 'createdAt', 'id']);
     }
-    // Backfill the new fields with a cursor (requests queue inside the upgrade transaction).
-    const raw = (episodes as unknown as IDBObjectStore).openCursor();
-    raw.onsuccess = () => {
-      const cursor = raw.result;
-      if (!cursor) return;
-      const row = cursor.value as EpisodeRow;
-      row.live ??= 1;
-      row.deletedAt ??= null;
-      row.imported ??= null;
-      row.outcomeKey = outcomeKeyOf(row.outcome);
-      cursor.update(row);
-      cursor.continue();
-    };
+    // Backfill the new fields. Requests chained from promise callbacks keep the upgrade transaction alive.
+    void (async () => {
+      let cursor = await episodes.openCursor();
+      while (cursor) {
+        const row = cursor.value;
+        row.live ??= 1;
+        row.deletedAt ??= null;
+        row.imported ??= null;
+        row.outcomeKey = outcomeKeyOf(row.outcome);
+        await cursor.update(row);
+        cursor = await cursor.continue();
+      }
+    })().catch(() => {
+      try {
+        tx.abort(); // a failed backfill must fail the upgrade, not leave half-migrated rows
+      } catch {
+        // already aborted
+      }
+    });
   },
 ];
 

@@ -48,5 +48,7 @@ export function toStoreError(e: unknown): StoreError {
   if (isQuotaError(e)) return new StoreError('quota', QUOTA_MESSAGE);
   const err = e as { name?: string; message?: string } | null;
   if (err?.name === 'InvalidStateError' && /clos/i.test(err.message ?? '')) return new StoreError('closed', RELOAD_MESSAGE);
+  // The database on disk is newer than this page's code (another tab upgraded it).
+  if (err?.name === 'VersionError') return new StoreError('closed', RELOAD_MESSAGE);
   return new StoreError('failed', `IndexedDB ${err?.name ?? 'error'}: ${err?.message ?? String(e)}`);
 }
