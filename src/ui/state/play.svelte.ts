@@ -1,0 +1,129 @@
+// State of the Play view: one episode in which a person (or the simulated collaborator) answers
+// the agent. Steps are explicit so the person can read each agent turn before replying; the
+// environment is pure TypeScript and cheap, so it runs here while models run in workers.
+import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
+import type { Agent, AgentKind, CollaboratorRequest, Env, EpisodeTurn, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
+
+export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
+
+/** A recorded turn plus the person's judgement of it. */
+export interface PlayTurn extends EpisodeTurn {
+  feedback: 'up' | 'down' | null;
+}
+
+/** Agent kinds the Play view offers (the learned policy joins when models ship). */
+export type PlayAgentKind = AgentKind;
+
+export class PlaySession {
+  family = $state<FamilyName>('guess');
+  split = $state<Split>('test');
+  seed = $state(1);
+  agentKind = $state<PlayAgentKind>('noisy');
+  task = $state.raw<Task | null>(null);
+  turns = $state.raw<PlayTurn[]>([]);
+  request = $state.raw<CollaboratorRequest | null>(null);
+  status = $state<PlayStatus>('idle');
+  error = $state<string | null>(null);
+
+  private env: Env | null = null;
+  private agent: Agent | null = null;
+  private runId = 0;
+  /** The agent turn in progress, so "run to the end" can wait for it. */
+  private inflight: Promise<void> | null = null;
+
+  readonly families = Object.keys(FAMILIES) as FamilyName[];
+  readonly collaborative = $derived(FAMILIES[this.family]?.collaborative ?? false);
+  readonly totalReward = $derived(this.turns.reduce((a, t) => a + t.reward, 0));
+  readonly success = $derived(this.turns.at(-1)?.info.success ?? false);
+
+  /** The dialogue as the agent sees it. */
+  dialogue(): Message[] {
+    if (!this.task) return [];
+    const out: Message[] = [{ role: 'user', content: this.task.prompt }];
+    for (const t of this.turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
+    return out;
+  }
+
+  /** Starts an episode; with no seed, a random held-out task. */
+  start(seed?: number): void {
+    this.runId++;
+    this.seed = seed ?? Math.floor(Math.random() * 1_000_000);
+    try {
+      this.env = createEnv(this.family);
+      this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed });
+      this.agent = createAgent(this.agentKind, this.family, { seed: this.seed });
+      this.turns = [];
+      this.request = null;
+      this.error = null;
+      this.status = 'agent';
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** The agent takes its next turn; a collaborative family then waits for a reply. */
+  agentTurn(): Promise<void> {
+    if (this.status !== 'agent' || !this.env || !this.agent) return this.inflight ?? Promise.resolve();
+    this.inflight = this.takeTurn(this.env, this.agent).finally(() => (this.inflight = null));
+    return this.inflight;
+  }
+
+  private async takeTurn(env: Env, agent: Agent): Promise<void> {
+    const run = this.runId;
+    this.status = 'thinking';
+    try {
+      const action = await agent.act(this.dialogue());
+      if (run !== this.runId) return; // a newer episode superseded this one
+      const pending = env.beginStep(action);
+      if (pending.kind === 'done') this.record({ action, reply: null, replySource: null, ...pending.result });
+      else {
+        this.request = pending.request;
+        this.status = 'reply';
+      }
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Sends the collaborator's reply: the person's text, or the simulator's suggestion. */
+  reply(text: string, source: 'person' | 'simulated' = 'person'): void {
+    if (this.status !== 'reply' || !this.env || !this.request) return;
+    const action = this.request.agentMessage;
+    try {
+      const result = this.env.completeStep(text);
+      this.request = null;
+      this.record({ action, reply: text, replySource: source, ...result });
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Lets the simulated collaborator answer the pending question. */
+  simulateReply(): void {
+    if (this.request) this.reply(this.request.suggestion, 'simulated');
+  }
+
+  /** Plays on with the simulated collaborator until the episode ends. */
+  async runToEnd(): Promise<void> {
+    const run = this.runId;
+    while (run === this.runId && this.status !== 'done' && this.status !== 'error' && this.status !== 'idle') {
+      if (this.status === 'reply') this.simulateReply();
+      else await this.agentTurn();
+    }
+  }
+
+  /** Thumbs up/down on an agent turn (a per-turn reward for training; clicking again clears it). */
+  judge(index: number, verdict: 'up' | 'down'): void {
+    this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
+  }
+
+  private record(turn: EpisodeTurn): void {
+    this.turns = [...this.turns, { ...turn, feedback: null }];
+    this.status = turn.done ? 'done' : 'agent';
+  }
+
+  private fail(e: unknown): void {
+    this.error = (e as Error).message;
+    this.status = 'error';
+  }
+}
