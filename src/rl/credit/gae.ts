@@ -1,0 +1,109 @@
+// Generalized Advantage Estimation (Schulman et al., 2016, arXiv 1506.02438, eqs. 11–16) at turn
+// level, with the value critic's V(s_t) before each turn:
+//   δ_t = r_t + γ V(s_{t+1}) − V(s_t)                 (V(s_T) = 0 when the episode ended)
+//   A_t = Σ_{l≥0} (γλ)^l δ_{t+l}    computed backwards as  A_t = δ_t + γλ A_{t+1}
+// λ = 1, V = 0 gives the Monte-Carlo return; λ = 0 gives the one-step TD error δ_t.
+//
+// Incremental rule: a live prefix of n turns bootstraps from V(s_n). When turn n lands with r_n and
+// V(s_{n+1}), the past δ's are unchanged (each used V(s_{t+1}), already known) and only a new δ_n
+// appears, so every past advantage changes by a geometric share of it:
+//   A_t ← A_t + (γλ)^{n−t} δ_n   for t ≤ n;   O(n) per turn.
+
+import { checkFiniteScalar, checkParam, checkTurns, CreditError, need } from './errors.ts';
+import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
+
+/** Parameters of turn-level GAE. */
+export interface GaeParams {
+  /** γ ∈ [0, 1]: discount per turn. */
+  gamma: number;
+  /** λ ∈ [0, 1]: 0 = one-step TD (trusts the critic), 1 = Monte-Carlo minus V (trusts the returns). */
+  lambda: number;
+}
+
+export const GAE_DEFAULTS: GaeParams = { gamma: 1, lambda: 0.95 };
+
+function resolve(params: Partial<GaeParams>): GaeParams {
+  const p = { ...GAE_DEFAULTS, ...params };
+  checkParam('gamma', p.gamma, 0, 1);
+  checkParam('lambda', p.lambda, 0, 1);
+  return p;
+}
+
+/**
+ * The GAE recursion on plain arrays.
+ * rewards: [T]; values: [T+1], values[T] is the bootstrap V(s_T) (pass 0 for a terminal episode).
+ * Returns A: [T]. Accumulates in float64.
+ */
+export function gaeAdvantages(rewards: Float32Array, values: Float32Array, gamma: number, lambda: number, terminal: boolean): Float32Array {
+  const T = checkTurns(rewards, values);
+  checkParam('gamma', gamma, 0, 1);
+  checkParam('lambda', lambda, 0, 1);
+  const out = new Float32Array(T);
+  let next = terminal ? 0 : values[T];
+  let a = 0;
+  for (let t = T - 1; t >= 0; t--) {
+    const delta = rewards[t] + gamma * next - values[t];
+    a = delta + gamma * lambda * a;
+    out[t] = a;
+    next = values[t];
+  }
+  return out;
+}
+
+/** Batch turn-level GAE of one episode (needs rewards and values). */
+export function gaeCredit(input: EpisodeCreditInput, params: Partial<GaeParams> = {}): CreditResult {
+  const p = resolve(params);
+  const values = need(input.values, 'values (V(s_0) … V(s_T))', 'gae');
+  const perTurn = gaeAdvantages(input.rewards, values, p.gamma, p.lambda, input.terminal ?? true);
+  return { estimator: 'gae', perTurn, params: { ...p } };
+}
+
+/** Turn-level GAE fed one turn at a time (see the update rule above). */
+export class IncrementalGae implements IncrementalCredit {
+  readonly estimator = 'gae' as const;
+  private readonly p: GaeParams;
+  private adv = new Float64Array(16);
+  private n = 0;
+  /** V(s_n): the bootstrap of the prefix, the value before the next turn. */
+  private value: number;
+  private ended = false;
+
+  constructor(params: Partial<GaeParams> = {}, start: IncrementalStart = {}) {
+    this.p = resolve(params);
+    this.value = start.initialValue ?? 0;
+    checkFiniteScalar('initialValue', this.value);
+  }
+
+  get turns(): number {
+    return this.n;
+  }
+
+  push(turn: TurnCreditInput): number {
+    if (this.ended) throw new CreditError('episode-ended', `turn ${this.n} pushed after the terminal turn`);
+    checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
+    const done = turn.done === true;
+    const next = done ? 0 : need(turn.nextValue, `nextValue (V(s_${this.n + 1})) for a non-terminal turn`, 'gae');
+    checkFiniteScalar(`nextValue of turn ${this.n}`, next);
+    if (this.n === this.adv.length) {
+      const grown = new Float64Array(this.n * 2);
+      grown.set(this.adv);
+      this.adv = grown;
+    }
+    const n = this.n++;
+    const delta = turn.reward + this.p.gamma * next - this.value;
+    this.adv[n] = 0;
+    const decay = this.p.gamma * this.p.lambda;
+    let w = 1;
+    for (let t = n; t >= 0 && w !== 0; t--) {
+      this.adv[t] += w * delta;
+      w *= decay;
+    }
+    this.value = next;
+    this.ended = done;
+    return delta === 0 || decay === 0 ? n : 0;
+  }
+
+  result(): CreditResult {
+    return { estimator: 'gae', perTurn: Float32Array.from(this.adv.subarray(0, this.n)), params: { ...this.p } };
+  }
+}
