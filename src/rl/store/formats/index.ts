@@ -1,0 +1,50 @@
+// The export formats behind one call: records in (from TrajectoryStore.exportRecords or a decoded
+// JSONL file), byte chunks out, so the browser can stream them into a Blob or file handle and the CLI
+// into a file. Adapters are exported separately: PEFT (adapter_model.safetensors +
+// adapter_config.json) from an AdapterRow (db.ts) belongs in formats/peft.ts, written with the
+// adapter-training issue.
+import type { PortableRecord } from '../schema.ts';
+import { encodeChat } from './chat.ts';
+import { encodeSweet } from './sweet.ts';
+import { encodeTurnwise, type EncodeProgress } from './turnwise.ts';
+import { encodeVerlParquet } from './verl.ts';
+
+export type ExportFormat = 'jsonl' | 'chat' | 'sweet' | 'parquet';
+
+export const EXPORT_FORMATS: Record<ExportFormat, { extension: string; mime: string; description: string }> = {
+  jsonl: { extension: '.turnwise.jsonl', mime: 'application/x-ndjson', description: "Turnwise JSONL: everything, versioned; re-importable" },
+  chat: { extension: '.chat.jsonl', mime: 'application/x-ndjson', description: 'chat messages (TRL conversational) with reward and credit' },
+  sweet: { extension: '.sweet.jsonl', mime: 'application/x-ndjson', description: 'SWEET-RL / ColBench trajectory records' },
+  parquet: { extension: '.parquet', mime: 'application/vnd.apache.parquet', description: 'Parquet with veRL multi-turn columns' },
+};
+
+export const isExportFormat = (s: string): s is ExportFormat => Object.hasOwn(EXPORT_FORMATS, s);
+
+/** Encodes `records` in `format` as UTF-8 byte chunks of about `chunkBytes` (Parquet: one chunk at the end). */
+export async function* encodeExport(
+  format: ExportFormat,
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  opts: { onProgress?: (p: EncodeProgress) => void; chunkBytes?: number } = {},
+): AsyncGenerator<Uint8Array> {
+  if (format === 'parquet') {
+    yield await encodeVerlParquet(records, { onProgress: opts.onProgress });
+    return;
+  }
+  const lines = format === 'jsonl' ? encodeTurnwise(records, opts.onProgress) : format === 'chat' ? encodeChat(records, opts.onProgress) : encodeSweet(records, opts.onProgress);
+  const encoder = new TextEncoder();
+  const chunkChars = opts.chunkBytes ?? 1 << 20;
+  let pending: string[] = [];
+  let size = 0;
+  for await (const line of lines) {
+    pending.push(line);
+    size += line.length;
+    if (size >= chunkChars) {
+      yield encoder.encode(pending.join(''));
+      pending = [];
+      size = 0;
+    }
+  }
+  if (pending.length) yield encoder.encode(pending.join(''));
+}
+
+export { encodeChat, encodeSweet, encodeTurnwise, encodeVerlParquet };

@@ -1,0 +1,160 @@
+// SWEET-RL / ColBench trajectory records (arXiv 2503.15478; facebookresearch/sweet_rl
+// scripts/simulate_interactions.py writes them): one JSON object per line,
+//   {"task": {"problem_description", "ground_truth", "test_cases"?, …},
+//    "dialogue_history": [{"role": "user"|"assistant", "content", …}], "answer", "reward"}
+// where the first "user" message is the problem description, "assistant" messages are the agent's,
+// the other "user" messages the human collaborator's, and `answer` is what followed "I WANT TO ANSWER:".
+// Export writes that shape from our episodes; import turns such files into episodes (reward on the
+// last agent turn) so someone's own ColBench runs can be opened in the credit view.
+import * as v from 'valibot';
+import { LIMITS, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
+import { parseJsonLine, type LineEvent } from './lines.ts';
+import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
+import { JsonObjectSchema } from '../schema.ts';
+
+const ANSWER_MARK = 'I WANT TO ANSWER:';
+
+export interface SweetRecord {
+  task: JsonObject;
+  dialogue_history: { role: 'user' | 'assistant' | 'system'; content: string }[];
+  answer: string;
+  reward: number | null;
+}
+
+const isObject = (x: JsonValue): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** The agent's final answer: recorded in the last agent turn's info, else the text after the marker. */
+function answerOf(e: EpisodeRecord): string {
+  const last = [...e.turns].reverse().find((t) => t.role === 'agent');
+  if (!last) return 'No answer';
+  if (typeof last.info.answer === 'string') return last.info.answer;
+  const at = last.text.indexOf(ANSWER_MARK);
+  return at === -1 ? last.text : last.text.slice(at + ANSWER_MARK.length);
+}
+
+export function toSweetRecord(e: EpisodeRecord): SweetRecord {
+  const hidden = e.task.hidden;
+  const firstPrompt = e.turns.find((t) => t.role !== 'agent')?.text ?? '';
+  const task: JsonObject =
+    isObject(hidden) && typeof hidden.problem_description === 'string'
+      ? hidden
+      : { problem_description: firstPrompt, ground_truth: hidden, family: e.task.family, split: e.task.split, seed: e.task.seed };
+  return {
+    task,
+    dialogue_history: e.turns.map((t) => ({ role: t.role === 'agent' ? 'assistant' : t.role === 'system' ? 'system' : 'user', content: t.text })),
+    answer: answerOf(e),
+    reward: e.outcome ? e.outcome.totalReward : null,
+  };
+}
+
+/** SWEET-RL JSONL of the episodes among `records`. */
+export async function* encodeSweet(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
+  let n = 0;
+  let bytes = 0;
+  for await (const r of records) {
+    if (r.type !== 'episode') continue;
+    const line = `${JSON.stringify(toSweetRecord(r))}\n`;
+    bytes += line.length;
+    onProgress?.({ records: ++n, bytes });
+    yield line;
+  }
+}
+
+// ---- import -----------------------------------------------------------------------------------------
+
+const finite = v.pipe(v.number(), v.finite());
+
+/** What we accept: the fields SWEET-RL writes; anything else in a message is kept in the turn's info. */
+export const SweetRecordSchema = v.looseObject({
+  task: v.looseObject({ problem_description: v.string() }),
+  dialogue_history: v.pipe(
+    v.array(v.looseObject({ role: v.picklist(['user', 'assistant', 'system']), content: v.string() })),
+    v.minLength(1),
+    v.maxLength(LIMITS.maxTurns),
+  ),
+  answer: v.optional(v.nullable(v.string())),
+  reward: v.optional(v.nullable(finite)),
+});
+
+export interface SweetImportOptions {
+  /** Prefix of episode ids: "<idPrefix>#<line>" (use the file name, so re-importing a file skips duplicates). */
+  idPrefix: string;
+  /** Task family of the imported episodes (default "colbench"). */
+  family?: string;
+  split?: 'train' | 'test';
+  /** Time stamped on the episodes (ms); line k gets now + k so file order is creation order. */
+  now: number;
+}
+
+/** A validated SWEET-RL record as one of our episodes. */
+export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, line: number, opts: SweetImportOptions): EpisodeRecord {
+  const at = opts.now + line;
+  const history = raw.dialogue_history;
+  let lastAgent = -1;
+  history.forEach((m, i) => {
+    if (m.role === 'assistant') lastAgent = i;
+  });
+  const reward = raw.reward ?? null;
+  const turns: TurnRecord[] = history.map((m, i) => {
+    const { role, content, ...rest } = m;
+    const info = v.parse(JsonObjectSchema, rest);
+    if (i === lastAgent && typeof raw.answer === 'string') info.answer = raw.answer;
+    return {
+      role: role === 'assistant' ? 'agent' : role === 'system' ? 'system' : 'collaborator',
+      text: content,
+      tokens: null,
+      logprobs: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      reward: i === lastAgent && reward !== null ? reward : 0,
+      done: i === history.length - 1,
+      latencyMs: 0,
+      backend: 'import',
+      info,
+      at,
+    };
+  });
+  return {
+    type: 'episode',
+    id: `${opts.idPrefix}#${line}`,
+    runId: null,
+    status: 'complete',
+    task: { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, hidden: v.parse(JsonObjectSchema, raw.task) },
+    model: { policy: 'unknown', adapter: null, critic: null },
+    turns,
+    outcome: reward === null ? null : { success: reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
+    credit: [],
+    createdAt: at,
+    updatedAt: at,
+    finishedAt: at,
+    abortReason: null,
+  };
+}
+
+/** Validates SWEET-RL JSONL line by line into episodes; blank lines are skipped. */
+export async function* decodeSweet(lines: AsyncIterable<LineEvent>, opts: SweetImportOptions): AsyncGenerator<DecodeEvent<PortableRecord>> {
+  for await (const ev of lines) {
+    if (ev.kind === 'error') {
+      yield { kind: 'issue', issue: { line: ev.line, path: '', message: ev.message } };
+      continue;
+    }
+    if (ev.text.trim() === '') continue;
+    const parsed = parseJsonLine(ev.text, LIMITS.maxDepth);
+    if (!parsed.ok) {
+      yield { kind: 'issue', issue: { line: ev.line, path: '', message: parsed.message } };
+      continue;
+    }
+    const r = v.safeParse(SweetRecordSchema, parsed.value);
+    if (!r.success) {
+      for (const issue of toLineIssues(ev.line, r.issues)) yield { kind: 'issue', issue };
+      continue;
+    }
+    // Extra fields must be JSON too (they are, coming from JSON.parse; the check keeps the types honest).
+    const extras = v.safeParse(v.object({ task: JsonObjectSchema, dialogue_history: v.array(JsonObjectSchema) }), parsed.value);
+    if (!extras.success) {
+      for (const issue of toLineIssues(ev.line, extras.issues)) yield { kind: 'issue', issue };
+      continue;
+    }
+    yield { kind: 'record', line: ev.line, record: fromSweetRecord(r.output, ev.line, opts) };
+  }
+}
