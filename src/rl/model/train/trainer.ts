@@ -1,0 +1,141 @@
+// A small driver for a train-step graph (trainStep.ts): holds the parameters and AdamW moments as
+// Float32Arrays, feeds them with a batch and the optimiser scalars to an OrtRuntime session, and
+// swaps each `<p>.new` output in as the current value. The step counter gives AdamW's bias correction.
+import type { ManagedSession, OrtRuntime, TensorData } from '../../runtime/ort.ts';
+import { HYPER_INPUTS, momentName, newName, type HyperInput, type TrainStepGraph } from './trainStep.ts';
+
+/** AdamW settings; fed as graph inputs each step, so a schedule needs no rebuild. */
+export interface AdamWConfig {
+  /** Learning rate. */
+  lr: number;
+  /** First-moment decay β1. */
+  beta1: number;
+  /** Second-moment decay β2. */
+  beta2: number;
+  /** ε added to √v̂. */
+  eps: number;
+  /** Decoupled weight decay λ (applied to parameters marked decay). */
+  weightDecay: number;
+  /** Global gradient-norm clip; Infinity disables clipping. */
+  maxGradNorm: number;
+}
+
+export const DEFAULT_ADAMW: AdamWConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
+
+/** The result of one step. */
+export interface StepResult {
+  /** 1-based index of the update just applied. */
+  step: number;
+  loss: number;
+  /** grad_norm and the loss's statistics. */
+  stats: Record<string, number>;
+}
+
+/** Named trainer failures: a missing or mis-shaped feed, a non-finite loss, use after dispose. */
+export class TrainerError extends Error {
+  constructor(
+    readonly code: 'bad-feed' | 'bad-param' | 'non-finite' | 'disposed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TrainerError';
+  }
+}
+
+const HYPER_FIELD: Record<Exclude<HyperInput, 'step'>, keyof AdamWConfig> = {
+  lr: 'lr',
+  beta1: 'beta1',
+  beta2: 'beta2',
+  eps: 'eps',
+  weight_decay: 'weightDecay',
+  max_grad_norm: 'maxGradNorm',
+};
+
+export class Trainer {
+  private readonly current = new Map<string, Float32Array>();
+  private stepCount = 0;
+  private disposed = false;
+
+  private constructor(
+    private readonly graph: TrainStepGraph,
+    private readonly session: ManagedSession,
+    public config: AdamWConfig,
+  ) {}
+
+  /**
+   * Opens a session for `graph` and takes ownership of copies of `init` (one Float32Array per
+   * parameter, in the parameter's shape). Moments start at zero.
+   */
+  static async create(runtime: OrtRuntime, graph: TrainStepGraph, init: Record<string, Float32Array>, config: Partial<AdamWConfig> = {}): Promise<Trainer> {
+    if (graph.dtype !== 'float32') throw new TrainerError('bad-param', `Trainer runs float32 graphs, got ${graph.dtype}`);
+    for (const p of graph.params) {
+      const size = p.dims.reduce((a, b) => a * b, 1);
+      const v = init[p.name];
+      if (!v) throw new TrainerError('bad-param', `no initial value for parameter "${p.name}"`);
+      if (v.length !== size) throw new TrainerError('bad-param', `parameter "${p.name}": ${v.length} values for shape [${p.dims}]`);
+    }
+    const session = await runtime.createSession(graph.bytes, { label: 'train_step' });
+    const trainer = new Trainer(graph, session, { ...DEFAULT_ADAMW, ...config });
+    for (const p of graph.params) {
+      const size = init[p.name].length;
+      trainer.current.set(p.name, init[p.name].slice());
+      trainer.current.set(momentName(p.name, 'm'), new Float32Array(size));
+      trainer.current.set(momentName(p.name, 'v'), new Float32Array(size));
+    }
+    return trainer;
+  }
+
+  /** Updates applied so far. */
+  get steps(): number {
+    return this.stepCount;
+  }
+
+  /** The current value of a parameter (owned by the trainer; copy it to keep it). */
+  param(name: string): Float32Array {
+    const v = this.current.get(name);
+    if (!v || !this.graph.params.some((p) => p.name === name)) throw new TrainerError('bad-param', `no parameter "${name}"`);
+    return v;
+  }
+
+  /** Runs one train step on `batch` (every input in graph.batchInputs) and applies the update. */
+  async step(batch: Record<string, TensorData>): Promise<StepResult> {
+    if (this.disposed) throw new TrainerError('disposed', 'the trainer was disposed');
+    const feeds: Record<string, TensorData> = {};
+    for (const v of this.graph.batchInputs) {
+      const t = batch[v.name];
+      if (!t) throw new TrainerError('bad-feed', `batch input "${v.name}" is missing`);
+      if (t.dims.length !== v.dims.length || t.dims.some((d, i) => d !== v.dims[i])) {
+        throw new TrainerError('bad-feed', `batch input "${v.name}" has shape [${t.dims}], the graph wants [${v.dims}]`);
+      }
+      feeds[v.name] = t;
+    }
+    for (const p of this.graph.params) {
+      for (const name of [p.name, momentName(p.name, 'm'), momentName(p.name, 'v')]) {
+        feeds[name] = { type: 'float32', data: this.current.get(name) ?? new Float32Array(0), dims: p.dims };
+      }
+    }
+    const step = this.stepCount + 1;
+    for (const h of HYPER_INPUTS) {
+      const value = h === 'step' ? step : this.config[HYPER_FIELD[h]];
+      feeds[h] = { type: 'float32', data: Float32Array.of(value), dims: [] };
+    }
+    const out = await this.session.run(feeds);
+    const loss = Number(out.loss.data[0]);
+    if (!Number.isFinite(loss)) throw new TrainerError('non-finite', `loss is ${loss} at step ${step}; parameters were not updated`);
+    for (const p of this.graph.params) {
+      this.current.set(p.name, out[newName(p.name)].data as Float32Array);
+      this.current.set(momentName(p.name, 'm'), out[momentName(p.name, 'm', true)].data as Float32Array);
+      this.current.set(momentName(p.name, 'v'), out[momentName(p.name, 'v', true)].data as Float32Array);
+    }
+    this.stepCount = step;
+    const stats: Record<string, number> = {};
+    for (const s of this.graph.stats) stats[s] = Number(out[s].data[0]);
+    return { step, loss, stats };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.session.dispose();
+  }
+}
