@@ -70,7 +70,7 @@ describe('incremental credit equals batch credit on every prefix', () => {
       fc.assert(
         fc.property(episodeArb, ({ initialValue, turns, done }) => {
           const inc = createIncremental(name, PARAMS[name], { initialValue });
-          let previous = new Float32Array(0);
+          let previous: Float32Array = new Float32Array(0);
           turns.forEach((t, i) => {
             const last = i === turns.length - 1;
             const changedFrom = inc.push(turnInput(t, done && last));
