@@ -5,7 +5,7 @@
 // RoPE in Hugging Face's rotate_half convention (Su et al. 2021): x·cos + rotate_half(x)·sin with
 // cos = [cos(pθ), cos(pθ)] over the head dimension, so weights export to transformers unchanged.
 // Only the op set the autodiff engine differentiates is used (MatMul, MatMulNBits, Add, Mul, Div, Neg,
-// Sqrt, Sigmoid, Softmax, LogSoftmax, ReduceSum, ReduceMean, Reshape, Transpose, Unsqueeze, Squeeze,
+// Sqrt, Pow, Sigmoid, Softmax, LogSoftmax, ReduceSum, ReduceMean, Reshape, Transpose, Unsqueeze, Squeeze,
 // Concat, Slice, Gather, Expand, Cast, Equal). Masking and causality come in as an additive bias
 // [B, S, T] (0 = visible, NEG_BIAS = hidden), built in TypeScript (feeds.ts), so ragged batches and
 // packed sequences need no shape ops in the graph.
@@ -163,7 +163,8 @@ class Emitter {
   /** RMSNorm: x / √(mean(x²) + ε) · w, over the last axis. */
   rmsNorm(x: string, weight: string): string {
     const g = this.g;
-    const ms = g.op('ReduceMean', [g.op('Mul', [x, x])], { axes: [-1], keepdims: 1 });
+    // Pow(x, 2) rather than x·x: ORT's SimplifiedLayerNormFusion matches exactly this chain on CPU/wasm.
+    const ms = g.op('ReduceMean', [g.op('Pow', [x, this.f32(2)])], { axes: [-1], keepdims: 1 });
     const rms = g.op('Sqrt', [g.op('Add', [ms, this.f32(this.cfg.normEps)])]);
     return g.op('Mul', [g.op('Div', [x, rms]), this.param({ name: weight, kind: 'norm', shape: [this.cfg.dModel] })]);
   }
