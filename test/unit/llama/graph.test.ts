@@ -6,6 +6,9 @@ import { logSoftmaxRows, referenceForward } from '../../../src/rl/model/llama/re
 import { OrtRuntime, type TensorData } from '../../../src/rl/runtime/ort.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { initWeights } from '../../../src/rl/model/llama/weights.ts';
+import { emitForward } from '../../../src/rl/model/llama/emit.ts';
+import { GraphBuilder } from '../../../src/rl/model/onnx/builder.ts';
+import { Rng } from '../../../src/rl/util/rng.ts';
 import { TINY, maxAbs, runOnce, tinyWeights } from './helpers.ts';
 
 let runtime: OrtRuntime;
@@ -62,5 +65,28 @@ describe('llama graph vs float64 reference', () => {
     const a = await runOnce(runtime, asInput.bytes, feeds);
     const ref = referenceForward(TINY, w, seq[0]);
     expect(maxAbs(a.logits.data as Float32Array, ref.logits)).toBeLessThan(1e-4);
+  });
+
+  it('two forward passes in one builder share weights (policy with LoRA beside its reference)', async () => {
+    const w = tinyWeights(8);
+    const g = new GraphBuilder('two');
+    const ids = g.input('input_ids', 'int32', ['batch', 'seq']);
+    const pos = g.input('position_ids', 'int32', ['batch', 'seq']);
+    const bias = g.input('attention_bias', 'float32', ['batch', 'seq', 'seq']);
+    const params = paramSource(w, (p) => (p.kind === 'linear' ? 'quant4' : 'const'));
+    const lora = { rank: 2, alpha: 2, targets: ['q_proj', 'down_proj'] as const };
+    const policy = emitForward(g, TINY, { inputIds: ids, positionIds: pos, attentionBias: bias }, { params, lora });
+    const ref = emitForward(g, TINY, { inputIds: ids, positionIds: pos, attentionBias: bias }, { params });
+    g.node('Identity', [policy.logits!], ['policy_logits']);
+    g.node('Identity', [ref.logits!], ['ref_logits']);
+    g.output('policy_logits', 'float32', ['batch', 'seq', TINY.vocabSize]);
+    g.output('ref_logits', 'float32', ['batch', 'seq', TINY.vocabSize]);
+    const feeds: Record<string, TensorData> = prefillFeeds(TINY, leftPad([[1, 2, 3]], 0));
+    const rng = new Rng(3);
+    for (const p of policy.loraInputs) feeds[p.name] = { type: 'float32', data: Float32Array.from({ length: p.shape[0] * p.shape[1] }, () => rng.normal()), dims: p.shape };
+    const out = await runOnce(runtime, g.toBytes(), feeds);
+    expect(maxAbs(out.policy_logits.data as Float32Array, out.ref_logits.data as Float32Array)).toBeGreaterThan(1e-2);
+    const q = await runOnce(runtime, buildGraph(TINY, { kind: 'score', params }).bytes, prefillFeeds(TINY, leftPad([[1, 2, 3]], 0)));
+    expect(maxAbs(out.ref_logits.data as Float32Array, q.logits.data as Float32Array)).toBeLessThan(1e-5);
   });
 });

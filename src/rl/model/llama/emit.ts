@@ -113,20 +113,30 @@ class Emitter {
     return p;
   }
 
+  /**
+   * A graph value by name, created once: a second forward pass emitted into the same builder (e.g. a
+   * reference model beside the policy, sharing frozen weights) reuses inputs and initializers.
+   */
+  private once(name: string, make: () => string): string {
+    return this.g.has(name) ? name : make();
+  }
+
   /** The fp32 tensor of a parameter in HF layout (graph input or initializer). */
   param(spec: ParamSpec): string {
     let name = this.paramValues.get(spec.name);
     if (name) return name;
     const p = this.placement(spec);
     if (p === 'input') {
-      name = this.g.input(spec.name, 'float32', spec.shape);
+      name = this.once(spec.name, () => this.g.input(spec.name, 'float32', spec.shape));
       this.paramInputs.push(spec);
     } else if (p === 'const') {
-      name = this.g.initializer(spec.name, 'float32', spec.shape, this.opts.params.values(spec));
+      name = this.once(spec.name, () => this.g.initializer(spec.name, 'float32', spec.shape, this.opts.params.values(spec)));
     } else {
       // quant4 embedding: the lookup table is the dequantised matrix, matching the 4-bit tied head.
-      const pk = this.opts.params.packed(spec); // W = Eᵀ [d, V]
-      name = this.g.initializer(`${spec.name}.dq`, 'float32', spec.shape, transpose(dequantize4(pk), pk.k, pk.n));
+      name = this.once(`${spec.name}.dq`, () => {
+        const pk = this.opts.params.packed(spec); // W = Eᵀ [d, V]
+        return this.g.initializer(`${spec.name}.dq`, 'float32', spec.shape, transpose(dequantize4(pk), pk.k, pk.n));
+      });
     }
     this.paramValues.set(spec.name, name);
     return name;
@@ -134,7 +144,19 @@ class Emitter {
 
   loraInput(spec: ParamSpec): string {
     this.loraInputs.push(spec);
-    return this.g.input(spec.name, 'float32', spec.shape);
+    return this.once(spec.name, () => this.g.input(spec.name, 'float32', spec.shape));
+  }
+
+  /**
+   * x · Wᵀ through a 4-bit pack: initializers `<name>.q4` (uint8 [N, K/32, 16]) and `<name>.q4scales`
+   * (fp32 [N·K/32]), K = in, N = out. The autodiff engine reads the same pack from `params.packed`.
+   */
+  matMulNBits(x: string, spec: ParamSpec): string {
+    const g = this.g;
+    const pk = this.opts.params.packed(spec);
+    const b = this.once(`${spec.name}.q4`, () => g.initializer(`${spec.name}.q4`, 'uint8', [pk.n, pk.k / QUANT_BLOCK, QUANT_BLOCK / 2], pk.packed));
+    const s = this.once(`${spec.name}.q4scales`, () => g.initializer(`${spec.name}.q4scales`, 'float32', [pk.scales.length], pk.scales));
+    return g.op('MatMulNBits', [x, b, s], { K: pk.k, N: pk.n, bits: 4, block_size: QUANT_BLOCK }, 'com.microsoft');
   }
 
   /** y = x · Wᵀ for W [out, in] in HF layout (plus the LoRA update when this projection has one). */
@@ -142,10 +164,7 @@ class Emitter {
     const g = this.g;
     let y: string;
     if (this.placement(spec) === 'quant4') {
-      const pk = this.opts.params.packed(spec);
-      const b = g.initializer(`${spec.name}.q4`, 'uint8', [pk.n, pk.k / QUANT_BLOCK, QUANT_BLOCK / 2], pk.packed);
-      const s = g.initializer(`${spec.name}.q4scales`, 'float32', [pk.scales.length], pk.scales);
-      y = g.op('MatMulNBits', [x, b, s], { K: pk.k, N: pk.n, bits: 4, block_size: QUANT_BLOCK }, 'com.microsoft');
+      y = this.matMulNBits(x, spec);
     } else {
       y = g.op('MatMul', [x, g.op('Transpose', [this.param(spec)], { perm: [1, 0] })]);
     }
@@ -224,12 +243,7 @@ class Emitter {
     const cfg = this.cfg;
     if (!cfg.tieEmbeddings) return this.linear(h, { name: 'lm_head.weight', kind: 'linear', shape: [cfg.vocabSize, cfg.dModel] });
     const emb: ParamSpec = { name: 'model.embed_tokens.weight', kind: 'embedding', shape: [cfg.vocabSize, cfg.dModel] };
-    if (this.placement(emb) === 'quant4') {
-      const pk = this.opts.params.packed(emb);
-      const b = this.g.initializer(`${emb.name}.q4`, 'uint8', [pk.n, pk.k / QUANT_BLOCK, QUANT_BLOCK / 2], pk.packed);
-      const s = this.g.initializer(`${emb.name}.q4scales`, 'float32', [pk.scales.length], pk.scales);
-      return this.g.op('MatMulNBits', [h, b, s], { K: pk.k, N: pk.n, bits: 4, block_size: QUANT_BLOCK }, 'com.microsoft');
-    }
+    if (this.placement(emb) === 'quant4') return this.matMulNBits(h, emb);
     return this.g.op('MatMul', [h, this.g.op('Transpose', [this.param(emb)], { perm: [1, 0] })]);
   }
 }
