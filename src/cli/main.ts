@@ -3,8 +3,11 @@
 import { UsageError, type Command } from './command.ts';
 import { doctor } from './commands/doctor.ts';
 import { bench } from './commands/bench.ts';
+import { exportCommand } from './commands/export.ts';
+import { importCommand } from './commands/import.ts';
 
 export const COMMANDS: Command[] = [doctor, bench];
+COMMANDS.push(exportCommand, importCommand);
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
