@@ -2,5 +2,7 @@
 import type { BenchEntry } from './harness.ts';
 import { probe } from './entries/probe.ts';
 import { model } from './entries/model.ts';
+import { credit } from './entries/credit.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
+BENCHES.push(credit);
