@@ -23,7 +23,7 @@ export function batchFeeds(graph: TrainStepGraph, c: TinyConfig, seed = 3): Reco
   const rng = new Rng(seed);
   const { tokens, targets, mask } = tinyBatch(c, seed);
   const type = graph.dtype as 'float32' | 'float64';
-  const Arr = type === 'float64' ? Float64Array : Float32Array;
+  const arr = (values: ArrayLike<number>) => (type === 'float64' ? Float64Array.from(values) : Float32Array.from(values));
   const feeds: Record<string, TensorData> = {};
   for (const v of graph.batchInputs) {
     const dims = v.dims as number[];
@@ -32,14 +32,14 @@ export function batchFeeds(graph: TrainStepGraph, c: TinyConfig, seed = 3): Reco
     const gen: Record<string, () => TensorData['data']> = {
       tokens: () => tokens,
       targets: () => targets,
-      loss_mask: () => Arr.from(mask),
-      weights: () => Arr.from({ length: n }, () => 0.5 + rng.next()),
-      advantages: () => Arr.from({ length: n }, () => rng.normal()),
-      old_logp: () => Arr.from({ length: n }, () => -Math.log(c.vocab) + 0.4 * rng.normal()),
-      ref_logp: () => Arr.from({ length: n }, () => -Math.log(c.vocab) + 0.4 * rng.normal()),
-      turn_weights: () => Arr.from({ length: n }, (_, i) => (i % c.seqLen < 2 ? 0 : 1 / (1 + (i % 2)))),
-      returns: () => Arr.from({ length: n }, () => rng.normal()),
-      old_values: () => Arr.from({ length: n }, () => rng.normal()),
+      loss_mask: () => arr(mask),
+      weights: () => arr(Array.from({ length: n }, () => 0.5 + rng.next())),
+      advantages: () => arr(Array.from({ length: n }, () => rng.normal())),
+      old_logp: () => arr(Array.from({ length: n }, () => -Math.log(c.vocab) + 0.4 * rng.normal())),
+      ref_logp: () => arr(Array.from({ length: n }, () => -Math.log(c.vocab) + 0.4 * rng.normal())),
+      turn_weights: () => arr(Array.from({ length: n }, (_, i) => (i % c.seqLen < 2 ? 0 : 1 / (1 + (i % 2))))),
+      returns: () => arr(Array.from({ length: n }, () => rng.normal())),
+      old_values: () => arr(Array.from({ length: n }, () => rng.normal())),
       chosen: () => Int32Array.from({ length: p }, (_, i) => i),
       rejected: () => Int32Array.from({ length: p }, (_, i) => c.batch - 1 - i),
     };

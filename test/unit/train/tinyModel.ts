@@ -1,8 +1,8 @@
 // A tiny decoder built only for the autodiff/train-step tests (the real model lives in
-// src/rl/model/llama): embedding → one pre-norm block (RMSNorm via ReduceMean/Sqrt, 2-head causal
-// attention via MatMul + Softmax with an additive mask, SwiGLU via Sigmoid/Mul) → optional frozen
-// 4-bit MatMulNBits projection with a LoRA adapter beside it → final RMSNorm → tied output head
-// (logits = h · Eᵀ) and a scalar value head. Works in float32 and float64 (the 4-bit layer runs in
+// src/rl/model/llama): token + learned position embedding → one pre-norm block (RMSNorm via
+// ReduceMean/Sqrt, 2-head causal attention via MatMul + Softmax with an additive mask, SwiGLU via
+// Sigmoid/Mul) → optional frozen 4-bit MatMulNBits projection with a LoRA adapter beside it →
+// final RMSNorm → tied output head (logits = h · Eᵀ) and a scalar value head. Works in float32 and float64 (the 4-bit layer runs in
 // float32 between Casts, as MatMulNBits has no float64 kernel).
 import type { DType, GraphBuilder } from '../../../src/rl/model/onnx/builder.ts';
 import { quantize4 } from '../../../src/rl/model/quant.ts';
@@ -32,6 +32,7 @@ export function tinyShapes(c: TinyConfig): TrainParam[] {
   const { vocab: v, d, ff } = c;
   const shapes: TrainParam[] = [
     { name: 'embed', dims: [v, d] },
+    { name: 'pos', dims: [c.seqLen, d] },
     { name: 'norm1', dims: [d] },
     { name: 'wq', dims: [d, d] },
     { name: 'wk', dims: [d, d] },
@@ -86,7 +87,7 @@ export function tinyForward(c: TinyConfig, init: Record<string, Float32Array>, d
       return g.op('Mul', [g.op('Div', [x, g.op('Sqrt', [g.op('Add', [ms, k(1e-5)])])]), gain]);
     };
     const tokens = g.input('tokens', 'int32', [b, t]);
-    const x = g.op('Gather', [P.embed, tokens], { axis: 0 }); // [B, T, d]
+    const x = g.op('Add', [g.op('Gather', [P.embed, tokens], { axis: 0 }), P.pos]); // [B, T, d] + [T, d]
     const n1 = rms(x, P.norm1);
     const heads = (w: string) => g.op('Transpose', [g.op('Reshape', [g.op('MatMul', [n1, w]), ints([b, t, h, dh])])], { perm: [0, 2, 1, 3] }); // [B, H, T, dh]
     const [q, kk, v] = [heads(P.wq), heads(P.wk), heads(P.wv)];
