@@ -5,6 +5,7 @@
 //              and biases fall back to 'const', and the embedding lookup uses the dequantised table
 //              so lookup and tied head compute with the same numbers.
 import { quantize4, dequantize4, type PackedWeight } from '../quant.ts';
+import { quantize4Search } from './quantSearch.ts';
 import { numel, type ModelWeights, type ParamSpec } from './weights.ts';
 
 export type ParamPlacement = 'input' | 'const' | 'quant4';
@@ -60,7 +61,12 @@ export function checkWeights(weights: ModelWeights, specs: readonly ParamSpec[])
  * parameter (e.g. `(p) => p.kind === 'linear' ? 'quant4' : 'const'`). With `weights` null every
  * parameter must be placed as 'input'. 4-bit packs are computed once and cached.
  */
-export function paramSource(weights: ModelWeights | null, placement: ParamPlacement | ((spec: ParamSpec) => ParamPlacement)): ParamSource {
+export function paramSource(
+  weights: ModelWeights | null,
+  placement: ParamPlacement | ((spec: ParamSpec) => ParamPlacement),
+  /** 'absmax': scale = max|w|/7 (quant.ts); 'search': least-squares scale per block (quantSearch.ts). */
+  quantiser: 'absmax' | 'search' = 'search',
+): ParamSource {
   const cache = new Map<string, PackedWeight>();
   const place = typeof placement === 'function' ? placement : () => placement;
   const values = (spec: ParamSpec): Float32Array => {
@@ -80,7 +86,7 @@ export function paramSource(weights: ModelWeights | null, placement: ParamPlacem
       let p = cache.get(spec.name);
       if (!p) {
         const [out, inp] = spec.shape;
-        p = quantize4(transpose(values(spec), out, inp), inp, out);
+        p = (quantiser === 'search' ? quantize4Search : quantize4)(transpose(values(spec), out, inp), inp, out);
         cache.set(spec.name, p);
       }
       return p;
