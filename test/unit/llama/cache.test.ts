@@ -52,4 +52,21 @@ describe('KV cache', () => {
     });
     expect(Array.from(step.state.next)).toEqual([6, 8, 6]);
   });
+
+  it('a critic runner (value head) reports each row’s value at its last token', async () => {
+    const wc = tinyWeights(7, true);
+    wc['v_head.summary.bias'][0] = -0.5;
+    const critic = await LlamaRunner.create(runtime, TINY, paramSource(wc, 'const'), { heads: { value: true }, label: 'critic' });
+    try {
+      const rows = [[1, 2, 3], [4, 5]];
+      let step = await critic.prefill(rows);
+      step = await critic.decode(step.state, [9, 9]);
+      rows.forEach((r, b) => {
+        const ref = referenceForward(TINY, wc, [...r, 9], { heads: { value: true } });
+        expect(Math.abs(step.values![b] - ref.values![r.length])).toBeLessThan(1e-4);
+      });
+    } finally {
+      await critic.dispose();
+    }
+  });
 });
