@@ -138,17 +138,17 @@ export class IncrementalGroupAdvantage {
 
   /** An IncrementalCredit for episode i (its push changes the other episodes' credits too). */
   episode(i: number): IncrementalCredit {
-    const group = this;
+    const turns = (): number => this.turnCounts[i];
     return {
       estimator: 'grpo',
       get turns() {
-        return group.turnCounts[i];
+        return turns();
       },
-      push(turn: TurnCreditInput): number {
-        group.push(i, turn);
+      push: (turn: TurnCreditInput): number => {
+        this.push(i, turn);
         return 0;
       },
-      result: () => group.result(i),
+      result: () => this.result(i),
     };
   }
 }
