@@ -1,6 +1,6 @@
 // Byte readers and writers for model folders: fetch (browsers, workers) here; Node's fs in nodeIo.ts,
 // kept apart so browser bundles never see node:fs.
-import type { ReadBytes } from '../manifest.ts';
+import { ModelFileError, type ReadBytes } from '../manifest.ts';
 
 /** Reads paths relative to `baseUrl` with fetch; a 404 resolves null (a missing file). */
 export function fetchReader(baseUrl: string, fetchFn: typeof fetch = globalThis.fetch.bind(globalThis)): ReadBytes {
@@ -8,7 +8,7 @@ export function fetchReader(baseUrl: string, fetchFn: typeof fetch = globalThis.
   return async (path) => {
     const res = await fetchFn(base + path);
     if (res.status === 404) return null;
-    if (!res.ok) throw new Error(`fetching ${base + path} failed: HTTP ${res.status}`);
+    if (!res.ok) throw new ModelFileError('missing', path, `fetching ${base + path} failed: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   };
 }

@@ -9,7 +9,7 @@
 // Concat, Slice, Gather, Expand, Cast, Equal). Masking and causality come in as an additive bias
 // [B, S, T] (0 = visible, NEG_BIAS = hidden), built in TypeScript (feeds.ts), so ragged batches and
 // packed sequences need no shape ops in the graph.
-import type { GraphBuilder } from '../onnx/builder.ts';
+import { GraphBuildError, type GraphBuilder } from '../onnx/builder.ts';
 import { QUANT_BLOCK, dequantize4 } from '../quant.ts';
 import { headDim, type ModelConfig } from './config.ts';
 import { transpose, type ParamPlacement, type ParamSource } from './params.ts';
@@ -268,7 +268,7 @@ export function ropeTables(cfg: ModelConfig): { cos: Float32Array; sin: Float32A
 /** Emits the decoder forward pass into `g`; see ForwardInputs/ForwardOptions for the contract. */
 export function emitForward(g: GraphBuilder, cfg: ModelConfig, inputs: ForwardInputs, opts: ForwardOptions): ForwardOutputs {
   const e = new Emitter(g, cfg, opts);
-  if (inputs.past && inputs.past.length !== cfg.nLayers) throw new Error(`emitForward: ${inputs.past.length} past entries for ${cfg.nLayers} layers`);
+  if (inputs.past && inputs.past.length !== cfg.nLayers) throw new GraphBuildError(`emitForward: ${inputs.past.length} past entries for ${cfg.nLayers} layers`);
   const tables = ropeTables(cfg);
   const hd = headDim(cfg);
   const cosT = g.has('rope.cos') ? 'rope.cos' : g.initializer('rope.cos', 'float32', [cfg.maxSeq, hd], tables.cos);
@@ -293,7 +293,7 @@ export function emitForward(g: GraphBuilder, cfg: ModelConfig, inputs: ForwardIn
     result.logits = e.head(h);
   }
   if (inputs.targets) {
-    if (mode !== 'all' || !result.logits) throw new Error('emitForward: target log-probs need logits "all"');
+    if (mode !== 'all' || !result.logits) throw new GraphBuildError('emitForward: target log-probs need logits "all"');
     const lsm = g.op('LogSoftmax', [result.logits], { axis: -1 });
     const vocab = g.constant('int32', Int32Array.from({ length: cfg.vocabSize }, (_, i) => i));
     const onehot = g.op('Cast', [g.op('Equal', [g.op('Unsqueeze', [inputs.targets, e.i64([2])]), vocab])], { to: 1 }); // [B, S, V]
