@@ -3,6 +3,8 @@ import type { BenchEntry } from './harness.ts';
 import { probe } from './entries/probe.ts';
 import { model } from './entries/model.ts';
 import { credit } from './entries/credit.ts';
+import { store } from './entries/store.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
+BENCHES.push(store);
 BENCHES.push(credit);

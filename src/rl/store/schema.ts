@@ -140,11 +140,29 @@ const nonNegInt = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 const time = nonNegInt;
 const id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
 
-/** Any JSON value. Nesting depth is bounded before validation (see LIMITS.maxDepth), so recursion is safe. */
-export const JsonValueSchema: v.GenericSchema<JsonValue> = v.lazy(() =>
-  v.union([v.string(), finite, v.boolean(), v.null(), v.array(JsonValueSchema), v.record(v.string(), JsonValueSchema)]),
+/** True for a JSON value whose numbers are finite (JSON.parse turns 1e999 into Infinity). Depth ≤ LIMITS.maxDepth + 1. */
+export function isJsonValue(x: unknown, depth = 0): x is JsonValue {
+  if (x === null || typeof x === 'string' || typeof x === 'boolean') return true;
+  if (typeof x === 'number') return Number.isFinite(x);
+  if (typeof x !== 'object' || depth > LIMITS.maxDepth) return false;
+  if (Array.isArray(x)) return x.every((y) => isJsonValue(y, depth + 1));
+  if (Object.getPrototypeOf(x) !== Object.prototype) return false;
+  for (const k in x) if (!isJsonValue((x as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}
+
+const isInt32Array = (x: unknown): x is number[] => Array.isArray(x) && x.every((t) => Number.isInteger(t) && t >= -2147483648 && t <= 2147483647);
+const isFiniteArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((t) => typeof t === 'number' && Number.isFinite(t));
+
+// Checked as wholes (not element by element) because valibot's per-element pipes cost ~1 µs per number.
+/** Any JSON value with finite numbers. Nesting depth is bounded before parsing (lines.ts parseJsonLine). */
+export const JsonValueSchema = v.custom<JsonValue>((x) => isJsonValue(x), 'Invalid value: expected JSON with finite numbers');
+export const JsonObjectSchema = v.custom<JsonObject>(
+  (x) => typeof x === 'object' && x !== null && !Array.isArray(x) && isJsonValue(x),
+  'Invalid value: expected a JSON object with finite numbers',
 );
-export const JsonObjectSchema: v.GenericSchema<JsonObject> = v.record(v.string(), JsonValueSchema);
+const TokensSchema = v.pipe(v.custom<number[]>(isInt32Array, 'Invalid value: expected an array of int32 token ids'), v.maxLength(LIMITS.maxTokensPerTurn));
+const LogprobsSchema = v.pipe(v.custom<number[]>(isFiniteArray, 'Invalid value: expected an array of finite numbers'), v.maxLength(LIMITS.maxTokensPerTurn));
 
 export const TaskSchema = v.strictObject({
   family: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
@@ -156,8 +174,8 @@ export const TaskSchema = v.strictObject({
 export const TurnSchema = v.strictObject({
   role: v.picklist(TURN_ROLES),
   text: v.string(),
-  tokens: v.nullable(v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647))), v.maxLength(LIMITS.maxTokensPerTurn))),
-  logprobs: v.nullable(v.pipe(v.array(finite), v.maxLength(LIMITS.maxTokensPerTurn))),
+  tokens: v.nullable(TokensSchema),
+  logprobs: v.nullable(LogprobsSchema),
   promptTokens: nonNegInt,
   completionTokens: nonNegInt,
   reward: finite,
@@ -174,7 +192,7 @@ export const CreditSchema = v.strictObject({
   estimator: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   version: v.pipe(v.string(), v.maxLength(256)),
   params: JsonObjectSchema,
-  values: v.array(v.nullable(finite)),
+  values: v.custom<(number | null)[]>((x) => Array.isArray(x) && x.every((y) => y === null || (typeof y === 'number' && Number.isFinite(y))), 'Invalid value: expected an array of finite numbers or null'),
   at: time,
 });
 

@@ -303,16 +303,26 @@ export class TrajectoryStore {
 
   /** The whole trajectory (task with hidden info, turns, credit), or null. Soft-deleted ones too. */
   async getEpisode(id: string): Promise<EpisodeRecord | null> {
+    return (await this.getEpisodes([id]))[0];
+  }
+
+  /** Several whole trajectories read in one transaction, in the order asked (null where missing). */
+  async getEpisodes(ids: readonly string[]): Promise<(EpisodeRecord | null)[]> {
     return this.read(async () => {
       const tx = this.db.transaction(['episodes', 'tasks', 'turns', 'credit'], 'readonly');
-      const row = await tx.objectStore('episodes').get(id);
-      if (!row) return null;
-      const [task, turns, credit] = await Promise.all([
-        tx.objectStore('tasks').get(row.taskKey),
-        tx.objectStore('turns').getAll(IDBKeyRange.bound([id, 0], [id, Infinity])),
-        tx.objectStore('credit').getAll(IDBKeyRange.bound([id], [id, []])),
-      ]);
-      return episodeToRecord(row, task, turns, credit);
+      const load = async (id: string): Promise<EpisodeRecord | null> => {
+        const row = await tx.objectStore('episodes').get(id);
+        if (!row) return null;
+        const [task, turns, credit] = await Promise.all([
+          tx.objectStore('tasks').get(row.taskKey),
+          tx.objectStore('turns').getAll(IDBKeyRange.bound([id, 0], [id, Infinity])),
+          tx.objectStore('credit').getAll(IDBKeyRange.bound([id], [id, []])),
+        ]);
+        return episodeToRecord(row, task, turns, credit);
+      };
+      const out = await Promise.all(ids.map(load));
+      await tx.done;
+      return out;
     });
   }
 
@@ -437,8 +447,7 @@ export class TrajectoryStore {
     after = null;
     do {
       const page: EpisodePage = await this.listEpisodes(filter, { limit: opts.batch ?? 100, after, order: 'oldest' });
-      for (const s of page.items) {
-        const e = await this.getEpisode(s.id);
+      for (const e of await this.getEpisodes(page.items.map((s) => s.id))) {
         if (e) yield e;
         opts.onProgress?.(++done, total);
       }
