@@ -114,7 +114,7 @@ export abstract class BaseEnv implements Env {
         observation: `${result.observation} ${end.observation}`.trim(),
         reward: result.reward + end.reward,
         done: true,
-        info: { ...result.info, ...end.fields, truncated: true, success: end.success },
+        info: { ...result.info, ...end.fields, reason: 'turn-limit', truncated: true, success: end.success },
       };
     }
     if (result.done) this.finished = true;

@@ -1,0 +1,205 @@
+// `guess`: twenty questions over the shipped attribute table (ArCHer's twenty-questions task, scaled
+// per DESIGN.md's calibration: 8 candidates named in the prompt, T = 5, and the collaborator
+// restates the remaining candidates after every answer so the next move is visible in the last
+// observation). Each question reports its exact information gain over the remaining candidates.
+import { BaseEnv, stepInfo, type Action } from '../base.ts';
+import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
+import { drawForSplit } from '../split.ts';
+import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
+import type { Rng } from '../../util/rng.ts';
+import { filterRemaining, greedyDepth, informationGain } from './logic.ts';
+import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature } from './table.ts';
+
+export interface GuessOptions {
+  [k: string]: number;
+  /** Candidates named in the prompt (the hidden item is one of them). */
+  candidates: number;
+  /** Turn limit T (questions plus the final guess). */
+  maxTurns: number;
+  /** Reward subtracted on every turn. */
+  turnCost: number;
+  /** Extra cost of a question that cannot split the remaining candidates or was asked before. */
+  uselessCost: number;
+  /** Simulated collaborator's error rate: half wrong answers, half "I don't know". */
+  noise: number;
+}
+
+export const GUESS_DEFAULTS: GuessOptions = { candidates: 8, maxTurns: 5, turnCost: 0.01, uselessCost: 0.05, noise: 0 };
+const BOUNDS: { [K in keyof GuessOptions]: OptionBound } = {
+  candidates: { min: 2, max: 32, integer: true },
+  maxTurns: { min: 1, max: 40, integer: true },
+  turnCost: { min: 0, max: 1, integer: false },
+  uselessCost: { min: 0, max: 1, integer: false },
+  noise: { min: 0, max: 1, integer: false },
+};
+
+const YES = ['Yes.', 'Yes, that is right.', 'Yes, it is.'];
+const NO = ['No.', 'No, that is wrong.', 'No, it is not.'];
+const UNKNOWN = ["I don't know.", 'I am not sure.'];
+
+type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: number } | { kind: 'unknown-question' } | { kind: 'invalid' };
+
+// Longest names first so "polar bear" wins over "bear"-like prefixes.
+const NAMES_BY_LENGTH = [...ITEM_INDEX.keys()].sort((a, b) => b.length - a.length);
+const KEYWORDS: [RegExp, string][] = [
+  [/\bmammals?\b/, 'mammal'], [/\bbirds?\b/, 'bird'], [/\bfish\b/, 'fish'], [/\breptiles?\b/, 'reptile'], [/\binsects?\b/, 'insect'],
+  [/\bfly\b|\bflies\b|\bflying\b/, 'fly'], [/\bwater\b|\baquatic\b/, 'water'], [/\bfur\b|\bfurry\b/, 'fur'], [/\bmeat\b|\bcarnivor/, 'meat'],
+  [/\bbigger\b|\blarger\b/, 'big'], [/\bsmaller\b/, 'small'], [/\bkept\b|\bdomestic|\bpets?\b/, 'pet'], [/\bnight\b|\bnocturnal\b/, 'night'],
+  [/\beggs?\b/, 'eggs'], [/\bafrica/, 'africa'], [/\bstripe|\bspots?\b|\bspotted\b/, 'pattern'], [/\bfour legs\b|\b4 legs\b/, 'legs4'],
+  [/\bvenom|\bpoison/, 'venom'], [/\bhorns?\b|\bantlers?\b/, 'horns'], [/\bcold\b|\barctic\b/, 'cold'],
+];
+
+/** Reads an agent message: "guess: cat" / "is it a mammal?" (exact canonical questions or one keyword). */
+export function parseGuessAction(message: string): Parsed {
+  const text = message.toLowerCase().replace(/\s+/g, ' ').trim();
+  const g = text.indexOf('guess');
+  if (g >= 0) {
+    const after = text.slice(g + 5);
+    for (const name of NAMES_BY_LENGTH) if (new RegExp(`(^|[^a-z])${name}([^a-z]|$)`).test(after)) return { kind: 'guess', item: ITEM_INDEX.get(name)! };
+    return { kind: 'invalid' };
+  }
+  const exact = ATTRIBUTES.findIndex((a) => text.includes(a.question));
+  if (exact >= 0) return { kind: 'question', attribute: exact };
+  const hits = new Set(KEYWORDS.filter(([re]) => re.test(text)).map(([, k]) => k));
+  if (hits.size === 1) return { kind: 'question', attribute: ATTRIBUTES.findIndex((a) => a.key === [...hits][0]) };
+  if (text.includes('?')) return { kind: 'unknown-question' };
+  return { kind: 'invalid' };
+}
+
+/** Reads a collaborator reply as yes, no or unknown. */
+export function readAnswer(reply: string): 'yes' | 'no' | 'unknown' {
+  const t = reply.toLowerCase();
+  if (/don'?t know|not sure|no idea|unsure|can'?t (say|tell)|cannot (say|tell)/.test(t)) return 'unknown';
+  if (/\b(no|nope|not|wrong|false|isn'?t|doesn'?t|can'?t)\b/.test(t)) return 'no';
+  if (/\b(yes|yeah|yep|right|correct|true)\b/.test(t)) return 'yes';
+  return 'unknown';
+}
+
+function drawCandidates(rng: Rng, k: number, maxQuestions: number): { candidates: number[]; item: number } | null {
+  const picked: number[] = [];
+  const seen = new Set<string>();
+  for (const i of rng.shuffle(ITEMS.map((_, j) => j))) {
+    const s = signature(i);
+    if (seen.has(s)) continue;
+    seen.add(s);
+    picked.push(i);
+    if (picked.length === k) break;
+  }
+  if (picked.length < k || greedyDepth(picked) > maxQuestions) return null;
+  return { candidates: picked, item: rng.pick(picked) };
+}
+
+export class GuessEnv extends BaseEnv {
+  readonly family = 'guess' as const;
+  protected readonly maxMessageChars = 500;
+  private opts: GuessOptions = GUESS_DEFAULTS;
+  private item = 0;
+  private candidates: number[] = [];
+  private remaining: number[] = [];
+  private asked = new Set<number>();
+
+  protected start(spec: TaskSpec): Task {
+    this.opts = resolveOptions('guess', GUESS_DEFAULTS, BOUNDS, spec.options);
+    const taskRng = this.rng.fork('task');
+    const { value, key } = drawForSplit(
+      taskRng,
+      spec.split,
+      (r) => drawCandidates(r, this.opts.candidates, this.opts.maxTurns - 1),
+      (v) => `${v.candidates.map((i) => ITEMS[i].name).sort().join(',')}|${ITEMS[v.item].name}`,
+    );
+    this.item = value.item;
+    this.candidates = value.candidates;
+    this.remaining = value.candidates.slice();
+    this.asked = new Set();
+    const names = this.candidates.map((i) => ITEMS[i].name);
+    const facts: JsonObject = {};
+    ATTRIBUTES.forEach((a, j) => (facts[a.key] = ITEMS[this.item].facts[j]));
+    return {
+      spec: { family: 'guess', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      prompt:
+        `Guess the animal I am thinking of. Candidates: ${names.join(', ')}. ` +
+        `Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: ${names[0]}. ` +
+        `A wrong guess ends the game. You have ${this.opts.maxTurns} turns.`,
+      hidden: { item: ITEMS[this.item].name, candidates: names, facts },
+      maxTurns: this.opts.maxTurns,
+      key,
+    };
+  }
+
+  private turnsLeft(): number {
+    return this.opts.maxTurns - this.turn;
+  }
+
+  private status(): string {
+    const names = this.remaining.map((i) => ITEMS[i].name);
+    return `Remaining: ${names.length ? names.join(', ') : 'none'}. Turns left: ${this.turnsLeft()}.`;
+  }
+
+  protected act(message: string): Action {
+    const parsed = parseGuessAction(message);
+    const cost = -this.opts.turnCost;
+    if (parsed.kind === 'invalid') {
+      return { kind: 'done', result: { observation: `Please ask a yes or no question or guess. ${this.status()}`, reward: cost + this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) } };
+    }
+    if (parsed.kind === 'guess') {
+      const correct = parsed.item === this.item;
+      const answer = ITEMS[this.item].name;
+      return {
+        kind: 'done',
+        result: {
+          observation: correct ? `Correct! It is ${answer}.` : `Wrong. It was ${answer}.`,
+          reward: (correct ? 1 : 0) + cost,
+          done: true,
+          info: stepInfo(correct ? 'solved' : 'failed', { guess: ITEMS[parsed.item].name, remainingBefore: this.remaining.length }, false, correct),
+        },
+      };
+    }
+    const attribute = parsed.kind === 'question' ? parsed.attribute : -1;
+    const suggestion = this.simulatedReply(attribute);
+    return {
+      kind: 'reply',
+      parsed: { kind: 'question', attribute: attribute >= 0 ? ATTRIBUTES[attribute].key : null },
+      suggestion,
+      finish: (reply) => this.finishQuestion(attribute, reply),
+    };
+  }
+
+  private simulatedReply(attribute: number): string {
+    const r = this.rng;
+    if (attribute < 0) return r.pick(UNKNOWN);
+    let truth = ITEMS[this.item].facts[attribute];
+    if (r.chance(this.opts.noise)) {
+      if (r.chance(0.5)) return r.pick(UNKNOWN);
+      truth = !truth;
+    }
+    return r.pick(truth ? YES : NO);
+  }
+
+  private finishQuestion(attribute: number, reply: string): StepResult {
+    const before = this.remaining.length;
+    const gain = attribute >= 0 ? informationGain(this.remaining, attribute) : 0;
+    const repeated = attribute >= 0 && this.asked.has(attribute);
+    if (attribute >= 0) this.asked.add(attribute);
+    const answer = attribute >= 0 ? readAnswer(reply) : 'unknown';
+    if (answer !== 'unknown') this.remaining = filterRemaining(this.remaining, attribute, answer === 'yes');
+    const useless = gain === 0;
+    const after = this.remaining.length;
+    const reward = -this.opts.turnCost - (useless || repeated ? this.opts.uselessCost : 0);
+    const fields: JsonObject = {
+      attribute: attribute >= 0 ? ATTRIBUTES[attribute].key : null,
+      answer,
+      informationGain: gain,
+      realizedGain: after > 0 && before > 0 ? Math.log2(before / after) : 0,
+      remainingBefore: before,
+      remainingAfter: after,
+      useless,
+      repeated,
+    };
+    const observation = this.turnsLeft() > 0 ? `${reply} ${this.status()}` : reply;
+    return { observation, reward, done: false, info: stepInfo('question', fields) };
+  }
+
+  protected override onTurnLimit() {
+    return { reward: 0, observation: `No turns left. It was ${ITEMS[this.item].name}.`, fields: {}, success: false };
+  }
+}

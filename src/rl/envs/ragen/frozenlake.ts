@@ -1,0 +1,212 @@
+// RAGEN's FrozenLake (arXiv 2504.20073; gymnasium's FrozenLake-v1 dynamics): a 4×4 lake, each move
+// goes the intended way with probability 1 − slip and to each perpendicular side with slip/2
+// (slip = 2/3 as in RAGEN), +1 on reaching the goal, the episode ends in a hole. Maps are
+// generated with random start, goal and holes and kept only when the optimal T-step policy (exact
+// finite-horizon value iteration) reaches the goal with probability ≥ minExpertSuccess and a
+// uniformly random policy with probability ≤ maxRandomSuccess, so that skill, not luck, decides.
+// With slip 2/3 a planner needs long horizons: over random 4×4 maps no map reaches 95% optimal
+// success within 25 moves, so T defaults to 50 (about 2% of drawn maps pass both filters).
+import type { FamilyAgents } from '../agent.ts';
+import { lastUser } from '../agent.ts';
+import { BaseEnv, stepInfo, type Action } from '../base.ts';
+import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
+import { drawForSplit } from '../split.ts';
+import type { Task, TaskSpec } from '../types.ts';
+import type { Rng } from '../../util/rng.ts';
+import { DELTAS, DIRECTIONS, parseGrid, readChoice, renderGrid } from './common.ts';
+
+export interface FrozenLakeOptions {
+  [k: string]: number;
+  /** Turn limit T (one move per turn). */
+  maxTurns: number;
+  /** Probability that a move goes to one of the two perpendicular sides instead. */
+  slip: number;
+  /** Fewest and most holes on a generated map. */
+  minHoles: number;
+  maxHoles: number;
+  /** Keep a map only when the optimal policy succeeds within T with at least this probability. */
+  minExpertSuccess: number;
+  /** … and the uniformly random policy with at most this probability. */
+  maxRandomSuccess: number;
+}
+export const FROZENLAKE_DEFAULTS: FrozenLakeOptions = { maxTurns: 50, slip: 2 / 3, minHoles: 3, maxHoles: 5, minExpertSuccess: 0.95, maxRandomSuccess: 0.1 };
+const BOUNDS: { [K in keyof FrozenLakeOptions]: OptionBound } = {
+  maxTurns: { min: 1, max: 100, integer: true },
+  slip: { min: 0, max: 1, integer: false },
+  minHoles: { min: 0, max: 10, integer: true },
+  maxHoles: { min: 0, max: 10, integer: true },
+  minExpertSuccess: { min: 0, max: 1, integer: false },
+  maxRandomSuccess: { min: 0, max: 1, integer: false },
+};
+
+const N = 4;
+/** A map: N×N cells of 'F' (frozen), 'H' (hole), 'G' (goal); the start is separate. */
+export interface LakeMap {
+  cells: string;
+  start: number;
+}
+
+function move(s: number, a: number): number {
+  const r = Math.floor(s / N) + DELTAS[a][0];
+  const c = (s % N) + DELTAS[a][1];
+  return r < 0 || r >= N || c < 0 || c >= N ? s : r * N + c;
+}
+
+/** Outcomes of action a from s: [next state, probability]. */
+export function transitions(s: number, a: number, slip: number): [number, number][] {
+  return [
+    [move(s, a), 1 - slip],
+    [move(s, (a + 1) % 4), slip / 2],
+    [move(s, (a + 3) % 4), slip / 2],
+  ];
+}
+
+/**
+ * Finite-horizon value iteration: V[h][s] = best probability of reaching G within h moves.
+ * policy[h][s] = the maximising action with h moves left (ties: lowest index).
+ */
+export function solveLake(cells: string, horizon: number, slip: number): { value: number[][]; policy: number[][] } {
+  const value: number[][] = [Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0))];
+  const policy: number[][] = [new Array<number>(N * N).fill(0)];
+  for (let h = 1; h <= horizon; h++) {
+    const v = new Array<number>(N * N).fill(0);
+    const p = new Array<number>(N * N).fill(0);
+    for (let s = 0; s < N * N; s++) {
+      if (cells[s] === 'G') v[s] = 1;
+      if (cells[s] !== 'F') continue;
+      let best = -1;
+      for (let a = 0; a < 4; a++) {
+        let q = 0;
+        for (const [t, pr] of transitions(s, a, slip)) q += pr * value[h - 1][t];
+        if (q > best + 1e-12) {
+          best = q;
+          p[s] = a;
+        }
+      }
+      v[s] = best;
+    }
+    value.push(v);
+    policy.push(p);
+  }
+  return { value, policy };
+}
+
+/** Probability that the uniformly random policy reaches G within `horizon` moves from `start`. */
+export function randomSuccess(cells: string, start: number, horizon: number, slip: number): number {
+  let v = Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0));
+  for (let h = 1; h <= horizon; h++) {
+    v = v.map((_, s) => {
+      if (cells[s] !== 'F') return cells[s] === 'G' ? 1 : 0;
+      let q = 0;
+      for (let a = 0; a < 4; a++) for (const [t, pr] of transitions(s, a, slip)) q += (pr * v[t]) / 4;
+      return q;
+    });
+  }
+  return v[start];
+}
+
+function drawMap(rng: Rng, o: FrozenLakeOptions): LakeMap | null {
+  const order = rng.shuffle(Array.from({ length: N * N }, (_, i) => i));
+  const start = order[0];
+  const goal = order[1];
+  const dist = Math.abs(Math.floor(start / N) - Math.floor(goal / N)) + Math.abs((start % N) - (goal % N));
+  if (dist < 3) return null;
+  const holes = new Set(order.slice(2, 2 + rng.range(o.minHoles, Math.max(o.minHoles, o.maxHoles))));
+  const cells = Array.from({ length: N * N }, (_, s) => (s === goal ? 'G' : holes.has(s) ? 'H' : 'F')).join('');
+  if (solveLake(cells, o.maxTurns, o.slip).value[o.maxTurns][start] < o.minExpertSuccess) return null;
+  if (randomSuccess(cells, start, o.maxTurns, o.slip) > o.maxRandomSuccess) return null;
+  return { cells, start };
+}
+
+function render(cells: string, player: number): string {
+  const grid: string[][] = [];
+  for (let r = 0; r < N; r++) {
+    const row: string[] = [];
+    for (let c = 0; c < N; c++) {
+      const s = r * N + c;
+      const base = cells[s] === 'H' ? 'O' : cells[s] === 'G' ? 'G' : '_';
+      row.push(s !== player ? base : cells[s] === 'H' ? 'X' : cells[s] === 'G' ? '√' : 'P');
+    }
+    grid.push(row);
+  }
+  return renderGrid(grid);
+}
+
+export class FrozenLakeEnv extends BaseEnv {
+  readonly family = 'frozenlake' as const;
+  protected readonly maxMessageChars = 2000;
+  private opts: FrozenLakeOptions = FROZENLAKE_DEFAULTS;
+  private map: LakeMap = { cells: '', start: 0 };
+  private player = 0;
+
+  protected start(spec: TaskSpec): Task {
+    this.opts = resolveOptions('frozenlake', FROZENLAKE_DEFAULTS, BOUNDS, spec.options);
+    const { value, key } = drawForSplit(this.rng.fork('task'), spec.split, (r) => drawMap(r, this.opts), (m) => `${m.cells}@${m.start}`);
+    this.map = value;
+    this.player = value.start;
+    return {
+      spec: { family: 'frozenlake', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      prompt:
+        'You are solving the FrozenLake puzzle. Avoid the holes and go to the goal. You may move in an unintended direction because the ice is slippery. ' +
+        'Symbols: P player, _ frozen, O hole, G goal, X player in hole, √ player on goal. Actions: Left, Down, Right, Up. Answer like <answer>Left</answer>.\n' +
+        this.state(),
+      hidden: { cells: value.cells, start: value.start, slip: this.opts.slip },
+      maxTurns: this.opts.maxTurns,
+      key,
+    };
+  }
+
+  private state(): string {
+    return `Map:\n${render(this.map.cells, this.player)}\nTurns left: ${this.opts.maxTurns - this.turn}.`;
+  }
+
+  protected act(message: string): Action {
+    const dir = readChoice(message, DIRECTIONS);
+    if (dir === null) {
+      return { kind: 'done', result: { observation: `Invalid action.\n${this.state()}`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) } };
+    }
+    const a = DIRECTIONS.indexOf(dir);
+    let u = this.rng.next();
+    const from = this.player;
+    let next = from;
+    for (const [t, p] of transitions(this.player, a, this.opts.slip)) {
+      next = t;
+      if ((u -= p) < 0) break;
+    }
+    this.player = next;
+    const cell = this.map.cells[next];
+    const fields = { action: dir, slipped: next !== move(from, a), position: next };
+    if (cell === 'G') return { kind: 'done', result: { observation: `You reached the goal!\n${this.state()}`, reward: 1, done: true, info: stepInfo('solved', fields, false, true) } };
+    if (cell === 'H') return { kind: 'done', result: { observation: `You fell into a hole.\n${this.state()}`, reward: 0, done: true, info: stepInfo('failed', fields) } };
+    return { kind: 'done', result: { observation: this.state(), reward: 0, done: false, info: stepInfo('move', fields) } };
+  }
+}
+
+/** Reads the lake and turns left from the newest observation. */
+function readLake(text: string): { cells: string; player: number; turnsLeft: number } | null {
+  const grid = parseGrid(text, 'Map:', N);
+  if (!grid) return null;
+  let player = -1;
+  const cells = grid
+    .flat()
+    .map((sym, s) => {
+      if (sym === 'P' || sym === 'X' || sym === '√') player = s;
+      return sym === 'O' || sym === 'X' ? 'H' : sym === 'G' || sym === '√' ? 'G' : 'F';
+    })
+    .join('');
+  const turnsLeft = Number(/Turns left: (\d+)/.exec(text.slice(text.lastIndexOf('Map:')))?.[1] ?? 1);
+  return player < 0 ? null : { cells, player, turnsLeft };
+}
+
+const say = (a: number) => `<answer>${DIRECTIONS[a]}</answer>`;
+
+export const frozenLakeAgents: FamilyAgents = {
+  expert(d) {
+    const lake = readLake(lastUser(d));
+    if (!lake) return say(0);
+    const h = Math.max(1, lake.turnsLeft);
+    return say(solveLake(lake.cells, h, FROZENLAKE_DEFAULTS.slip).policy[h][lake.player]);
+  },
+  mistake: (_d, rng) => say(rng.int(4)),
+  random: (_d, rng) => say(rng.int(4)),
+};

@@ -1,0 +1,101 @@
+// The family registry: every task family with its defaults, its environment constructor, its
+// scripted agents and the per-family figures evaluation reports.
+import { DEFAULT_NOISE, scriptedAgent, type FamilyAgents } from './agent.ts';
+import { GuessEnv, GUESS_DEFAULTS } from './guess/env.ts';
+import { guessAgents } from './guess/agents.ts';
+import { guessMetrics } from './guess/metrics.ts';
+import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './ragen/bandit.ts';
+import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './ragen/frozenlake.ts';
+import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './ragen/sokoban.ts';
+import { EnvError, FAMILY_NAMES, type Agent, type AgentKind, type Env, type Episode, type FamilyName, type JsonObject } from './types.ts';
+
+/** One family's entry. */
+export interface FamilyInfo {
+  name: FamilyName;
+  /** One line for `turnwise tasks`. */
+  description: string;
+  /** True when a collaborator (simulated or a person) replies to the agent. */
+  collaborative: boolean;
+  /** Default options (TaskSpec.options overrides them); always include maxTurns. */
+  defaults: JsonObject;
+  /** A fresh environment. */
+  create(): Env;
+  /** Scripted moves for expert, noisy and random agents. */
+  agents: FamilyAgents;
+  /** Rough count of distinct episodes in each split (each split holds about half). */
+  distinctEpisodes: number;
+  /** Family-specific means over evaluated episodes (e.g. information gain, similarity). */
+  metrics(episodes: readonly Episode[]): Record<string, number>;
+}
+
+function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+function invalidRate(eps: readonly Episode[]): number {
+  const turns = eps.flatMap((e) => e.turns);
+  return turns.length ? turns.filter((t) => t.info.invalidFormat).length / turns.length : 0;
+}
+
+function binomial(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+
+export const FAMILIES: Record<FamilyName, FamilyInfo> = {
+  guess: {
+    name: 'guess',
+    description: 'twenty questions over a 126-animal × 20-attribute table; 8 candidates named, T = 5',
+    collaborative: true,
+    defaults: { ...GUESS_DEFAULTS },
+    create: () => new GuessEnv(),
+    agents: guessAgents,
+    distinctEpisodes: binomial(100, 8) * 8,
+    metrics: guessMetrics,
+  },
+  bandit: {
+    name: 'bandit',
+    description: "RAGEN's two-armed bandit: symbolic arm names, safe 0.15 vs risky 1 w.p. 0.25; one pull",
+    collaborative: false,
+    defaults: { ...BANDIT_DEFAULTS },
+    create: () => new BanditEnv(),
+    agents: banditAgents,
+    distinctEpisodes: 100,
+    metrics: (eps) => ({ expectedReward: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.expectedReward ?? 0))), riskyRate: mean(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))) }),
+  },
+  frozenlake: {
+    name: 'frozenlake',
+    description: "RAGEN's FrozenLake: 4×4, moves slip with probability 2/3, +1 at the goal; T = 50",
+    collaborative: false,
+    defaults: { ...FROZENLAKE_DEFAULTS },
+    create: () => new FrozenLakeEnv(),
+    agents: frozenLakeAgents,
+    distinctEpisodes: 16 * 15 * 2002 * 0.019,
+    metrics: (eps) => ({ invalidRate: invalidRate(eps) }),
+  },
+  sokoban: {
+    name: 'sokoban',
+    description: "RAGEN's Sokoban: 6×6, one box; +1 on target, −1 off, +10 solved, −0.1 per step; T = 20",
+    collaborative: false,
+    defaults: { ...SOKOBAN_DEFAULTS },
+    create: () => new SokobanEnv(),
+    agents: sokobanAgents,
+    distinctEpisodes: 0,
+    metrics: (eps) => ({ invalidRate: invalidRate(eps), pushesPerEpisode: mean(eps.map((e) => e.turns.filter((t) => t.info.pushed === true).length)) }),
+  },
+} as Record<FamilyName, FamilyInfo>;
+
+/** A fresh environment of the named family. */
+export function createEnv(family: FamilyName): Env {
+  const info = FAMILIES[family];
+  if (!info) throw new EnvError(`unknown family "${String(family)}" (known: ${FAMILY_NAMES.join(', ')})`);
+  return info.create();
+}
+
+/** A scripted agent of the named family. */
+export function createAgent(kind: AgentKind, family: FamilyName, opts: { seed: number; noise?: number }): Agent {
+  const info = FAMILIES[family];
+  if (!info) throw new EnvError(`unknown family "${String(family)}" (known: ${FAMILY_NAMES.join(', ')})`);
+  return scriptedAgent(info.agents, kind, { seed: opts.seed, noise: opts.noise ?? DEFAULT_NOISE });
+}
