@@ -6,7 +6,7 @@ import type { PortableRecord } from './schema.ts';
 import { readLines, type ByteSource, type ReadProgress } from './formats/lines.ts';
 import { decodeTurnwise, type DecodeEvent, type LineIssue } from './formats/turnwise.ts';
 import { decodeSweet } from './formats/sweet.ts';
-import type { ImportOptions, ImportResult } from './store.ts';
+import type { ImportOptions, ImportResult } from './api.ts';
 
 export type ImportFormat = 'turnwise' | 'sweet';
 

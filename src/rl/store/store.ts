@@ -9,86 +9,13 @@ import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
 import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
-import { writeTx, type Durability } from './txn.ts';
-import { creditFromRecord, episodeFromRecord, episodeToRecord, runFromRecord, runToRecord, taskKey } from './convert.ts';
-import type { CreditRecord, EpisodeRecord, JsonObject, ModelRef, OutcomeRecord, PortableRecord, RunRecord, TaskRecord, TurnRole } from './schema.ts';
+import { writeTx } from './txn.ts';
+import { importTx, purgeTx } from './bulk.ts';
+import type { AdapterInput, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
+import { creditFromRecord, episodeToRecord, runToRecord, taskKey } from './convert.ts';
+import type { CreditRecord, EpisodeRecord, OutcomeRecord, PortableRecord, RunRecord } from './schema.ts';
 
-/** How a store opens. */
-export interface StoreOptions {
-  /** IndexedDB database name (default "turnwise"). */
-  name?: string;
-  /** Commit durability of turn writes: 'strict' survives an OS crash, 'relaxed' only a tab crash (default 'strict'). */
-  durability?: Durability;
-  /** New ids (default crypto.randomUUID). */
-  newId?: () => string;
-  /** Clock in ms since the epoch (default Date.now). */
-  now?: () => number;
-  /** Called if opening waits for an older tab to let go of the database. */
-  onBlocked?: () => void;
-}
-
-export interface RunInput {
-  id?: string;
-  name: string;
-  models: { policy: string; critic: string | null };
-  adapterId?: string | null;
-  algorithm: string;
-  settings?: JsonObject;
-  seed: number;
-  notes?: string;
-}
-
-export interface BeginEpisodeInput {
-  id?: string;
-  runId?: string | null;
-  task: TaskRecord;
-  model: ModelRef;
-}
-
-/** A completed turn as the rollout hands it over; omitted numbers default to 0, info to {}. */
-export interface TurnInput {
-  role: TurnRole;
-  text: string;
-  tokens?: ArrayLike<number> | null;
-  logprobs?: ArrayLike<number> | null;
-  promptTokens?: number;
-  completionTokens?: number;
-  reward?: number;
-  done?: boolean;
-  latencyMs?: number;
-  backend?: string;
-  info?: JsonObject;
-}
-
-/** Credit of one estimator for an episode's turns so far; NaN (or a shorter array) where none yet. */
-export interface CreditInput {
-  estimator: string;
-  version: string;
-  params?: JsonObject;
-  values: ArrayLike<number>;
-}
-
-/** Undo handle of a delete. */
-export interface RestoreToken {
-  ids: string[];
-  deletedAt: number;
-}
-
-export interface ImportOptions {
-  /** Shown in the episode list, e.g. the file name. */
-  source: string;
-  /** An id already in the store: keep the stored one ('skip', default), overwrite it, or fail the whole import. */
-  onConflict?: 'skip' | 'replace' | 'error';
-}
-
-export interface ImportResult {
-  runs: number;
-  episodes: number;
-  turns: number;
-  skipped: number;
-}
-
-export type AdapterInput = Omit<AdapterRow, 'createdAt' | 'runId'> & { createdAt?: number; runId?: string | null };
+export type * from './api.ts';
 
 export class TrajectoryStore {
   private closedMessage: string | null = null;
@@ -363,21 +290,7 @@ export class TrajectoryStore {
   /** Removes for good the episodes (with turns and credit) deleted at least `olderThanMs` ago. */
   async purgeDeleted(olderThanMs = 0): Promise<number> {
     const cutoff = this.opts.now() - olderThanMs;
-    const n = await this.write(['episodes', 'turns', 'credit'], async (tx) => {
-      let count = 0;
-      let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
-      while (cursor) {
-        const ep = cursor.value;
-        if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
-          await tx.objectStore('turns').delete(IDBKeyRange.bound([ep.id, 0], [ep.id, Infinity]));
-          await tx.objectStore('credit').delete(IDBKeyRange.bound([ep.id], [ep.id, []]));
-          await cursor.delete();
-          count++;
-        }
-        cursor = await cursor.continue();
-      }
-      return count;
-    });
+    const n = await this.write(['episodes', 'turns', 'credit'], (tx) => purgeTx(tx, cutoff));
     this.notifier.publish({ type: 'purged', count: n });
     return n;
   }
@@ -459,36 +372,7 @@ export class TrajectoryStore {
   async importRecords(records: readonly PortableRecord[], options: ImportOptions): Promise<ImportResult> {
     const onConflict = options.onConflict ?? 'skip';
     const at = this.opts.now();
-    const result: ImportResult = { runs: 0, episodes: 0, turns: 0, skipped: 0 };
-    await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit'], async (tx) => {
-      for (const rec of records) {
-        const storeName = rec.type === 'run' ? 'runs' : 'episodes';
-        const existing = await tx.objectStore(storeName).getKey(rec.id);
-        if (existing !== undefined) {
-          if (onConflict === 'error') throw new StoreError('conflict', `${rec.type} ${rec.id} is already in the store; nothing was imported`);
-          if (onConflict === 'skip') {
-            result.skipped++;
-            continue;
-          }
-        }
-        if (rec.type === 'run') {
-          await tx.objectStore('runs').put(runFromRecord(rec));
-          result.runs++;
-          continue;
-        }
-        const { row, task, turns, credit } = episodeFromRecord(rec, { source: options.source, at });
-        if (existing !== undefined) {
-          await tx.objectStore('turns').delete(IDBKeyRange.bound([rec.id, 0], [rec.id, Infinity]));
-          await tx.objectStore('credit').delete(IDBKeyRange.bound([rec.id], [rec.id, []]));
-        }
-        await tx.objectStore('tasks').put(task);
-        await tx.objectStore('episodes').put(row);
-        for (const t of turns) await tx.objectStore('turns').put(t);
-        for (const c of credit) await tx.objectStore('credit').put(c);
-        result.episodes++;
-        result.turns += turns.length;
-      }
-    });
+    const result = await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit'], (tx) => importTx(tx, records, onConflict, { source: options.source, at }));
     this.notifier.publish({ type: 'imported', runs: result.runs, episodes: result.episodes });
     return result;
   }

@@ -133,6 +133,43 @@ const damage = fc.oneof(
   })),
 );
 
+describe('SWEET-RL import', () => {
+  const record = (reward: unknown) =>
+    JSON.stringify({
+      task: { problem_description: 'Double it.', ground_truth: 'def f(x): return 2*x' },
+      dialogue_history: [
+        { role: 'user', content: 'Double it.' },
+        { role: 'assistant', content: 'I WANT TO ANSWER: def f(x): return x+x' },
+      ],
+      answer: ' def f(x): return x+x',
+      reward,
+    });
+
+  it('imports valid ColBench lines as episodes in one go', async () => {
+    const store = await openStore();
+    const { report, result } = await importFile(store, textSource(`${record(1)}\n${record(0)}\n`), { format: 'sweet', source: 'colbench.jsonl', now: 5000 });
+    expect(report.ok).toBe(true);
+    expect(result).toEqual({ runs: 0, episodes: 2, turns: 4, skipped: 0 });
+    expect((await store.listEpisodes({ family: 'colbench', outcome: 'success' })).items.map((s) => s.id)).toEqual(['colbench.jsonl#1']);
+    store.close();
+  });
+
+  it('reports bad roles and rewards by line and field, importing nothing', async () => {
+    const store = await openStore();
+    const badRole = record(1).replace('"role":"assistant"', '"role":"agent"');
+    const { report, result } = await importFile(store, textSource([record(1), badRole, record('high'), '{"task":{}}'].join('\n')), { format: 'sweet', source: 's' });
+    expect(result).toBeNull();
+    expect(report.errors.map((e) => [e.line, e.path])).toEqual([
+      [2, 'dialogue_history[1].role'],
+      [3, 'reward'],
+      [4, 'task.problem_description'],
+      [4, 'dialogue_history'],
+    ]);
+    expect(await store.countEpisodes()).toBe(0);
+    store.close();
+  });
+});
+
 describe('fuzzed imports', () => {
   it('report the damaged line and import nothing, whatever the damage', async () => {
     await fc.assert(

@@ -1,0 +1,67 @@
+// The bodies of the store's two bulk writes — an import (many records, one transaction) and the purge
+// of soft-deleted episodes — as functions over an open transaction, so store.ts stays about the API.
+import { StoreError } from './errors.ts';
+import { episodeFromRecord, runFromRecord } from './convert.ts';
+import type { WriteTx } from './txn.ts';
+import type { ImportOptions, ImportResult } from './api.ts';
+import type { PortableRecord } from './schema.ts';
+
+type ImportStores = ['runs', 'tasks', 'episodes', 'turns', 'credit'];
+type PurgeStores = ['episodes', 'turns', 'credit'];
+
+const turnsOf = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
+const creditOf = (id: string) => IDBKeyRange.bound([id], [id, []]);
+
+/** Writes validated records; an id already stored is skipped, replaced, or fails the whole transaction. */
+export async function importTx(
+  tx: WriteTx<ImportStores>,
+  records: readonly PortableRecord[],
+  onConflict: NonNullable<ImportOptions['onConflict']>,
+  imported: { source: string; at: number },
+): Promise<ImportResult> {
+  const result: ImportResult = { runs: 0, episodes: 0, turns: 0, skipped: 0 };
+  for (const rec of records) {
+    const existing = await tx.objectStore(rec.type === 'run' ? 'runs' : 'episodes').getKey(rec.id);
+    if (existing !== undefined) {
+      if (onConflict === 'error') throw new StoreError('conflict', `${rec.type} ${rec.id} is already in the store; nothing was imported`);
+      if (onConflict === 'skip') {
+        result.skipped++;
+        continue;
+      }
+    }
+    if (rec.type === 'run') {
+      await tx.objectStore('runs').put(runFromRecord(rec));
+      result.runs++;
+      continue;
+    }
+    const { row, task, turns, credit } = episodeFromRecord(rec, imported);
+    if (existing !== undefined) {
+      await tx.objectStore('turns').delete(turnsOf(rec.id));
+      await tx.objectStore('credit').delete(creditOf(rec.id));
+    }
+    await tx.objectStore('tasks').put(task);
+    await tx.objectStore('episodes').put(row);
+    for (const t of turns) await tx.objectStore('turns').put(t);
+    for (const c of credit) await tx.objectStore('credit').put(c);
+    result.episodes++;
+    result.turns += turns.length;
+  }
+  return result;
+}
+
+/** Deletes for good the soft-deleted episodes (with turns and credit) deleted at or before `cutoff`. */
+export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise<number> {
+  let count = 0;
+  let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
+  while (cursor) {
+    const ep = cursor.value;
+    if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
+      await tx.objectStore('turns').delete(turnsOf(ep.id));
+      await tx.objectStore('credit').delete(creditOf(ep.id));
+      await cursor.delete();
+      count++;
+    }
+    cursor = await cursor.continue();
+  }
+  return count;
+}
