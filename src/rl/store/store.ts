@@ -42,8 +42,8 @@ export class TrajectoryStore {
     try {
       db = await openStoreDb(opts.name, {
         blocked: () => options.onBlocked?.(),
-        blocking: () => store?.lose(RELOAD_MESSAGE, true),
-        terminated: () => store?.lose('The browser closed the database (storage cleared?): reload this page.', false),
+        blocking: () => store?.lose(RELOAD_MESSAGE),
+        terminated: () => store?.lose('The browser closed the database (storage cleared?): reload this page.'),
       });
     } catch (e) {
       throw toStoreError(e);
@@ -391,12 +391,13 @@ export class TrajectoryStore {
 
   // ---- internals ------------------------------------------------------------------------------------------
 
-  private lose(message: string, reload: boolean): void {
+  /** The connection is gone for good (upgrade elsewhere, or the browser closed it): tell the page to reload. */
+  private lose(message: string): void {
     if (this.closed) return;
     this.closedMessage = message;
     this.session.end();
     this.db.close();
-    if (reload) this.notifier.local({ type: 'reload-required', origin: 'local', message });
+    this.notifier.local({ type: 'reload-required', origin: 'local', message });
   }
 
   private ensureOpen(): void {
