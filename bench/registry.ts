@@ -4,7 +4,9 @@ import { probe } from './entries/probe.ts';
 import { model } from './entries/model.ts';
 import { credit } from './entries/credit.ts';
 import { store } from './entries/store.ts';
+import { trainStep } from './entries/trainStep.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
 BENCHES.push(credit);
+BENCHES.push(trainStep);
