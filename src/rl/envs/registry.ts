@@ -4,6 +4,9 @@ import { DEFAULT_NOISE, scriptedAgent, type FamilyAgents } from './agent.ts';
 import { GuessEnv, GUESS_DEFAULTS } from './guess/env.ts';
 import { guessAgents } from './guess/agents.ts';
 import { guessMetrics } from './guess/metrics.ts';
+import { BackendEnv, BACKEND_DEFAULTS } from './backend/env.ts';
+import { backendAgents } from './backend/agents.ts';
+import { TEMPLATES } from './backend/templates.ts';
 import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './ragen/bandit.ts';
 import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './ragen/frozenlake.ts';
 import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './ragen/sokoban.ts';
@@ -53,6 +56,20 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     agents: guessAgents,
     distinctEpisodes: binomial(100, 8) * 8,
     metrics: guessMetrics,
+  },
+  backend: {
+    name: 'backend',
+    description: `ColBench backend, scaled: ${TEMPLATES.length} function templates in our expression language; ask for the hidden numbers, then I WANT TO ANSWER: code; T = 10`,
+    collaborative: true,
+    defaults: { ...BACKEND_DEFAULTS },
+    create: () => new BackendEnv(),
+    agents: backendAgents,
+    distinctEpisodes: TEMPLATES.reduce((a, t) => a + t.params.reduce((b, p) => b * p.values.length, 1), 0) / 2,
+    metrics: (eps) => ({
+      meanTestsPassed: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.testsPassed ?? 0) / Number(e.turns[e.turns.length - 1]?.info.testsTotal ?? 1))),
+      answeredRate: mean(eps.map((e) => (typeof e.turns[e.turns.length - 1]?.info.testsPassed === 'number' ? 1 : 0))),
+      uselessQuestionRate: mean(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
+    }),
   },
   bandit: {
     name: 'bandit',

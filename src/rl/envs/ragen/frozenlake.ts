@@ -93,7 +93,7 @@ export function solveLake(cells: string, horizon: number, slip: number): { value
 
 /** Probability that the uniformly random policy reaches G within `horizon` moves from `start`. */
 export function randomSuccess(cells: string, start: number, horizon: number, slip: number): number {
-  let v = Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0));
+  let v: number[] = Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0));
   for (let h = 1; h <= horizon; h++) {
     v = v.map((_, s) => {
       if (cells[s] !== 'F') return cells[s] === 'G' ? 1 : 0;

@@ -1,0 +1,165 @@
+// `backend` (ColBench backend, SWEET-RL arXiv 2503.15478, scaled): the collaborator knows a reference
+// function in our expression language; the agent asks about the hidden parameters, then answers
+// with `I WANT TO ANSWER:` and one expression; reward = fraction of hidden tests passed, success =
+// all. Agent code is parsed and interpreted with limits (lexer.ts), never eval'd.
+import { BaseEnv, stepInfo, type Action } from '../base.ts';
+import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
+import { drawForSplit } from '../split.ts';
+import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
+import type { Rng } from '../../util/rng.ts';
+import { DslError } from './lexer.ts';
+import { parse } from './parser.ts';
+import { evaluate, run, sameValue, type Value } from './interp.ts';
+import { TEMPLATES, lit, type Template } from './templates.ts';
+
+export interface BackendOptions {
+  [k: string]: number;
+  /** Turn limit T (questions plus the answer; ColBench: 10). */
+  maxTurns: number;
+  /** Hidden test cases per task. */
+  tests: number;
+  /** Simulated collaborator's error rate: half wrong numbers, half "I am not sure". */
+  noise: number;
+}
+export const BACKEND_DEFAULTS: BackendOptions = { maxTurns: 10, tests: 8, noise: 0 };
+const BOUNDS: { [K in keyof BackendOptions]: OptionBound } = {
+  maxTurns: { min: 1, max: 40, integer: true },
+  tests: { min: 1, max: 64, integer: true },
+  noise: { min: 0, max: 1, integer: false },
+};
+
+export const ANSWER_MARKER = 'I WANT TO ANSWER:';
+export type TestCase = { inputs: Record<string, Value>; expected: Value };
+
+/** How the collaborator states a parameter. */
+export function phrase(name: string, value: Value, unit: string, variant: number): string {
+  const v = `${lit(value)}${unit ? ` ${unit}` : ''}`;
+  return [`The ${name} is ${v}.`, `The ${name} should be ${v}.`, `Use ${v} for the ${name}.`][variant % 3];
+}
+
+/** Which of the template's parameters a question mentions. */
+export function mentionedParams(t: Template, question: string): string[] {
+  const q = question.toLowerCase();
+  return t.params.filter((p) => new RegExp(`(^|[^a-z])${p.name}([^a-z]|$)`).test(q)).map((p) => p.name);
+}
+
+function makeTests(rng: Rng, t: Template, params: Record<string, Value>, n: number, reference: string): TestCase[] {
+  const edges = t.params.filter((p) => p.edge).map((p) => params[p.name]);
+  const out: TestCase[] = [];
+  for (let i = 0; out.length < n && i < n * 4; i++) {
+    const inputs: Record<string, Value> = {};
+    t.args.forEach((a, j) => {
+      if ('choices' in a) inputs[a.name] = rng.pick(a.choices);
+      else if (j === 0 && i < edges.length && typeof edges[i] === 'number' && (edges[i] as number) >= a.lo && (edges[i] as number) <= a.hi) inputs[a.name] = edges[i];
+      else inputs[a.name] = rng.range(a.lo, a.hi);
+    });
+    out.push({ inputs, expected: run(reference, inputs) });
+  }
+  return out;
+}
+
+/** Runs code on the tests: passes counted, first error message (code never executes outside the interpreter). */
+export function scoreCode(code: string, tests: readonly TestCase[]): { passed: number; error: string | null; kind: DslError['kind'] | null } {
+  let expr;
+  try {
+    expr = parse(code);
+  } catch (e) {
+    return { passed: 0, error: (e as Error).message, kind: e instanceof DslError ? e.kind : 'syntax' };
+  }
+  let passed = 0;
+  let error: string | null = null;
+  let kind: DslError['kind'] | null = null;
+  for (const t of tests) {
+    try {
+      if (sameValue(evaluate(expr, t.inputs), t.expected)) passed++;
+    } catch (e) {
+      error ??= (e as Error).message;
+      kind ??= e instanceof DslError ? e.kind : 'runtime';
+    }
+  }
+  return { passed, error, kind };
+}
+
+export class BackendEnv extends BaseEnv {
+  readonly family = 'backend' as const;
+  protected readonly maxMessageChars = 4000;
+  private opts: BackendOptions = BACKEND_DEFAULTS;
+  private template: Template = TEMPLATES[0];
+  private params: Record<string, Value> = {};
+  private tests: TestCase[] = [];
+  private asked = new Set<string>();
+
+  protected start(spec: TaskSpec): Task {
+    this.opts = resolveOptions('backend', BACKEND_DEFAULTS, BOUNDS, spec.options);
+    const { value, key } = drawForSplit(
+      this.rng.fork('task'),
+      spec.split,
+      (r) => {
+        const t = r.pick(TEMPLATES);
+        const params: Record<string, Value> = {};
+        for (const p of t.params) params[p.name] = r.pick(p.values);
+        return { t, params };
+      },
+      (v) => `${v.t.fn}|${JSON.stringify(v.params)}`,
+    );
+    this.template = value.t;
+    this.params = value.params;
+    this.asked = new Set();
+    const reference = value.t.code(value.params);
+    this.tests = makeTests(this.rng.fork('tests'), value.t, value.params, this.opts.tests, reference);
+    const t = value.t;
+    const args = t.args.map((a) => a.name).join(', ');
+    return {
+      spec: { family: 'backend', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      prompt:
+        `Write a function ${t.fn}(${args}). ${t.description} Ask me about: ${t.params.map((p) => p.name).join(', ')}. ` +
+        `When ready, reply with ${ANSWER_MARKER} followed by one expression over ${args}. You have ${this.opts.maxTurns} turns.`,
+      hidden: { fn: t.fn, params: { ...value.params }, reference, tests: this.tests.map((c) => ({ inputs: { ...c.inputs }, expected: c.expected })) },
+      maxTurns: this.opts.maxTurns,
+      key,
+    };
+  }
+
+  protected act(message: string): Action {
+    const at = message.toUpperCase().indexOf(ANSWER_MARKER);
+    if (at >= 0) return { kind: 'done', result: this.answer(message.slice(at + ANSWER_MARKER.length)) };
+    if (message.trim() === '') {
+      return { kind: 'done', result: { observation: `Please ask a question or answer. Turns left: ${this.opts.maxTurns - this.turn}.`, reward: 0, done: false, info: stepInfo('invalid-format', {}, true) } };
+    }
+    const names = mentionedParams(this.template, message);
+    return { kind: 'reply', parsed: { kind: 'question', params: names }, suggestion: this.simulatedReply(names), finish: (reply) => this.finishQuestion(names, reply) };
+  }
+
+  private simulatedReply(names: string[]): string {
+    const r = this.rng;
+    if (names.length === 0) return r.pick(["I don't know.", 'I can only tell you about the numbers I listed.']);
+    return names
+      .map((n) => {
+        const p = this.template.params.find((q) => q.name === n)!;
+        let v = this.params[n];
+        if (r.chance(this.opts.noise)) {
+          if (r.chance(0.5)) return 'I am not sure.';
+          v = r.pick(p.values.filter((x) => x !== v).concat([v]));
+        }
+        return phrase(n, v, p.unit, r.int(3));
+      })
+      .join(' ');
+  }
+
+  private finishQuestion(names: string[], reply: string): StepResult {
+    const repeated = names.length > 0 && names.every((n) => this.asked.has(n));
+    for (const n of names) this.asked.add(n);
+    const fields: JsonObject = { params: names, useless: names.length === 0, repeated };
+    return { observation: `${reply} Turns left: ${this.opts.maxTurns - this.turn}.`, reward: 0, done: false, info: stepInfo('question', fields) };
+  }
+
+  private answer(raw: string): StepResult {
+    const code = raw.replace(/```[a-z]*/gi, '').trim();
+    const { passed, error, kind } = scoreCode(code, this.tests);
+    const total = this.tests.length;
+    const success = passed === total;
+    const fields: JsonObject = { testsPassed: passed, testsTotal: total, error, errorKind: kind };
+    const reason = kind === 'syntax' || kind === 'limit' ? 'code-error' : 'answer';
+    return { observation: `${passed} of ${total} tests passed.${error ? ` Error: ${error}` : ''}`, reward: passed / total, done: true, info: stepInfo(reason, fields, false, success) };
+  }
+}
