@@ -31,7 +31,7 @@ function episode(k: number, turns: number, tokens: number): EpisodeRecord {
     id: `bench-${k}`,
     runId: null,
     status: 'complete',
-    task: { family: k % 2 ? 'guess' : 'backend', split: k % 5 ? 'train' : 'test', seed: k, hidden: { item: `item-${k % 100}`, attributes: { legs: 4, red: false } } },
+    task: { family: k % 2 ? 'guess' : 'backend', split: k % 5 ? 'train' : 'test', seed: k, options: {}, hidden: { item: `item-${k % 100}`, attributes: { legs: 4, red: false } } },
     model: { policy: 'policy-v1', adapter: null, critic: null },
     turns: Array.from({ length: turns }, (_, i) => turn(i, tokens)),
     outcome: { success: k % 3 === 0, totalReward: k % 3 === 0 ? 1 : 0, turns: Math.ceil(turns / 2) },

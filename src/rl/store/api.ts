@@ -32,7 +32,8 @@ export interface RunInput {
 export interface BeginEpisodeInput {
   id?: string;
   runId?: string | null;
-  task: TaskRecord;
+  /** The task suite's TaskSpec (options completed) plus the hidden information reset returned. */
+  task: Omit<TaskRecord, 'options'> & { options?: JsonObject };
   model: ModelRef;
 }
 

@@ -19,10 +19,11 @@ function hash53(s: string): string {
 }
 
 /**
- * Key of a task row: family/split/seed plus a hash of the hidden information, so that two imported
- * files whose tasks share a seed but not their hidden information never overwrite each other.
+ * Key of a task row: family/split/seed plus a hash of the options and hidden information, so that two
+ * imported files whose tasks share a seed but not their content never overwrite each other.
  */
-export const taskKey = (t: TaskRecord): string => `${t.family}/${t.split}/${t.seed}/${hash53(JSON.stringify(t.hidden))}`;
+export const taskKey = (t: Pick<TaskRecord, 'family' | 'split' | 'seed' | 'hidden'> & { options?: TaskRecord['options'] }): string =>
+  `${t.family}/${t.split}/${t.seed}/${hash53(JSON.stringify([t.options ?? {}, t.hidden]))}`;
 
 export function runToRecord(r: RunRow): RunRecord {
   return {
@@ -109,7 +110,7 @@ export const creditOrder = (a: { estimator: string; version: string }, b: { esti
   a.estimator < b.estimator ? -1 : a.estimator > b.estimator ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 
 export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: TurnRow[], credit: CreditRow[]): EpisodeRecord {
-  const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, hidden: task ? task.hidden : null };
+  const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, options: task?.options ?? {}, hidden: task ? task.hidden : null };
   return {
     type: 'episode',
     id: row.id,
@@ -150,7 +151,7 @@ export function episodeFromRecord(e: EpisodeRecord, imported: { source: string; 
     live: 1,
     deletedAt: null,
   };
-  const task: TaskRow = { key: row.taskKey, family: e.task.family, split: e.task.split, seed: e.task.seed, hidden: e.task.hidden };
+  const task: TaskRow = { key: row.taskKey, family: e.task.family, split: e.task.split, seed: e.task.seed, options: e.task.options, hidden: e.task.hidden };
   const turns = e.turns.map((t, i) => turnFromRecord(e.id, i, t));
   const credit = e.credit.map((c) => creditFromRecord(e.id, c));
   return { row, task, turns, credit };

@@ -33,11 +33,13 @@ export interface RunRow {
 
 /** Hidden task information, stored once per distinct task. */
 export interface TaskRow {
-  /** `${family}/${split}/${seed}/${hash of hidden}` (convert.ts taskKey) */
+  /** `${family}/${split}/${seed}/${hash of options and hidden}` (convert.ts taskKey) */
   key: string;
   family: string;
   split: 'train' | 'test';
   seed: number;
+  /** Absent in rows written by version 1 (read as {}). */
+  options?: JsonObject;
   hidden: JsonValue;
 }
 

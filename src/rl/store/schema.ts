@@ -39,8 +39,10 @@ export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 export interface TaskRecord {
   family: string;
   split: 'train' | 'test';
-  /** Non-negative integer seed the family instantiates the task from. */
+  /** Any safe integer; with family, split and options it fixes the task (the task suite's TaskSpec). */
   seed: number;
+  /** Overrides of the family's default options, as completed by the task suite (e.g. {candidates: 8}). */
+  options: JsonObject;
   /** What the collaborator (and the asymmetric critic) knows and the agent must elicit. */
   hidden: JsonValue;
 }
@@ -167,7 +169,8 @@ const LogprobsSchema = v.pipe(v.custom<number[]>(isFiniteArray, 'Invalid value: 
 export const TaskSchema = v.strictObject({
   family: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
   split: v.picklist(['train', 'test']),
-  seed: nonNegInt,
+  seed: v.pipe(v.number(), v.safeInteger()),
+  options: JsonObjectSchema,
   hidden: JsonValueSchema,
 });
 

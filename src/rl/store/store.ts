@@ -130,8 +130,9 @@ export class TrajectoryStore {
       deletedAt: null,
     };
     const { family, split, seed, hidden } = input.task;
+    const options = input.task.options ?? {};
     await this.write(['tasks', 'episodes'], async (tx) => {
-      await tx.objectStore('tasks').put({ key, family, split, seed, hidden });
+      await tx.objectStore('tasks').put({ key, family, split, seed, options, hidden });
       await tx.objectStore('episodes').add(row);
     });
     this.notifier.publish({ type: 'episode', id: row.id, status: row.status });

@@ -24,7 +24,7 @@ async function fillStore(store: TrajectoryStore): Promise<void> {
   await store.putCredit(a, { estimator: 'gae', version: 'critic-1', params: { gamma: 0.9 }, values: [NaN, 0.1, NaN, -0.3, NaN, 1 / 3] });
   await store.putCredit(a, { estimator: 'mc', version: 'none', values: [0, 1, 0, 1, 0, 1] });
   await writeEpisode(store, { seed: 2, family: 'bandit', success: false, pairs: 1 });
-  const open = await store.beginEpisode({ task: { family: 'backend', split: 'test', seed: 9, hidden: { reference: 'f(x) = x * 2', 'ü"\\': ['\u2028', '\ud83d\ude00'] } }, model });
+  const open = await store.beginEpisode({ task: { family: 'backend', split: 'test', seed: -9, options: { maxTurns: 4 }, hidden: { reference: 'f(x) = x * 2', 'ü"\\': ['\u2028', '\ud83d\ude00'] } }, model });
   await store.appendTurn(open.id, { ...agentTurn(0), text: 'unicode: ☃ 😀 "quoted" \\ \n newline', logprobs: [-1e-8, -123.456789, -0] });
 }
 
@@ -58,7 +58,7 @@ describe('Turnwise JSONL', () => {
     const text = await exportText(store);
     expect(text).toBe(
       '{"format":"turnwise.trajectories","version":1}\n' +
-        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"hidden":{"arms":[0.2,0.8]}},' +
+        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":{"arms":[0.2,0.8]}},' +
         '"model":{"policy":"p","adapter":null,"critic":null},"turns":[{"role":"agent","text":"<answer>1</answer>","tokens":[5],"logprobs":[-0.5],' +
         '"promptTokens":9,"completionTokens":1,"reward":1,"done":true,"latencyMs":2,"backend":"wasm","info":{},"at":1700000002000}],' +
         '"outcome":{"success":true,"totalReward":1,"turns":1},"credit":[],"createdAt":1700000001000,"updatedAt":1700000003000,"finishedAt":1700000003000,"abortReason":null}\n',
@@ -72,7 +72,7 @@ const tinyEpisode = (): EpisodeRecord => ({
   id: 'e1',
   runId: null,
   status: 'complete',
-  task: { family: 'backend', split: 'test', seed: 4, hidden: { reference: 'double' } },
+  task: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, hidden: { reference: 'double' } },
   model,
   turns: [
     { role: 'system', text: 'Write f.', tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {}, at: 1 },
@@ -98,7 +98,7 @@ describe('chat messages (TRL)', () => {
         { role: 'assistant', content: 'I WANT TO ANSWER: f(x) = 2 * x' },
       ],
       id: 'e1',
-      task: { family: 'backend', split: 'test', seed: 4 },
+      task: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 } },
       hidden: { reference: 'double' },
       reward: 0.75,
       success: false,

@@ -22,6 +22,7 @@ export const task = (seed = 1, family = 'guess', split: 'train' | 'test' = 'trai
   family,
   split,
   seed,
+  options: {},
   hidden: { item: `item-${seed}`, attributes: { red: true, size: 3 }, tests: ['f(1) == 2', 'f(2) == 4'] },
 });
 

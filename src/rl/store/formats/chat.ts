@@ -13,7 +13,7 @@ export const chatRole = (role: TurnRole): ChatRole => (role === 'agent' ? 'assis
 export interface ChatRecord {
   messages: { role: ChatRole; content: string }[];
   id: string;
-  task: { family: string; split: 'train' | 'test'; seed: number };
+  task: { family: string; split: 'train' | 'test'; seed: number; options: EpisodeRecord['task']['options'] };
   /** Training-time information the policy never saw (for asymmetric critics). */
   hidden: EpisodeRecord['task']['hidden'];
   /** Episode return (the outcome's total reward; null when unfinished). */
@@ -31,7 +31,7 @@ export function toChatRecord(e: EpisodeRecord): ChatRecord {
   return {
     messages: e.turns.map((t) => ({ role: chatRole(t.role), content: t.text })),
     id: e.id,
-    task: { family: e.task.family, split: e.task.split, seed: e.task.seed },
+    task: { family: e.task.family, split: e.task.split, seed: e.task.seed, options: e.task.options },
     hidden: e.task.hidden,
     reward: e.outcome ? e.outcome.totalReward : null,
     success: e.outcome ? e.outcome.success : null,

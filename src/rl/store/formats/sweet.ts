@@ -119,7 +119,7 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
     id: `${opts.idPrefix}#${line}`,
     runId: null,
     status: 'complete',
-    task: { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, hidden: v.parse(JsonObjectSchema, raw.task) },
+    task: { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, options: {}, hidden: v.parse(JsonObjectSchema, raw.task) },
     model: { policy: 'unknown', adapter: null, critic: null },
     turns,
     outcome: reward === null ? null : { success: reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
