@@ -7,6 +7,8 @@ import { guessMetrics } from './guess/metrics.ts';
 import { BackendEnv, BACKEND_DEFAULTS } from './backend/env.ts';
 import { backendAgents } from './backend/agents.ts';
 import { TEMPLATES } from './backend/templates.ts';
+import { FrontendEnv, FRONTEND_DEFAULTS } from './frontend/env.ts';
+import { frontendAgents } from './frontend/agents.ts';
 import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './ragen/bandit.ts';
 import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './ragen/frozenlake.ts';
 import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './ragen/sokoban.ts';
@@ -71,6 +73,19 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
       uselessQuestionRate: mean(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
     }),
   },
+  frontend: {
+    name: 'frontend',
+    description: 'ColBench frontend, scaled: match a hidden page in an HTML/CSS subset from listed differences; deterministic render similarity, success ≥ 0.9; T = 8',
+    collaborative: true,
+    defaults: { ...FRONTEND_DEFAULTS },
+    create: () => new FrontendEnv(),
+    agents: frontendAgents,
+    distinctEpisodes: 1e12,
+    metrics: (eps) => ({
+      meanSimilarity: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.similarity ?? 0))),
+      unsafeRate: mean(eps.map((e) => (e.turns.some((t) => t.info.reason === 'unsafe') ? 1 : 0))),
+    }),
+  },
   bandit: {
     name: 'bandit',
     description: "RAGEN's two-armed bandit: symbolic arm names, safe 0.15 vs risky 1 w.p. 0.25; one pull",
@@ -101,7 +116,7 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     distinctEpisodes: 0,
     metrics: (eps) => ({ invalidRate: invalidRate(eps), pushesPerEpisode: mean(eps.map((e) => e.turns.filter((t) => t.info.pushed === true).length)) }),
   },
-} as Record<FamilyName, FamilyInfo>;
+};
 
 /** A fresh environment of the named family. */
 export function createEnv(family: FamilyName): Env {

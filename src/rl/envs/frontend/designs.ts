@@ -1,0 +1,89 @@
+// Target designs for the frontend family and the collaborator's description of differences: a
+// structured, templated list ("Block 2 width should be 80, not 160.") ordered page → blocks, so a
+// small model can apply it. Values compared are the computed ones (defaults filled in).
+import type { Rng } from '../../util/rng.ts';
+import { PALETTE, type Align, type Block, type Design, type Style, type StyleKey, type Tag } from './html.ts';
+import { computed, type Computed } from './raster.ts';
+
+const WORDS = ['sale', 'welcome', 'shop', 'news', 'contact', 'about', 'home', 'menu', 'offers', 'today', 'new', 'hello', 'team', 'blog', 'jobs', 'help', 'login', 'start', 'more', 'events'];
+const COLORS = Object.keys(PALETTE);
+const PAGE_COLORS = ['white', 'yellow', 'gray', 'pink', 'navy'];
+export const CHOICES = {
+  width: [40, 60, 80, 100, 120, 140],
+  height: [16, 20, 24, 32],
+  'margin-top': [4, 8, 12],
+  'margin-left': [10, 20, 30, 40],
+  'text-align': ['center', 'right'] as Align[],
+  'font-size': [8, 12, 16],
+};
+
+/** A random target design: 2–3 blocks, each with a few styles set. */
+export function drawDesign(rng: Rng): Design {
+  const background = rng.pick(PAGE_COLORS);
+  const n = rng.range(2, 3);
+  const blocks: Block[] = [];
+  for (let i = 0; i < n; i++) {
+    const tag: Tag = i === 0 && rng.chance(0.5) ? 'h1' : rng.pick(['p', 'div'] as const);
+    const text = rng.chance(0.5) ? rng.pick(WORDS) : `${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
+    const style: Style = {};
+    if (rng.chance(0.7)) style.background = rng.pick(COLORS.filter((c) => c !== background));
+    if (rng.chance(0.5)) style.color = rng.pick(COLORS.filter((c) => c !== (style.background ?? background)));
+    if (rng.chance(0.6)) style.width = rng.pick(CHOICES.width);
+    if (rng.chance(0.5)) style.height = rng.pick(CHOICES.height);
+    if (rng.chance(0.4)) style['margin-top'] = rng.pick(CHOICES['margin-top']);
+    if (rng.chance(0.4)) style['margin-left'] = rng.pick(CHOICES['margin-left']);
+    if (rng.chance(0.5)) style['text-align'] = rng.pick(CHOICES['text-align']);
+    if (rng.chance(0.3)) style['font-size'] = rng.pick(CHOICES['font-size']);
+    blocks.push({ tag, text, style });
+  }
+  return { background, blocks };
+}
+
+/** One difference between the target and a draft. */
+export interface Difference {
+  /** 1-based block index, or 0 for the page. */
+  block: number;
+  key: 'page-background' | 'count' | 'tag' | 'text' | StyleKey;
+  want: string | number;
+  have: string | number;
+  text: string;
+}
+
+const COMPUTED_OF: [StyleKey, keyof Computed][] = [
+  ['background', 'background'], ['width', 'width'], ['height', 'height'], ['margin-top', 'marginTop'], ['margin-left', 'marginLeft'],
+  ['color', 'color'], ['text-align', 'align'], ['font-size', 'fontSize'],
+];
+
+/** All differences, most visible first (page, block count, then block by block). */
+export function differences(target: Design, draft: Design): Difference[] {
+  const out: Difference[] = [];
+  if (target.background !== draft.background) {
+    out.push({ block: 0, key: 'page-background', want: target.background, have: draft.background, text: `The page background should be ${target.background}, not ${draft.background}.` });
+  }
+  if (target.blocks.length !== draft.blocks.length) {
+    out.push({ block: 0, key: 'count', want: target.blocks.length, have: draft.blocks.length, text: `There should be ${target.blocks.length} blocks, not ${draft.blocks.length}.` });
+  }
+  const n = Math.min(target.blocks.length, draft.blocks.length);
+  for (let i = 0; i < n; i++) {
+    const t = target.blocks[i];
+    const d = draft.blocks[i];
+    const label = `Block ${i + 1}`;
+    if (t.tag !== d.tag) out.push({ block: i + 1, key: 'tag', want: t.tag, have: d.tag, text: `${label} should be a ${t.tag}, not a ${d.tag}.` });
+    if (t.text !== d.text) out.push({ block: i + 1, key: 'text', want: t.text, have: d.text, text: `${label} text should be "${t.text}", not "${d.text}".` });
+    const ct = computed(t);
+    const cd = computed(d);
+    for (const [key, field] of COMPUTED_OF) {
+      const want = ct[field] ?? 'none';
+      const have = cd[field] ?? 'none';
+      if (want !== have) out.push({ block: i + 1, key, want, have, text: `${label} ${key} should be ${want}, not ${have}.` });
+    }
+  }
+  return out;
+}
+
+/** The collaborator's reply listing at most `max` differences. */
+export function describe(diffs: readonly Difference[], max: number): string {
+  if (diffs.length === 0) return 'It looks the same as my design.';
+  const head = `I see ${diffs.length} difference${diffs.length === 1 ? '' : 's'}.`;
+  return [head, ...diffs.slice(0, max).map((d) => d.text)].join(' ');
+}
