@@ -12,6 +12,26 @@ import { leftPad, prefillFeeds } from '../../src/rl/model/llama/feeds.ts';
 import { buildLlamaTrainStep, type LlamaTrainable } from '../../src/rl/model/train/llama.ts';
 import { Trainer } from '../../src/rl/model/train/trainer.ts';
 import { Rng } from '../../src/rl/util/rng.ts';
+import { GraphBuilder } from '../../src/rl/model/onnx/builder.ts';
+import { quantize4 } from '../../src/rl/model/quant.ts';
+import { emitGradients } from '../../src/rl/model/autodiff/gradients.ts';
+import type { NBitsBackwardMode } from '../../src/rl/model/autodiff/nbits.ts';
+
+/** One frozen 4-bit layer: x [M, K] → y = x·W, loss Σ y ⊙ R, output dx. Times forward + dx. */
+function nbitsLayerGraph(m: number, k: number, n: number, mode: NBitsBackwardMode): Uint8Array {
+  const rng = new Rng(7);
+  const w = quantize4(Float32Array.from({ length: k * n }, () => rng.normal()), k, n);
+  const g = new GraphBuilder('nbits_dx');
+  const x = g.input('x', 'float32', [m, k]);
+  const packed = g.initializer('w_packed', 'uint8', [n, k / 32, 16], w.packed);
+  const scales = g.initializer('w_scales', 'float32', [w.scales.length], w.scales);
+  const y = g.op('MatMulNBits', [x, packed, scales], { K: k, N: n, bits: 4, block_size: 32 }, 'com.microsoft');
+  const r = g.constant('float32', Float32Array.from({ length: m * n }, () => rng.normal()), [m, n]);
+  const loss = g.op('ReduceSum', [g.op('Mul', [y, r])], { keepdims: 0 });
+  g.node('Identity', [emitGradients(g, loss, [x], { nbitsBackward: mode }).grads.get(x) ?? ''], ['dx']);
+  g.output('dx', 'float32', [m, k]);
+  return g.toBytes();
+}
 
 const SIZES: { label: string; cfg: ModelConfigInput; batch: number; seq: number }[] = [
   { label: 'd64×1', cfg: { vocabSize: 256, dModel: 64, nLayers: 1, nHeads: 4, dFf: 192, maxSeq: 64 }, batch: 4, seq: 32 },
@@ -26,6 +46,22 @@ export const trainStep: BenchEntry = {
   byDefault: true,
   async run(log) {
     const rows: BenchRow[] = [];
+    for (const backend of ['wasm', 'node'] as const) {
+      const runtime = await OrtRuntime.create(backend);
+      if (runtime.info.kind !== backend) continue;
+      for (const [m, k, n] of [[256, 256, 256], [256, 256, 704], [1024, 512, 512]]) {
+        for (const mode of ['fp32-transpose', 'block-nbits'] as const) {
+          const s = await runtime.createSession(nbitsLayerGraph(m, k, n, mode), { label: 'bench-nbits' });
+          const x = { type: 'float32' as const, data: new Float32Array(m * k).fill(0.5), dims: [m, k] };
+          const t = await time(() => s.run({ x }), { warmup: 2, iterations: 20, budgetMs: 2000 });
+          await s.dispose();
+          const c = `MatMulNBits forward + dx ${m}×${k}×${n}, ${mode}, ${backend} (Node)`;
+          log(`train-step ${c}: ${t.medianMs.toFixed(2)} ms`);
+          rows.push({ case: c, metric: 'median', value: t.medianMs, unit: 'ms' });
+        }
+      }
+      await runtime.dispose();
+    }
     for (const size of SIZES) {
       const cfg = validateConfig(size.cfg);
       const weights = initWeights(cfg, 1);
