@@ -3,10 +3,12 @@
 import { UsageError, type Command } from './command.ts';
 import { doctor } from './commands/doctor.ts';
 import { bench } from './commands/bench.ts';
+import { tasks } from './commands/tasks.ts';
+import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
 
-export const COMMANDS: Command[] = [doctor, bench];
+export const COMMANDS: Command[] = [doctor, bench, tasks, evalCommand];
 COMMANDS.push(exportCommand, importCommand);
 
 function help(): string {
