@@ -2,8 +2,8 @@
 // src/rl/model/llama): token + learned position embedding → one pre-norm block (RMSNorm via
 // ReduceMean/Sqrt, 2-head causal attention via MatMul + Softmax with an additive mask, SwiGLU via
 // Sigmoid/Mul) → optional frozen 4-bit MatMulNBits projection with a LoRA adapter beside it →
-// final RMSNorm → tied output head (logits = h · Eᵀ) and a scalar value head. Works in float32 and float64 (the 4-bit layer runs in
-// float32 between Casts, as MatMulNBits has no float64 kernel).
+// final RMSNorm → tied output head (logits = h · Eᵀ) and a scalar value head. Works in float32 and
+// float64 (the 4-bit layer runs in float32 between Casts, as MatMulNBits has no float64 kernel).
 import type { DType, GraphBuilder } from '../../../src/rl/model/onnx/builder.ts';
 import { quantize4 } from '../../../src/rl/model/quant.ts';
 import type { ForwardOutputs, TrainParam } from '../../../src/rl/model/train/trainStep.ts';

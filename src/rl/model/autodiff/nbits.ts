@@ -6,7 +6,7 @@
 //  - 'block-nbits': for each 32-row block b of W, dx[:, b] = (dy ⊙ s[:, b]) · (q_b − 8)ᵀ, where the
 //    codes (q_b − 8)ᵀ [N, 32] form a MatMulNBits weight with unit scales — exact, 4-bit storage,
 //    2·K/32 + 1 nodes.
-// Measured (docs/training-graphs.md): fp32-transpose is 1.2–2.5× faster on wasm and onnxruntime-node,
+// Measured (docs/training-graphs.md): fp32-transpose is 1.1–3× faster on wasm and onnxruntime-node,
 // block-nbits stores 8× less; fp32-transpose is the default.
 import type { NodeView } from '../onnx/builder.ts';
 import { QUANT_BLOCK, dequantize4, type PackedWeight } from '../quant.ts';
