@@ -6,4 +6,5 @@ import './theme.css';
 
 const lab = new Lab();
 mount(App, { target: document.getElementById('app')!, props: { lab } });
+void lab.openStore();
 void lab.boot();

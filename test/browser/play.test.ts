@@ -23,7 +23,7 @@ describe('Play view', () => {
         await page.locator('[data-testid=reply-box], [data-testid=outcome]').first().waitFor();
         if (await page.getByTestId('outcome').count()) break;
         // Take the simulator's suggestion as the person's own answer, then send it by keyboard.
-        await page.locator('.chip').click();
+        await page.getByTestId('suggestion').click();
         await page.getByTestId('reply-box').press('Enter');
         replies++;
         expect(replies).toBeLessThan(12);

@@ -5,6 +5,7 @@ import type { BackendInfo, BackendPreference } from '../../rl/runtime/ort.ts';
 import type { EngineEvent, SelfTestResult } from '../../rl/runtime/policyEngine.ts';
 import type { ModelsReport } from '../../rl/model/manifest.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
+import { TrajectoryStore } from '../../rl/store/index.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -43,6 +44,9 @@ export class Lab {
   /** Messages worth a person's attention (fallbacks, failures), newest last. */
   notices = $state<string[]>([]);
   error = $state<string | null>(null);
+  /** The trajectory store (IndexedDB); null until open or when IndexedDB is unavailable. */
+  store = $state.raw<TrajectoryStore | null>(null);
+  storeError = $state<string | null>(null);
 
   private engine: PolicyClient | null = null;
   private worker: Worker | null = null;
@@ -62,6 +66,22 @@ export class Lab {
   go(view: ViewId): void {
     location.hash = `/${view}`;
     this.view = view;
+  }
+
+  /** Opens the trajectory store; episodes left in progress by a closed tab show as interrupted. */
+  async openStore(): Promise<void> {
+    try {
+      const store = await TrajectoryStore.open();
+      store.subscribe((e) => {
+        if (e.type === 'reload-required') this.notices.push(e.message);
+      });
+      if (store.interrupted.length) this.notices.push(`${store.interrupted.length} episode(s) were interrupted when the lab last closed; see Data to resume or discard them.`);
+      void store.requestPersistence();
+      this.store = store;
+    } catch (e) {
+      this.storeError = `Episodes cannot be saved: ${(e as Error).message}`;
+      this.notices.push(this.storeError);
+    }
   }
 
   /** Starts the policy worker, picks the backend, runs the probe self-test, checks the models. */

@@ -3,6 +3,8 @@
 // environment is pure TypeScript and cheap, so it runs here while models run in workers.
 import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
 import type { Agent, AgentKind, CollaboratorRequest, Env, EpisodeTurn, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
+import { EpisodeRecorder } from '../../rl/rollout/recorder.ts';
+import type { TrajectoryStore } from '../../rl/store/index.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 
@@ -15,6 +17,11 @@ export interface PlayTurn extends EpisodeTurn {
 export type PlayAgentKind = AgentKind;
 
 export class PlaySession {
+  /** Set when saving failed; the episode goes on, unsaved. */
+  saveError = $state<string | null>(null);
+
+  constructor(private readonly store: () => TrajectoryStore | null = () => null) {}
+
   family = $state<FamilyName>('guess');
   split = $state<Split>('test');
   seed = $state(1);
@@ -25,6 +32,8 @@ export class PlaySession {
   status = $state<PlayStatus>('idle');
   error = $state<string | null>(null);
 
+  /** Where the episode is saved; null while saving is off or failed. */
+  private recorder: Promise<EpisodeRecorder | null> = Promise.resolve(null);
   private env: Env | null = null;
   private agent: Agent | null = null;
   private runId = 0;
@@ -56,6 +65,7 @@ export class PlaySession {
       this.request = null;
       this.error = null;
       this.status = 'agent';
+      this.beginRecording(this.task);
     } catch (e) {
       this.fail(e);
     }
@@ -72,6 +82,8 @@ export class PlaySession {
     const run = this.runId;
     this.status = 'thinking';
     try {
+      // Durability: every completed turn is committed before the next agent step starts.
+      await (await this.recorder)?.flushed().catch(() => undefined);
       const action = await agent.act(this.dialogue());
       if (run !== this.runId) return; // a newer episode superseded this one
       const pending = env.beginStep(action);
@@ -112,14 +124,40 @@ export class PlaySession {
     }
   }
 
-  /** Thumbs up/down on an agent turn (a per-turn reward for training; clicking again clears it). */
+  /**
+   * Thumbs up/down on an agent turn (clicking again clears it). Saved as the episode's
+   * 'human-feedback' credit row: +1 / −1 per agent turn, NaN where none — the per-turn reward
+   * that training reads.
+   */
   judge(index: number, verdict: 'up' | 'down'): void {
     this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
+    const values = this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN));
+    void this.recorder.then((r) => r && this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values }));
+  }
+
+  private beginRecording(task: Task): void {
+    const previous = this.recorder;
+    const store = this.store();
+    const collaborative = this.collaborative;
+    this.recorder = (async () => {
+      const last = await previous;
+      if (last && !last.finished) await last.abort('a new episode was started').catch(() => undefined);
+      if (!store) return null;
+      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter: null, critic: null }, { collaborative });
+    })().catch((e: Error) => {
+      this.saveError = `This episode is not being saved: ${e.message}`;
+      return null;
+    });
   }
 
   private record(turn: EpisodeTurn): void {
     this.turns = [...this.turns, { ...turn, feedback: null }];
     this.status = turn.done ? 'done' : 'agent';
+    void this.recorder.then((r) =>
+      r?.turn(turn).catch((e: Error) => {
+        this.saveError = `A turn could not be saved: ${e.message}`;
+      }),
+    );
   }
 
   private fail(e: unknown): void {

@@ -1,0 +1,139 @@
+// State of the Data view: the episode table (filters, paging), delete with undo, export and import
+// with progress and a validation report, and storage used vs quota. All work goes through the
+// TrajectoryStore; this class keeps the person's selection and the latest results.
+import { encodeExport, importFile, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type RestoreToken, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
+
+export interface Progress {
+  label: string;
+  done: number;
+  total: number | null;
+}
+
+const PAGE = 50;
+
+export class DataState {
+  episodes = $state.raw<EpisodeSummary[]>([]);
+  total = $state(0);
+  filter = $state<{ family: string; split: string; outcome: string; search: string }>({ family: '', split: '', outcome: '', search: '' });
+  selected = $state<string[]>([]);
+  undo = $state.raw<RestoreToken | null>(null);
+  storage = $state.raw<StorageInfo | null>(null);
+  progress = $state.raw<Progress | null>(null);
+  report = $state.raw<ValidationReport | null>(null);
+  message = $state<string | null>(null);
+  private request = 0;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly store: () => TrajectoryStore | null) {}
+
+  /** Loads the first page and keeps it fresh as this or another tab writes. */
+  attach(): () => void {
+    void this.refresh();
+    this.unsubscribe = this.store()?.subscribe(() => void this.refresh()) ?? null;
+    return () => this.unsubscribe?.();
+  }
+
+  private storeFilter(): EpisodeFilter {
+    const f: EpisodeFilter = {};
+    if (this.filter.family) f.family = this.filter.family;
+    if (this.filter.split === 'train' || this.filter.split === 'test') f.split = this.filter.split;
+    if (this.filter.outcome === 'imported') f.imported = true;
+    else if (this.filter.outcome) f.outcome = this.filter.outcome as EpisodeFilter['outcome'];
+    return f;
+  }
+
+  /** Re-reads the list; a newer call supersedes an older one still in flight. */
+  async refresh(): Promise<void> {
+    const store = this.store();
+    if (!store) return;
+    const id = ++this.request;
+    const filter = this.storeFilter();
+    const [page, total, storage] = await Promise.all([store.listEpisodes(filter, { limit: PAGE }), store.countEpisodes(filter), store.estimateStorage()]);
+    if (id !== this.request) return;
+    const q = this.filter.search.trim().toLowerCase();
+    this.episodes = q ? page.items.filter((e) => `${e.family} ${e.seed} ${e.model.policy} ${e.imported?.source ?? ''}`.toLowerCase().includes(q)) : page.items;
+    this.total = total;
+    this.storage = storage;
+  }
+
+  toggle(id: string): void {
+    this.selected = this.selected.includes(id) ? this.selected.filter((x) => x !== id) : [...this.selected, id];
+  }
+
+  async deleteSelected(): Promise<void> {
+    const store = this.store();
+    if (!store || !this.selected.length) return;
+    this.undo = await store.deleteEpisodes(this.selected);
+    this.message = `Deleted ${this.selected.length} episode${this.selected.length === 1 ? '' : 's'}.`;
+    this.selected = [];
+    await this.refresh();
+  }
+
+  async undoDelete(): Promise<void> {
+    const store = this.store();
+    if (!store || !this.undo) return;
+    const n = await store.restoreEpisodes(this.undo);
+    this.undo = null;
+    this.message = `Restored ${n} episode${n === 1 ? '' : 's'}.`;
+    await this.refresh();
+  }
+
+  /** Streams every listed episode into a file of the chosen format and offers it for download. */
+  async exportAll(format: ExportFormat): Promise<void> {
+    const store = this.store();
+    if (!store) return;
+    const filter = this.storeFilter();
+    const total = await store.countEpisodes(filter);
+    this.progress = { label: `Exporting ${format}`, done: 0, total };
+    try {
+      const chunks: Uint8Array[] = [];
+      const records = store.exportRecords(filter, { onProgress: (done) => (this.progress = { label: `Exporting ${format}`, done, total }) });
+      for await (const chunk of encodeExport(format, records)) chunks.push(chunk);
+      const meta = EXPORT_FORMATS[format];
+      const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: meta.mime }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `turnwise-episodes${meta.extension}`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      this.message = `Exported ${total} episodes as ${format}.`;
+    } catch (e) {
+      this.message = `Export failed: ${(e as Error).message}`;
+    } finally {
+      this.progress = null;
+    }
+  }
+
+  /** Validates the file, then imports all of it in one transaction, or nothing. */
+  async importFile(file: File, format: ImportFormat): Promise<void> {
+    const store = this.store();
+    if (!store) return;
+    this.report = null;
+    this.progress = { label: `Checking ${file.name}`, done: 0, total: file.size };
+    try {
+      const source = streamOf(file);
+      const { report, result } = await importFile(store, source, {
+        format,
+        source: file.name,
+        onProgress: (p) => (this.progress = { label: `Checking ${file.name}`, done: p.bytes, total: file.size }),
+      });
+      this.report = report;
+      this.message = result ? `Imported ${result.episodes} episodes (${result.turns} turns) from ${file.name}${result.skipped ? `; ${result.skipped} already present` : ''}.` : `Nothing imported: ${file.name} has ${report.errors.length}${report.stoppedEarly ? '+' : ''} problem(s).`;
+      await this.refresh();
+    } catch (e) {
+      this.message = `Import failed: ${(e as Error).message}`;
+    } finally {
+      this.progress = null;
+    }
+  }
+}
+
+/** The file's bytes as an async iterable, read in chunks (large files never sit in memory whole). */
+async function* streamOf(file: File): AsyncGenerator<Uint8Array> {
+  const reader = file.stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    yield value;
+  }
+}
