@@ -5,8 +5,10 @@ import { model } from './entries/model.ts';
 import { credit } from './entries/credit.ts';
 import { store } from './entries/store.ts';
 import { trainStep } from './entries/trainStep.ts';
+import { envs } from './entries/envs.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
 BENCHES.push(credit);
 BENCHES.push(trainStep);
+BENCHES.push(envs);

@@ -8,7 +8,7 @@ import { drawForSplit } from '../split.ts';
 import type { JsonObject, StepReason, StepResult, Task, TaskSpec } from '../types.ts';
 import { differences, describe, drawDesign, CHOICES } from './designs.ts';
 import { HtmlError, parseHtml, toHtml, MAX_HTML_CHARS, type Design } from './html.ts';
-import { similarity } from './raster.ts';
+import { scorer } from './raster.ts';
 
 export interface FrontendOptions {
   [k: string]: number;
@@ -42,12 +42,14 @@ export class FrontendEnv extends BaseEnv {
   private opts: FrontendOptions = FRONTEND_DEFAULTS;
   private target: Design = { background: 'white', blocks: [] };
   private lastSimilarity = 0;
+  private score: (candidate: Design) => number = () => 0;
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frontend', FRONTEND_DEFAULTS, BOUNDS, spec.options);
     const { value, key } = drawForSplit(this.rng.fork('task'), spec.split, drawDesign, toHtml);
     this.target = value;
     this.lastSimilarity = 0;
+    this.score = scorer(value);
     return {
       spec: { family: 'frontend', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
       prompt:
@@ -83,7 +85,7 @@ export class FrontendEnv extends BaseEnv {
     if (at >= 0) {
       const read = this.read(message.slice(at + ANSWER_MARKER.length).replace(/```[a-z]*/gi, ''), true);
       if ('result' in read) return { kind: 'done', result: read.result };
-      const sim = similarity(this.target, read.design);
+      const sim = this.score(read.design);
       const success = sim >= this.opts.successAt;
       return { kind: 'done', result: { observation: `Your page scores ${sim.toFixed(3)}.`, reward: sim, done: true, info: stepInfo('answer', { similarity: sim }, false, success) } };
     }
@@ -97,7 +99,7 @@ export class FrontendEnv extends BaseEnv {
     }
     const read = this.read(message, false);
     if ('result' in read) return { kind: 'done', result: read.result };
-    const sim = similarity(this.target, read.design);
+    const sim = this.score(read.design);
     this.lastSimilarity = sim;
     const diffs = differences(this.target, read.design);
     return {

@@ -104,20 +104,27 @@ export function rasterize(d: Design): Uint8Array {
  * differs from its own page background; 1 when neither draws anything.
  */
 export function similarity(target: Design, candidate: Design): number {
+  return scorer(target)(candidate);
+}
+
+/** similarity(target, ·) with the target rendered once. */
+export function scorer(target: Design): (candidate: Design) => number {
   const a = rasterize(target);
-  const b = rasterize(candidate);
   const bgA = rgb(target.background);
-  const bgB = rgb(candidate.background);
-  let mask = 0;
-  let dist = 0;
-  for (let i = 0; i < a.length; i += 3) {
-    const onA = a[i] !== bgA[0] || a[i + 1] !== bgA[1] || a[i + 2] !== bgA[2];
-    const onB = b[i] !== bgB[0] || b[i + 1] !== bgB[1] || b[i + 2] !== bgB[2];
-    if (!onA && !onB) continue;
-    mask++;
-    dist += Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]);
-  }
-  const content = mask === 0 ? 1 : 1 - dist / (765 * mask);
-  const bgDist = Math.abs(bgA[0] - bgB[0]) + Math.abs(bgA[1] - bgB[1]) + Math.abs(bgA[2] - bgB[2]);
-  return 0.8 * content + 0.2 * (1 - bgDist / 765);
+  return (candidate) => {
+    const b = rasterize(candidate);
+    const bgB = rgb(candidate.background);
+    let mask = 0;
+    let dist = 0;
+    for (let i = 0; i < a.length; i += 3) {
+      const onA = a[i] !== bgA[0] || a[i + 1] !== bgA[1] || a[i + 2] !== bgA[2];
+      const onB = b[i] !== bgB[0] || b[i + 1] !== bgB[1] || b[i + 2] !== bgB[2];
+      if (!onA && !onB) continue;
+      mask++;
+      dist += Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]);
+    }
+    const content = mask === 0 ? 1 : 1 - dist / (765 * mask);
+    const bgDist = Math.abs(bgA[0] - bgB[0]) + Math.abs(bgA[1] - bgB[1]) + Math.abs(bgA[2] - bgB[2]);
+    return 0.8 * content + 0.2 * (1 - bgDist / 765);
+  };
 }

@@ -61,25 +61,38 @@ export function transitions(s: number, a: number, slip: number): [number, number
   ];
 }
 
+// next state for (state, action, outcome k): k = 0 intended, 1 and 2 the perpendicular slips.
+const NEXT: Int8Array = (() => {
+  const t = new Int8Array(N * N * 4 * 3);
+  for (let s = 0; s < N * N; s++) for (let a = 0; a < 4; a++) [a, (a + 1) % 4, (a + 3) % 4].forEach((d, k) => (t[(s * 4 + a) * 3 + k] = move(s, d)));
+  return t;
+})();
+
+/** Q(s, a) = Σ_outcomes p · v(next). */
+function q(v: Float64Array, s: number, a: number, slip: number): number {
+  const i = (s * 4 + a) * 3;
+  return (1 - slip) * v[NEXT[i]] + (slip / 2) * (v[NEXT[i + 1]] + v[NEXT[i + 2]]);
+}
+
 /**
- * Finite-horizon value iteration: V[h][s] = best probability of reaching G within h moves.
+ * Finite-horizon value iteration: value[h][s] = best probability of reaching G within h moves;
  * policy[h][s] = the maximising action with h moves left (ties: lowest index).
  */
-export function solveLake(cells: string, horizon: number, slip: number): { value: number[][]; policy: number[][] } {
-  const value: number[][] = [Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0))];
-  const policy: number[][] = [new Array<number>(N * N).fill(0)];
+export function solveLake(cells: string, horizon: number, slip: number): { value: Float64Array[]; policy: Int8Array[] } {
+  const value: Float64Array[] = [Float64Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0))];
+  const policy: Int8Array[] = [new Int8Array(N * N)];
   for (let h = 1; h <= horizon; h++) {
-    const v = new Array<number>(N * N).fill(0);
-    const p = new Array<number>(N * N).fill(0);
+    const prev = value[h - 1];
+    const v = new Float64Array(N * N);
+    const p = new Int8Array(N * N);
     for (let s = 0; s < N * N; s++) {
       if (cells[s] === 'G') v[s] = 1;
       if (cells[s] !== 'F') continue;
       let best = -1;
       for (let a = 0; a < 4; a++) {
-        let q = 0;
-        for (const [t, pr] of transitions(s, a, slip)) q += pr * value[h - 1][t];
-        if (q > best + 1e-12) {
-          best = q;
+        const x = q(prev, s, a, slip);
+        if (x > best + 1e-12) {
+          best = x;
           p[s] = a;
         }
       }
@@ -93,14 +106,14 @@ export function solveLake(cells: string, horizon: number, slip: number): { value
 
 /** Probability that the uniformly random policy reaches G within `horizon` moves from `start`. */
 export function randomSuccess(cells: string, start: number, horizon: number, slip: number): number {
-  let v: number[] = Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0));
+  let v = Float64Array.from({ length: N * N }, (_, s) => (cells[s] === 'G' ? 1 : 0));
   for (let h = 1; h <= horizon; h++) {
-    v = v.map((_, s) => {
-      if (cells[s] !== 'F') return cells[s] === 'G' ? 1 : 0;
-      let q = 0;
-      for (let a = 0; a < 4; a++) for (const [t, pr] of transitions(s, a, slip)) q += (pr * v[t]) / 4;
-      return q;
-    });
+    const next = new Float64Array(N * N);
+    for (let s = 0; s < N * N; s++) {
+      if (cells[s] !== 'F') next[s] = cells[s] === 'G' ? 1 : 0;
+      else next[s] = (q(v, s, 0, slip) + q(v, s, 1, slip) + q(v, s, 2, slip) + q(v, s, 3, slip)) / 4;
+    }
+    v = next;
   }
   return v[start];
 }
