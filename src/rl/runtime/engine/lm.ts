@@ -1,0 +1,137 @@
+// One loaded language model on one OrtRuntime: tokenizer, config, the prefill/decode sessions
+// (LlamaRunner) and a scoring session, the adapter registry and the feeds of its adapter slot.
+// The weights stay in memory so the sessions can be rebuilt on another runtime after a WebGPU
+// fallback. This class owns its sessions and disposes them (STYLE.md point 6).
+import type { LoadedModel } from '../../model/folder/folder.ts';
+import { blocksQuant4, paramSource, type ParamSource } from '../../model/llama/params.ts';
+import { LlamaRunner } from '../../model/llama/runner.ts';
+import { countParams, type LoraSpec } from '../../model/llama/weights.ts';
+import type { Tokenizer } from '../../model/tokenizer/tokenizer.ts';
+import type { ManagedSession, OrtRuntime } from '../ort.ts';
+import { adapterFeeds, zeroFeeds, type AdapterFeeds } from './adapters.ts';
+import { AdapterError, EngineDisposedError } from './errors.ts';
+import { buildScoreGraph } from './graphs.ts';
+import type { Adapter, ModelInfo } from './types.ts';
+
+export type Precision = 'fp32' | 'quant4';
+
+export class LoadedLm {
+  private runnerValue: LlamaRunner | null = null;
+  private scoreSession: Promise<ManagedSession> | null = null;
+  private readonly adapters = new Map<string, AdapterFeeds>();
+  private readonly base: AdapterFeeds;
+  private params: ParamSource;
+  /** The adapter applied when a request names none; null = base. */
+  active: string | null = null;
+
+  private constructor(
+    readonly name: string,
+    readonly model: LoadedModel,
+    readonly precision: Precision,
+    readonly slot: LoraSpec | null,
+    private runtime: OrtRuntime,
+    readonly info: ModelInfo,
+  ) {
+    this.base = zeroFeeds(model.config, slot);
+    this.params = paramSource(model.weights, precision === 'quant4' ? blocksQuant4 : 'const');
+  }
+
+  /** Builds the graphs and opens the prefill/decode sessions (the scoring session opens on first use). */
+  static async open(
+    name: string,
+    model: LoadedModel,
+    runtime: OrtRuntime,
+    opts: { precision: Precision; slot: LoraSpec | null; info: Omit<ModelInfo, 'name' | 'config' | 'heads' | 'precision' | 'adapterSlot' | 'backend' | 'params'> },
+  ): Promise<LoadedLm> {
+    const info: ModelInfo = {
+      name,
+      config: model.config,
+      heads: model.heads,
+      precision: opts.precision,
+      adapterSlot: opts.slot,
+      backend: runtime.info.kind,
+      params: countParams(model.config, model.heads),
+      ...opts.info,
+    };
+    const lm = new LoadedLm(name, model, opts.precision, opts.slot, runtime, info);
+    await lm.attach(runtime);
+    return lm;
+  }
+
+  get tokenizer(): Tokenizer {
+    return this.model.tokenizer;
+  }
+
+  get cfg(): LoadedModel['config'] {
+    return this.model.config;
+  }
+
+  get backend(): OrtRuntime['info']['kind'] {
+    return this.runtime.info.kind;
+  }
+
+  /** (Re)creates the sessions on `runtime` (after a fallback the old ones died with their runtime). */
+  async attach(runtime: OrtRuntime): Promise<void> {
+    await this.detach();
+    this.runtime = runtime;
+    this.info.backend = runtime.info.kind;
+    this.runnerValue = await LlamaRunner.create(runtime, this.cfg, this.params, {
+      lora: this.slot ?? undefined,
+      heads: this.model.heads,
+      label: this.name,
+      padId: this.tokenizer.special.pad,
+    });
+  }
+
+  get runner(): LlamaRunner {
+    if (!this.runnerValue) throw new EngineDisposedError(`model ${this.name} has no open sessions (it was unloaded or its backend was lost)`);
+    return this.runnerValue;
+  }
+
+  /** The scoring session, created once; a failed creation is forgotten so the next call retries. */
+  score(): Promise<ManagedSession> {
+    this.scoreSession ??= this.runtime
+      .createSession(buildScoreGraph(this.cfg, this.params, this.slot ?? undefined, this.model.heads), { label: `${this.name}.score` })
+      .catch((e: unknown) => {
+        this.scoreSession = null;
+        throw e;
+      });
+    return this.scoreSession;
+  }
+
+  /** Registers (or replaces) an adapter; its feeds are computed once here. */
+  setAdapter(id: string, adapter: Adapter): void {
+    this.adapters.set(id, adapterFeeds(this.cfg, this.slot, adapter, id));
+  }
+
+  removeAdapter(id: string): boolean {
+    if (this.active === id) this.active = null;
+    return this.adapters.delete(id);
+  }
+
+  adapterIds(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  /** The adapter a request means: undefined = the active one, null = base. */
+  resolve(adapter: string | null | undefined): { id: string | null; feeds: AdapterFeeds } {
+    const id = adapter === undefined ? this.active : adapter;
+    if (id === null) return { id, feeds: this.base };
+    const feeds = this.adapters.get(id);
+    if (!feeds) throw new AdapterError(`model ${this.name} has no adapter "${id}" (it has ${this.adapterIds().join(', ') || 'none'})`);
+    return { id, feeds };
+  }
+
+  private async detach(): Promise<void> {
+    const runner = this.runnerValue;
+    const score = this.scoreSession;
+    this.runnerValue = null;
+    this.scoreSession = null;
+    await runner?.dispose();
+    if (score) await (await score.catch(() => null))?.dispose();
+  }
+
+  async dispose(): Promise<void> {
+    await this.detach();
+  }
+}
