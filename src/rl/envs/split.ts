@@ -19,5 +19,5 @@ export function drawForSplit<T>(rng: Rng, split: Split, draw: (rng: Rng) => T | 
     const key = keyOf(value);
     if (splitOfKey(key) === split) return { value, key };
   }
-  throw new EnvError(`could not draw a ${split} task in ${maxTries} tries`);
+  throw new EnvError(`could not draw a ${split} task in ${maxTries} tries (are the options too strict?)`);
 }

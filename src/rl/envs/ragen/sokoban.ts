@@ -82,6 +82,15 @@ export function solveSokoban(walls: string, target: number, player: number, box:
   return null;
 }
 
+/** gym-sokoban's reward for one step: −0.1, +1 box onto the target, −1 box off it, +10 solved (one box). */
+export function sokobanReward(boxBefore: number, boxAfter: number, target: number): number {
+  let reward = -0.1;
+  if (boxAfter !== boxBefore && boxAfter === target) reward += 1;
+  if (boxAfter !== boxBefore && boxBefore === target) reward -= 1;
+  if (boxAfter === target) reward += 10;
+  return reward;
+}
+
 function drawRoom(rng: Rng, o: SokobanOptions): Room | null {
   const inner: number[] = [];
   for (let r = 1; r < N - 1; r++) for (let c = 1; c < N - 1; c++) inner.push(r * N + c);
@@ -151,11 +160,8 @@ export class SokobanEnv extends BaseEnv {
     this.room.player = m.player;
     this.room.box = m.box;
     const t = this.room.target;
-    let reward = -0.1;
-    if (m.box !== before && m.box === t) reward += 1;
-    if (m.box !== before && before === t) reward -= 1;
+    const reward = sokobanReward(before, m.box, t);
     const solved = m.box === t;
-    if (solved) reward += 10;
     const fields = { action: dir, moved, pushed: m.box !== before };
     return {
       kind: 'done',

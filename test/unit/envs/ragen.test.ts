@@ -1,0 +1,113 @@
+// RAGEN's games: hand-checked dynamics and rewards for bandit, frozenlake and sokoban, the format
+// penalty, and solvability of generated maps.
+import { describe, expect, it } from 'vitest';
+import { BanditEnv } from '../../../src/rl/envs/ragen/bandit.ts';
+import { answerText, readChoice, DIRECTIONS } from '../../../src/rl/envs/ragen/common.ts';
+import { FrozenLakeEnv, solveLake, randomSuccess, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
+import { SokobanEnv, applyMove, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
+
+describe('action parsing', () => {
+  it('reads the last <answer> tag or the bare text', () => {
+    expect(answerText('<think>x</think><answer>Up</answer>')).toBe('Up');
+    expect(readChoice('<answer> left </answer>', DIRECTIONS)).toBe('Left');
+    expect(readChoice('Right', DIRECTIONS)).toBe('Right');
+    expect(readChoice('<answer>Left or Right</answer>', DIRECTIONS)).toBeNull();
+    expect(readChoice('upward', DIRECTIONS)).toBeNull();
+  });
+});
+
+describe('bandit', () => {
+  it('pays 0.15 on the safe arm, 0 or 1 on the risky one, and −0.1 for nonsense', () => {
+    const env = new BanditEnv();
+    const task = env.reset({ family: 'bandit', split: 'test', seed: 1 });
+    const safe = env.step(`<answer>${task.hidden.safe}</answer>`);
+    expect(safe).toMatchObject({ reward: 0.15, done: true, info: { risky: false, expectedReward: 0.15, success: false } });
+    let total = 0;
+    for (let seed = 0; seed < 400; seed++) {
+      const t = env.reset({ family: 'bandit', split: 'test', seed });
+      const r = env.step(`<answer>${t.hidden.risky}</answer>`);
+      expect([0, 1]).toContain(r.reward);
+      total += r.reward;
+    }
+    expect(total / 400).toBeGreaterThan(0.18);
+    expect(total / 400).toBeLessThan(0.32);
+    env.reset({ family: 'bandit', split: 'test', seed: 1 });
+    expect(env.step('<answer>both</answer>')).toMatchObject({ reward: -0.1, done: true, info: { invalidFormat: true } });
+  });
+});
+
+describe('frozenlake', () => {
+  it('slips to each side with probability 1/3', () => {
+    // From the top-left corner (0), Down (1): intended 4, slips Right→1 and Left→0 (wall).
+    const t = transitions(0, 1, 2 / 3);
+    expect(t.map(([s]) => s)).toEqual([4, 1, 0]);
+    for (const [, p] of t) expect(p).toBeCloseTo(1 / 3, 15);
+  });
+
+  it('value iteration matches a hand computation', () => {
+    // Goal right of the start (0 → 1), no holes; with one move left only "Right" (1/3) or a slip reaches it.
+    const cells = 'FG' + 'F'.repeat(14);
+    const { value } = solveLake(cells, 1, 2 / 3);
+    // Best one-step chance from 0: Up slips Right with 1/3 (and Left/stays otherwise) = 1/3; Right = 1/3 too.
+    expect(value[1][0]).toBeCloseTo(1 / 3, 12);
+    // Random one step from 0: only outcomes landing on 1 count: Right (1/3), Up→slip right (1/3), Down→slip right (1/3): (1/3·3)/4 = 1/4.
+    expect(randomSuccess(cells, 0, 1, 2 / 3)).toBeCloseTo(0.25, 12);
+  });
+
+  it('generated maps are safe for the planner and hard for chance; observations restate the map', () => {
+    const env = new FrozenLakeEnv();
+    for (let seed = 0; seed < 10; seed++) {
+      const task = env.reset({ family: 'frozenlake', split: 'train', seed });
+      const cells = task.hidden.cells as string;
+      expect(solveLake(cells, 50, 2 / 3).value[50][task.hidden.start as number]).toBeGreaterThanOrEqual(0.95);
+      expect(randomSuccess(cells, task.hidden.start as number, 50, 2 / 3)).toBeLessThanOrEqual(0.1);
+      expect(task.prompt).toMatch(/Map:\n([_OGP] ){3}[_OGP]\n/);
+    }
+    const r = env.step('fly');
+    expect(r).toMatchObject({ reward: -0.1, done: false, info: { invalidFormat: true, reason: 'invalid-format' } });
+    expect(r.observation).toContain('Turns left: 49.');
+  });
+});
+
+describe('sokoban', () => {
+  // 6×6, border walls; target at 8 (row 1, col 2), box at 14 (row 2, col 2), player at 20 (row 3, col 2).
+  const walls = Array.from({ length: 36 }, (_, s) => (s < 6 || s >= 30 || s % 6 === 0 || s % 6 === 5 ? '#' : '_')).join('');
+
+  it('pushes, blocks at walls and solves by BFS', () => {
+    expect(applyMove(walls, 20, 14, 3)).toEqual({ player: 14, box: 8 }); // Up pushes the box up
+    expect(applyMove(walls, 14, 8, 3)).toEqual({ player: 14, box: 8 }); // box against the wall: blocked
+    expect(solveSokoban(walls, 8, 20, 14)).toEqual([3]);
+    // Box in the top-left corner (7) can never move again.
+    expect(solveSokoban(walls, 8, 20, 7)).toBeNull();
+  });
+
+  it('rewards: −0.1 per step, +1 on target, +10 when solved, −1 off target', () => {
+    expect(sokobanReward(14, 14, 8)).toBeCloseTo(-0.1, 15);
+    expect(sokobanReward(14, 15, 8)).toBeCloseTo(-0.1, 15);
+    expect(sokobanReward(14, 8, 8)).toBeCloseTo(10.9, 12);
+    expect(sokobanReward(8, 9, 8)).toBeCloseTo(-1.1, 12);
+    const env = new SokobanEnv();
+    const task = env.reset({ family: 'sokoban', split: 'test', seed: 2 });
+    const path = solveSokoban(task.hidden.walls as string, task.hidden.target as number, task.hidden.player as number, task.hidden.box as number)!;
+    expect(path.length).toBe(task.hidden.optimalMoves);
+    let total = 0;
+    let last;
+    for (const a of path) {
+      last = env.step(`<answer>${DIRECTIONS[a]}</answer>`);
+      total += last.reward;
+    }
+    expect(last!.done).toBe(true);
+    expect(last!.info.success).toBe(true);
+    expect(last!.reward).toBeCloseTo(-0.1 + 1 + 10, 12);
+    expect(total).toBeCloseTo(-0.1 * path.length + 11, 9);
+  });
+
+  it('generated rooms need at least minMoves and at most T moves', () => {
+    const env = new SokobanEnv();
+    for (let seed = 0; seed < 20; seed++) {
+      const t = env.reset({ family: 'sokoban', split: 'train', seed });
+      expect(t.hidden.optimalMoves).toBeGreaterThanOrEqual(6);
+      expect(t.hidden.optimalMoves).toBeLessThanOrEqual(20);
+    }
+  });
+});
