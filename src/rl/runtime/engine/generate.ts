@@ -54,6 +54,8 @@ interface Row {
   /** Most new tokens this row may take (maxNewTokens, or what the context leaves). */
   budget: number;
   text: string;
+  /** Length of the text that later tokens cannot change: up to the last non-byte token. */
+  stable: number;
   emitted: number;
   finish: FinishReason | null;
   stop?: string;
@@ -64,11 +66,12 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   const tok = lm.tokenizer;
   const end = tok.special.end;
   const vocab = lm.cfg.vocabSize;
+  const byteToken = lm.byteTokens;
   const rows: Row[] = [];
   job.prompts.forEach((ids, p) => {
     for (let k = 0; k < n; k++) {
       const budget = Math.min(params.maxNewTokens, lm.cfg.maxSeq - ids.length);
-      rows.push({ prompt: p, sample: k, rng: sampleRng(params.seed, k), tokens: [], logprobs: [], budget, text: '', emitted: 0, finish: null });
+      rows.push({ prompt: p, sample: k, rng: sampleRng(params.seed, k), tokens: [], logprobs: [], budget, text: '', stable: 0, emitted: 0, finish: null });
     }
   });
   const timing: Timing = { encodeMs: job.encodeMs, prefillMs: 0, decodeMs: 0, sampleMs: 0, firstTokenMs: 0, totalMs: 0, decodeSteps: 0 };
@@ -101,6 +104,8 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
       if (s.token === end) row.finish = 'end';
       else {
         row.text = tok.decode(row.tokens);
+        // A run of byte tokens decodes as a whole (invalid UTF-8 → U+FFFD per byte), so it may still change.
+        if (!byteToken[s.token]) row.stable = row.text.length;
         for (const stop of params.stop) {
           const at = row.text.indexOf(stop);
           // Searching the already-cut text keeps the earliest match when two stops appear at once.
@@ -113,8 +118,8 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
         if (!row.finish && row.tokens.length >= row.budget) row.finish = 'length';
       }
       if (job.onToken) {
-        // Hold back an incomplete UTF-8 character and a possible start of a stop string.
-        const visible = row.finish ? row.text.length : Math.max(row.emitted, row.text.length - pendingStopPrefix(row.text, params.stop) - (row.text.endsWith('\uFFFD') ? 1 : 0));
+        // Hold back an unfinished run of byte tokens and a possible start of a stop string.
+        const visible = row.finish ? row.text.length : Math.max(row.emitted, Math.min(row.stable, row.text.length - pendingStopPrefix(row.text, params.stop)));
         const delta = row.text.slice(row.emitted, visible);
         row.emitted = visible;
         const ev: TokenEvent = { row: r, prompt: row.prompt, sample: row.sample, token: s.token, logprob: s.logprob, delta, ...(row.finish ? { finishReason: row.finish } : {}) };

@@ -6,7 +6,7 @@ import type { LoadedModel } from '../../model/folder/folder.ts';
 import { blocksQuant4, paramSource, type ParamSource } from '../../model/llama/params.ts';
 import { LlamaRunner } from '../../model/llama/runner.ts';
 import { countParams, type LoraSpec } from '../../model/llama/weights.ts';
-import type { Tokenizer } from '../../model/tokenizer/tokenizer.ts';
+import { isByteToken, type Tokenizer } from '../../model/tokenizer/tokenizer.ts';
 import type { ManagedSession, OrtRuntime } from '../ort.ts';
 import { adapterFeeds, zeroFeeds, type AdapterFeeds } from './adapters.ts';
 import { AdapterError, EngineDisposedError } from './errors.ts';
@@ -21,6 +21,7 @@ export class LoadedLm {
   private readonly adapters = new Map<string, AdapterFeeds>();
   private readonly base: AdapterFeeds;
   private params: ParamSource;
+  private byteTokenTable: Uint8Array | null = null;
   /** The adapter applied when a request names none; null = base. */
   active: string | null = null;
 
@@ -56,6 +57,12 @@ export class LoadedLm {
     const lm = new LoadedLm(name, model, opts.precision, opts.slot, runtime, info);
     await lm.attach(runtime);
     return lm;
+  }
+
+  /** byteTokens[id]: the token is a byte-fallback token (<0xNN>). */
+  get byteTokens(): Uint8Array {
+    this.byteTokenTable ??= Uint8Array.from(this.tokenizer.vocab, (t) => (isByteToken(t) ? 1 : 0));
+    return this.byteTokenTable;
   }
 
   get tokenizer(): Tokenizer {
