@@ -7,9 +7,11 @@ import { tasks } from './commands/tasks.ts';
 import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
+import { forge } from './commands/forge.ts';
 
 export const COMMANDS: Command[] = [doctor, bench, tasks, evalCommand];
 COMMANDS.push(exportCommand, importCommand);
+COMMANDS.push(forge);
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,54 @@
+// `turnwise forge` (also `npm run forge`): trains the default policy and critic from the task
+// suite's noisy-expert dialogues and writes public/models/ (src/rl/forge/forge.ts). Options override
+// the shipped configuration (src/rl/forge/config.ts DEFAULT_FORGE); --smoke runs a seconds-long
+// forge on a tiny model (for checking the pipeline, never for shipping).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { modelsDir } from '../paths.ts';
+import { DEFAULT_FORGE, SMOKE_FORGE, type ForgeConfig } from '../../rl/forge/config.ts';
+import { runForge } from '../../rl/forge/forge.ts';
+import { heldOutTable } from '../../rl/forge/heldout.ts';
+import { nodeWriter } from '../../rl/model/folder/nodeIo.ts';
+import { OrtRuntime } from '../../rl/runtime/ort.ts';
+
+export const forge: Command = {
+  name: 'forge',
+  summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
+  usage: [
+    'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--smoke] [--json]',
+    '',
+    `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
+    `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
+    'Prints a progress line every few steps; writes forge-report.json beside manifest.json.',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseOptions(argv, {
+      out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
+      'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
+      smoke: { type: 'boolean' },
+    });
+    const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
+    const lr = values.lr === undefined ? base.lr : Number(values.lr);
+    if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
+    const cfg: ForgeConfig = {
+      ...base,
+      seed: intOption(values.seed, 'seed', base.seed, 0, 2 ** 31),
+      steps: intOption(values.steps, 'steps', base.steps, 1),
+      criticSteps: intOption(values['critic-steps'], 'critic-steps', base.criticSteps, 0),
+      valueSteps: intOption(values['value-steps'], 'value-steps', base.valueSteps, 0),
+      evalEpisodes: intOption(values['eval-episodes'], 'eval-episodes', base.evalEpisodes, 0),
+      batch: intOption(values.batch, 'batch', base.batch, 1, 1024),
+      lr,
+    };
+    const out = values.out ?? modelsDir();
+    const json = values.json === true;
+    const runtime = await OrtRuntime.create('node');
+    const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
+    const result = await runForge(cfg, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command });
+    await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result }, null, 2)}\n`);
+    report(json, result, () => [`forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`, '', heldOutTable(result.heldOut)].join('\n'));
+    return 0;
+  },
+};

@@ -1,0 +1,109 @@
+// How an environment dialogue (src/rl/envs: the task prompt as the first 'user' message, then agent
+// and collaborator messages) becomes the model's chat (src/rl/model/tokenizer/chat.ts):
+//   policy: system = task prompt, then agent/user turns;
+//   critic: the same with one 'hidden' message after the prompt (SWEET-RL's asymmetric critic,
+//           arXiv 2503.15478: the critic sees training-time information the policy never sees).
+// A sliding context window keeps the prompt and the most recent turns that fit a token budget, so
+// long games (frozenlake, sokoban: the whole state is in the latest observation) stay short. The
+// forge trains on the same windows the shipped policy sees (config.json turnwise.contextTokens).
+import type { JsonObject, JsonValue, Message } from '../envs/types.ts';
+import { encodeChat, encodeTurn, type ChatMessage, type EncodedChat } from '../model/tokenizer/chat.ts';
+import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+
+/** Hidden fields left out of the critic's prompt: long lists the collaborator needs but that restate the rest. */
+const HIDDEN_OMIT = new Set(['tests', 'facts', 'candidates', 'slip', 'safeReward', 'riskyProb']);
+
+/** A short text of a task's hidden information for the critic's 'hidden' message. */
+export function hiddenText(hidden: JsonObject): string {
+  const show = (v: JsonValue): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+  return Object.keys(hidden)
+    .filter((k) => !HIDDEN_OMIT.has(k))
+    .map((k) => `${k}: ${show(hidden[k])}`)
+    .join('; ');
+}
+
+/** The model's chat for an environment dialogue; `hidden` adds the critic's hidden message. */
+export function toChat(dialogue: readonly Message[], hidden?: JsonObject): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  dialogue.forEach((m, i) => {
+    if (i === 0) {
+      out.push({ role: 'system', content: m.content });
+      if (hidden) out.push({ role: 'hidden', content: hiddenText(hidden) });
+    } else out.push({ role: m.role === 'assistant' ? 'agent' : 'user', content: m.content });
+  });
+  return out;
+}
+
+/**
+ * The tokens a policy sees before its next reply: the chat's head (system, and hidden for the
+ * critic) and the longest suffix of whole turns, starting at a 'user' turn, such that the prompt plus
+ * `reserve` reply tokens fits `budget`; ends with <|agent|>. When even the head and the last turn do
+ * not fit, the last turn alone follows the head (the result may then exceed the budget).
+ */
+export function windowIds(tok: Tokenizer, chat: readonly ChatMessage[], budget: number, reserve: number): number[] {
+  const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
+  const head = encodeChat(tok, chat.slice(0, headLen)).ids;
+  const turns = chat.slice(headLen).map((m) => encodeTurn(tok, m));
+  let used = head.length + 1 + reserve; // + <|agent|>
+  let from = turns.length;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    if (used + turns[i].length > budget && from < turns.length) break;
+    used += turns[i].length;
+    from = i;
+  }
+  // a cut window starts at a user turn (the context of the agent turn after it)
+  while (from > 0 && from < turns.length && chat[headLen + from].role !== 'user') from++;
+  const ids = [...head];
+  for (let i = from; i < turns.length; i++) ids.push(...turns[i]);
+  ids.push(tok.special.agent);
+  return ids;
+}
+
+/** One training sequence: ids and the loss mask/weights for next-token prediction (position t predicts ids[t + 1]). */
+export interface Segment {
+  ids: number[];
+  /** weight[t] of predicting ids[t + 1]; 0 = not trained. */
+  weight: number[];
+}
+
+/**
+ * Cuts an encoded chat into training segments of at most `maxLen` tokens: each starts with the head
+ * (system [+ hidden]) followed by whole turns from a 'user' turn (or the first agent turn), the way
+ * `windowIds` shows them at play time. Agent-turn tokens weigh 1; user-turn tokens `obsWeight`.
+ */
+export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number): Segment[] {
+  const enc: EncodedChat = encodeChat(tok, chat);
+  const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
+  const headEnd = enc.spans[headLen - 1].end;
+  const head = enc.ids.slice(0, headEnd);
+  const turns = enc.spans.slice(headLen).map((s) => ({ role: s.role, from: s.roleAt, to: s.end }));
+  const out: Segment[] = [];
+  let i = 0;
+  while (i < turns.length) {
+    // a segment starts at turn i (a user turn giving context, or the first agent turn)
+    const ids = [...head];
+    const weight = new Array<number>(head.length).fill(0);
+    let j = i;
+    let trained = false;
+    while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {
+      const t = turns[j];
+      const w = t.role === 'agent' ? 1 : obsWeight;
+      for (let k = t.from; k < t.to; k++) {
+        ids.push(enc.ids[k]);
+        weight.push(0);
+      }
+      // the role token predicts the first content token; the last content token predicts <|end|>
+      const start = ids.length - (t.to - t.from);
+      for (let k = start; k < ids.length - 1; k++) weight[k] = w;
+      if (t.role === 'agent') trained = true;
+      j++;
+    }
+    if (j === i) break; // one turn longer than the whole budget: drop the rest of the episode
+    if (trained) out.push({ ids, weight });
+    // the next segment repeats the last user turn before the next agent turn as its context
+    let next = j;
+    if (next < turns.length && turns[next].role === 'agent' && next - 1 > i) next--;
+    i = next;
+  }
+  return out;
+}

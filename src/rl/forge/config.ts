@@ -1,0 +1,148 @@
+// The forge's configuration (issue #4 point 5, DESIGN.md "The default models are ours"): which task
+// families the default policy imitates and how much of each, the model's size, the SFT budget, and
+// the held-out check. Validated once where it enters (STYLE.md point 3); presets for the shipped
+// forge and for a seconds-long smoke run.
+import type { FamilyName, JsonObject } from '../envs/types.ts';
+import { FAMILY_NAMES } from '../envs/types.ts';
+
+/** One family in the training mixture. */
+export interface FamilyMix {
+  family: FamilyName;
+  /** Share of training episodes drawn from this family (normalised over the mixture). */
+  weight: number;
+  /** TaskSpec options for this family (training and held-out evaluation alike). */
+  options?: JsonObject;
+}
+
+/** Everything `runForge` needs. */
+export interface ForgeConfig {
+  /** Seeds data, initialisation and evaluation. */
+  seed: number;
+  /** Families the policy learns, with their shares and options. */
+  mix: FamilyMix[];
+  /** Mistake rate of the noisy experts whose dialogues are imitated. */
+  noise: number;
+  /** Tokenizer: upper bound on the vocabulary (base tokens included). */
+  maxVocab: number;
+  /** Episodes per family used to fit the tokenizer. */
+  tokenizerEpisodes: number;
+  /** Residual width. */
+  dModel: number;
+  /** Decoder blocks. */
+  nLayers: number;
+  /** Attention heads. */
+  nHeads: number;
+  /** SwiGLU hidden width (a multiple of 32). */
+  dFf: number;
+  /** Sequence length of a training row and the policy's context window in tokens. */
+  seqLen: number;
+  /** Rows per step. */
+  batch: number;
+  /** Policy SFT steps. */
+  steps: number;
+  /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
+  criticSteps: number;
+  /** Critic value-head steps (MC-return regression over a frozen backbone). */
+  valueSteps: number;
+  /** Peak learning rate (linear warm-up, cosine decay to 10%). */
+  lr: number;
+  /** Warm-up steps. */
+  warmup: number;
+  /** Loss weight of collaborator/environment tokens relative to agent tokens (0: agent tokens only). */
+  obsWeight: number;
+  /** Held-out (test split) episodes per family and agent in the final check; 0 skips it. */
+  evalEpisodes: number;
+  /** Longest agent reply in tokens when sampling. */
+  maxReplyTokens: number;
+  /** A progress line every this many steps. */
+  logEvery: number;
+}
+
+/** A forge configuration that cannot run. */
+export class ForgeConfigError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ForgeConfigError';
+  }
+}
+
+/** The shipped default: guess, backend and frozenlake carry the target; bandit and sokoban ride along. */
+export const DEFAULT_FORGE: ForgeConfig = {
+  seed: 1,
+  mix: [
+    { family: 'guess', weight: 0.34 },
+    { family: 'backend', weight: 0.3 },
+    { family: 'frozenlake', weight: 0.24 },
+    { family: 'bandit', weight: 0.06 },
+    { family: 'sokoban', weight: 0.06 },
+  ],
+  noise: 0.3,
+  maxVocab: 1024,
+  tokenizerEpisodes: 400,
+  dModel: 128,
+  nLayers: 4,
+  nHeads: 4,
+  dFf: 352,
+  seqLen: 256,
+  batch: 16,
+  steps: 3000,
+  criticSteps: 300,
+  valueSteps: 200,
+  lr: 3e-3,
+  warmup: 100,
+  obsWeight: 0.25,
+  evalEpisodes: 100,
+  maxReplyTokens: 48,
+  logEvery: 50,
+};
+
+/** A seconds-long run on a tiny model (tests, `--smoke`). */
+export const SMOKE_FORGE: ForgeConfig = {
+  ...DEFAULT_FORGE,
+  mix: [
+    { family: 'guess', weight: 0.5 },
+    { family: 'bandit', weight: 0.5 },
+  ],
+  maxVocab: 512,
+  tokenizerEpisodes: 20,
+  dModel: 32,
+  nLayers: 1,
+  nHeads: 2,
+  dFf: 64,
+  seqLen: 128,
+  batch: 4,
+  steps: 30,
+  criticSteps: 4,
+  valueSteps: 4,
+  lr: 5e-3,
+  warmup: 5,
+  evalEpisodes: 2,
+  maxReplyTokens: 16,
+  logEvery: 10,
+};
+
+/** Checks a configuration and returns a frozen copy. */
+export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
+  const ints: (keyof ForgeConfig)[] = ['maxVocab', 'tokenizerEpisodes', 'dModel', 'nLayers', 'nHeads', 'dFf', 'seqLen', 'batch', 'steps', 'maxReplyTokens', 'logEvery'];
+  for (const f of ints) {
+    const v = cfg[f];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new ForgeConfigError(f, `forge: ${f} must be a positive integer, got ${String(v)}`);
+  }
+  for (const f of ['criticSteps', 'valueSteps', 'warmup', 'evalEpisodes', 'seed'] as const) {
+    const v = cfg[f];
+    if (!Number.isInteger(v) || v < 0) throw new ForgeConfigError(f, `forge: ${f} must be a non-negative integer, got ${v}`);
+  }
+  if (!(cfg.lr > 0)) throw new ForgeConfigError('lr', `forge: lr must be > 0, got ${cfg.lr}`);
+  if (!(cfg.noise >= 0 && cfg.noise <= 1)) throw new ForgeConfigError('noise', `forge: noise must lie in [0, 1], got ${cfg.noise}`);
+  if (!(cfg.obsWeight >= 0)) throw new ForgeConfigError('obsWeight', `forge: obsWeight must be ≥ 0, got ${cfg.obsWeight}`);
+  if (cfg.mix.length === 0) throw new ForgeConfigError('mix', 'forge: the family mixture is empty');
+  for (const m of cfg.mix) {
+    if (!FAMILY_NAMES.includes(m.family)) throw new ForgeConfigError('mix', `forge: unknown family "${m.family}"`);
+    if (!(m.weight > 0)) throw new ForgeConfigError('mix', `forge: family ${m.family} needs a weight > 0, got ${m.weight}`);
+  }
+  if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
+  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })) });
+}

@@ -1,0 +1,181 @@
+// The forge (issue #4 point 5; DESIGN.md "The default models are ours"): trains the default policy
+// and critic from the task suite's noisy-expert dialogues and writes them in the Hugging Face layout.
+//   1. fit the word-level tokenizer on dialogues of every family in the mixture;
+//   2. policy: full-parameter SFT on packed context-window segments (agent tokens weigh 1, the
+//      collaborator's and environment's tokens `obsWeight`, an auxiliary loss that helps copying);
+//   3. critic: the policy's weights, SFT on the same kind of dialogues with the hidden information in
+//      the prompt (SWEET-RL's asymmetric critic), then a value head regressed on Monte-Carlo returns
+//      of noisy, noisier and random episodes;
+//   4. held-out check of the 4-bit policy (sampled at T = 1 and greedy) against random/noisy/expert;
+//   5. write policy/ and critic/ (config.json, tokenizer files, model.safetensors, onnx/ 4-bit prefill
+//      and decode graphs) and manifest.json with sizes and sha256.
+// Everything is seeded; the data, initialisation and evaluation are deterministic from `seed`.
+import { runEpisode } from '../envs/episode.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import { createAgent, createEnv } from '../envs/registry.ts';
+import type { Episode, FamilyName } from '../envs/types.ts';
+import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folder/folder.ts';
+import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
+import { buildGraph } from '../model/llama/graphs.ts';
+import { blocksQuant4, paramSource } from '../model/llama/params.ts';
+import { LlamaRunner } from '../model/llama/runner.ts';
+import { countParams, initWeights, type ModelWeights } from '../model/llama/weights.ts';
+import type { ManifestModel } from '../model/manifest.ts';
+import { fitTokenizer } from '../model/tokenizer/fit.ts';
+import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+import type { OrtRuntime } from '../runtime/ort.ts';
+import { Rng } from '../util/rng.ts';
+import { hiddenText, segments, toChat, windowIds } from './chat.ts';
+import { validateForgeConfig, type ForgeConfig } from './config.ts';
+import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
+import { heldOut, type HeldOutRow } from './heldout.ts';
+import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
+
+/** Where and how the forge writes and reports. */
+export interface ForgeRun {
+  /** Writes files under the models root (nodeWriter(public/models) for the CLI). */
+  write: WriteBytes;
+  /** The runtime the train steps and the held-out check run on (onnxruntime-node for speed). */
+  runtime: OrtRuntime;
+  /** Progress lines. */
+  log: (line: string) => void;
+  /** The command line recorded in the manifest. */
+  command: string;
+}
+
+/** What the forge produced. */
+export interface ForgeResult {
+  config: ForgeConfig;
+  model: ModelConfig;
+  /** Parameters of the policy (the critic adds d + 1 for its value head). */
+  parameters: number;
+  vocabSize: number;
+  phases: PhaseReport[];
+  heldOut: HeldOutRow[];
+  manifest: Record<string, ManifestModel>;
+  seconds: number;
+}
+
+/** Dialogue texts of each family for the tokenizer (expert, noisy and random players; plus hidden texts). */
+async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
+  const corpus: string[] = [];
+  for (const m of cfg.mix) {
+    const env = createEnv(m.family);
+    for (let i = 0; i < cfg.tokenizerEpisodes; i++) {
+      const kind = (['expert', 'noisy', 'random'] as const)[i % 3];
+      const seed = 7_000_000 + i;
+      const ep = await runEpisode(env, createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
+      corpus.push(ep.task.prompt, hiddenText(ep.task.hidden));
+      for (const t of ep.turns) corpus.push(t.action, t.observation);
+    }
+  }
+  return corpus;
+}
+
+/** Endless segments of a stream's episodes; `hidden` puts the task's hidden information in the prompt. */
+function segmentSource(stream: EpisodeStream, tok: Tokenizer, seqLen: number, obsWeight: number, hidden: boolean): () => Promise<PackSegment> {
+  const queue: PackSegment[] = [];
+  return async () => {
+    while (queue.length === 0) {
+      const ep = await stream.next();
+      const chat = toChat(dialogueOf(ep.task.prompt, ep.turns), hidden ? ep.task.hidden : undefined);
+      queue.push(...segments(tok, chat, seqLen, obsWeight));
+    }
+    return queue.shift() as PackSegment;
+  };
+}
+
+/** Value samples: the critic's window before each agent turn, target = the return from that turn on. */
+function valueSamples(ep: Episode, tok: Tokenizer, seqLen: number): PackSegment[] {
+  const out: PackSegment[] = [];
+  let ret = ep.turns.reduce((a, t) => a + t.reward, 0);
+  for (let t = 0; t < ep.turns.length; t++) {
+    const chat = toChat(dialogueOf(ep.task.prompt, ep.turns.slice(0, t)), ep.task.hidden);
+    const ids = windowIds(tok, chat, seqLen, 0);
+    if (ids.length <= seqLen) {
+      const weight = new Array<number>(ids.length).fill(0);
+      const returns = new Array<number>(ids.length).fill(0);
+      weight[ids.length - 1] = 1;
+      returns[ids.length - 1] = ret;
+      out.push({ ids, weight, returns });
+    }
+    ret -= ep.turns[t].reward;
+  }
+  return out;
+}
+
+/** Runs the whole forge. */
+export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<ForgeResult> {
+  const cfg = validateForgeConfig(input);
+  const t0 = performance.now();
+  const { log } = run;
+  log(`[forge] seed ${cfg.seed}; families ${cfg.mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; noise ${cfg.noise}`);
+
+  const tok = fitTokenizer(await tokenizerCorpus(cfg), { maxVocab: cfg.maxVocab });
+  const model = validateConfig({ vocabSize: tok.vocabSize, dModel: cfg.dModel, nLayers: cfg.nLayers, nHeads: cfg.nHeads, dFf: cfg.dFf, maxSeq: cfg.seqLen });
+  const parameters = countParams(model);
+  log(`[forge] tokenizer ${tok.vocabSize} tokens; model d ${model.dModel} × ${model.nLayers} layers, ${model.nHeads} heads, ff ${model.dFf}, context ${model.maxSeq}: ${parameters} parameters`);
+
+  const init = initWeights(model, cfg.seed, { heads: { value: true } });
+  const backbone: ModelWeights = Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
+  const graph = sftGraph(model, backbone, cfg.batch, cfg.seqLen);
+  const packer = () => new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft');
+  const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
+
+  const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
+  const policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), phaseOpts('policy', cfg.steps));
+  const phases = [policy.report];
+
+  let critic = policy.weights;
+  if (cfg.criticSteps > 0) {
+    const criticStream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }));
+    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(criticStream, tok, cfg.seqLen, cfg.obsWeight, true), { ...phaseOpts('critic', cfg.criticSteps), lr: cfg.lr / 3 });
+    critic = r.weights;
+    phases.push(r.report);
+  }
+  let head: ModelWeights = { 'v_head.summary.weight': init['v_head.summary.weight'], 'v_head.summary.bias': init['v_head.summary.bias'] };
+  if (cfg.valueSteps > 0) {
+    const players: Player[] = [{ kind: 'noisy', noise: cfg.noise }, { kind: 'noisy', noise: 0.7 }, { kind: 'random' }];
+    const valueStream = new EpisodeStream(cfg.mix, `${cfg.seed}/value`, (rng: Rng) => rng.pick(players));
+    const queue: PackSegment[] = [];
+    const take = async () => {
+      while (queue.length === 0) queue.push(...valueSamples(await valueStream.next(), tok, cfg.seqLen));
+      return queue.shift() as PackSegment;
+    };
+    const r = await valuePhase(run.runtime, model, critic, head, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'value'), take, { ...phaseOpts('value', cfg.valueSteps), warmup: 0, lr: 1e-2 });
+    head = r.weights;
+    phases.push(r.report);
+  }
+
+  // held-out check of what ships: the 4-bit inference placement
+  let rows: HeldOutRow[] = [];
+  if (cfg.evalEpisodes > 0) {
+    const runner = await LlamaRunner.create(run.runtime, model, paramSource(policy.weights, blocksQuant4), { label: 'forge.policy', padId: tok.special.pad });
+    try {
+      rows = await heldOut(runner, tok, { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens }, log);
+    } finally {
+      await runner.dispose();
+    }
+  }
+
+  const criticWeights = { ...critic, ...head };
+  const families = cfg.mix.map((m) => m.family as FamilyName);
+  const common = { seed: cfg.seed, families, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, chat: 'system = task prompt; agent/user turns; a sliding window keeps the prompt and the most recent turns within contextTokens' };
+  const q4 = (w: ModelWeights, value: boolean): Record<string, Uint8Array> => {
+    const params = paramSource(w, blocksQuant4);
+    const heads = value ? { value: true } : undefined;
+    return {
+      'onnx/prefill_q4.onnx': buildGraph(model, { kind: 'prefill', params, heads }).bytes,
+      'onnx/decode_q4.onnx': buildGraph(model, { kind: 'decode', params, heads }).bytes,
+    };
+  };
+  const heldOutFigures = rows.map((r) => ({ family: r.family, agent: r.agent, episodes: r.episodes, successRate: r.successRate }));
+  const manifest = {
+    policy: await writeModelFolder(run.write, 'policy', { config: model, tokenizer: tok, weights: policy.weights, turnwise: { role: 'policy', ...common, heldOut: heldOutFigures }, files: q4(policy.weights, false) }),
+    critic: await writeModelFolder(run.write, 'critic', { config: model, tokenizer: tok, weights: criticWeights, heads: { value: true }, turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' }, files: q4(criticWeights, true) }),
+  };
+  await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString() });
+  const seconds = (performance.now() - t0) / 1000;
+  log(`[forge] done in ${seconds.toFixed(0)} s; ${Object.values(manifest).flatMap((m) => m.files).reduce((a, f) => a + f.bytes, 0)} bytes written`);
+  return { config: cfg, model, parameters, vocabSize: tok.vocabSize, phases, heldOut: rows, manifest, seconds };
+}

@@ -1,0 +1,72 @@
+// The forge end to end on a tiny config (seconds): files in the Hugging Face layout, a manifest that
+// verifies, loss that falls, and determinism of everything but timings; plus the pieces by hand.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMOKE_FORGE, validateForgeConfig, ForgeConfigError } from '../../../src/rl/forge/config.ts';
+import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
+import { loadModel } from '../../../src/rl/model/folder/folder.ts';
+import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
+import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+
+let dir: string;
+let dir2: string;
+let result: ForgeResult;
+let second: ForgeResult;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'forge-'));
+  dir2 = await mkdtemp(join(tmpdir(), 'forge-'));
+  const runtime = await OrtRuntime.create('node');
+  const cfg = { ...SMOKE_FORGE, steps: 40, evalEpisodes: 1 };
+  result = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
+  second = await runForge(cfg, { write: nodeWriter(dir2), runtime, log: () => {}, command: 'test' });
+}, 120_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await rm(dir2, { recursive: true, force: true });
+});
+
+describe('forge (smoke)', () => {
+  it('writes policy and critic folders that load through the manifest', async () => {
+    const policy = await loadModel(nodeReader(dir), 'policy');
+    const critic = await loadModel(nodeReader(dir), 'critic');
+    expect(policy.heads.value).toBe(false);
+    expect(critic.heads.value).toBe(true);
+    expect(policy.config.vocabSize).toBe(result.vocabSize);
+    expect(policy.turnwise?.contextTokens).toBe(SMOKE_FORGE.seqLen);
+    for (const m of ['policy', 'critic']) {
+      const paths = result.manifest[m].files.map((f) => f.path);
+      expect(paths).toEqual(expect.arrayContaining([`${m}/config.json`, `${m}/tokenizer.json`, `${m}/model.safetensors`, `${m}/onnx/prefill_q4.onnx`, `${m}/onnx/decode_q4.onnx`]));
+    }
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.forge.seed).toBe(SMOKE_FORGE.seed);
+  });
+
+  it('lowers the policy loss and prints progress lines', () => {
+    const p = result.phases.find((x) => x.phase === 'policy');
+    expect(p && p.lastLoss < p.firstLoss).toBe(true);
+    expect(lines.filter((l) => l.startsWith('[forge policy] step')).length).toBe(40 / SMOKE_FORGE.logEvery);
+    expect(result.heldOut.map((r) => r.agent)).toContain('policy-sampled');
+  });
+
+  it('is deterministic from its seed: same weights, same files', () => {
+    for (const m of ['policy', 'critic']) {
+      const a = result.manifest[m].files.map((f) => [f.path, f.sha256]);
+      const b = second.manifest[m].files.map((f) => [f.path, f.sha256]);
+      expect(b).toEqual(a);
+    }
+  });
+});
+
+describe('forge config', () => {
+  it('names the offending field', () => {
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dFf: 60 })).toThrow(ForgeConfigError);
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dFf: 60 })).toThrow('must be multiples of 32');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [] })).toThrow('the family mixture is empty');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, steps: 0 })).toThrow('forge: steps must be a positive integer, got 0');
+  });
+});

@@ -1,0 +1,125 @@
+// Hand-checked pieces of the forge: chat layout and windows, training segments, row packing with a
+// block-diagonal causal bias, the learning-rate schedule and the sampler.
+import { describe, expect, it } from 'vitest';
+import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/forge/chat.ts';
+import { Packer } from '../../../src/rl/forge/data.ts';
+import { bannedTokens, sampleToken } from '../../../src/rl/forge/sampler.ts';
+import { learningRate } from '../../../src/rl/forge/train.ts';
+import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
+import { encodeChat, encodeTurn } from '../../../src/rl/model/tokenizer/chat.ts';
+import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
+import { Rng } from '../../../src/rl/util/rng.ts';
+
+const tok = fitTokenizer(['Guess the animal. ask one question', 'is it big? No. Remaining: cat, dog.', 'guess: cat Right.'], { maxVocab: 512, minCount: 1 });
+const dialogue = [
+  { role: 'user' as const, content: 'Guess the animal.' },
+  { role: 'assistant' as const, content: 'is it big?' },
+  { role: 'user' as const, content: 'No. Remaining: cat, dog.' },
+  { role: 'assistant' as const, content: 'guess: cat' },
+  { role: 'user' as const, content: 'Right.' },
+];
+
+describe('chat layout', () => {
+  it('puts the prompt in the system turn and the hidden text after it for the critic', () => {
+    expect(toChat(dialogue).map((m) => m.role)).toEqual(['system', 'agent', 'user', 'agent', 'user']);
+    const critic = toChat(dialogue, { item: 'cat', facts: { big: false } });
+    expect(critic[1]).toEqual({ role: 'hidden', content: 'item: cat' });
+    expect(hiddenText({ fn: 'f', params: { a: 1 }, tests: [] })).toBe('fn: f; params: {"a":1}');
+  });
+
+  it('window: whole chat when it fits, else the prompt and the most recent turns from a user turn', () => {
+    const chat = toChat(dialogue.slice(0, 3));
+    const full = encodeChat(tok, chat, { addGenerationPrompt: true }).ids;
+    expect(windowIds(tok, chat, 1000, 10)).toEqual(full);
+    const head = encodeChat(tok, chat.slice(0, 1)).ids;
+    const last = encodeTurn(tok, chat[2]);
+    // room for the head, the last user turn, <|agent|> and the reserve only
+    const ids = windowIds(tok, chat, head.length + last.length + 1 + 10, 10);
+    expect(ids).toEqual([...head, ...last, tok.special.agent]);
+  });
+});
+
+describe('segments', () => {
+  it('weighs agent tokens 1 and user tokens obsWeight, at the position before each token', () => {
+    const chat = toChat(dialogue);
+    const [seg] = segments(tok, chat, 1000, 0.5);
+    const enc = encodeChat(tok, chat);
+    expect(seg.ids).toEqual(enc.ids);
+    for (const s of enc.spans.slice(1)) {
+      const w = s.role === 'agent' ? 1 : 0.5;
+      for (let t = s.start - 1; t < s.end - 1; t++) expect(seg.weight[t]).toBe(w);
+      expect(seg.weight[s.end - 1]).toBe(0); // <|end|> predicts the next role token: not trained
+    }
+    expect(seg.weight.slice(0, enc.spans[0].end).every((w) => w === 0)).toBe(true);
+  });
+
+  it('cuts long chats: every segment starts with the prompt and fits the budget; every agent turn is trained once', () => {
+    const chat = toChat(dialogue);
+    const head = encodeChat(tok, chat.slice(0, 1)).ids;
+    const budget = head.length + encodeTurn(tok, chat[2]).length + encodeTurn(tok, chat[3]).length;
+    const segs = segments(tok, chat, budget, 0);
+    expect(segs.length).toBeGreaterThan(1);
+    const agentTokens = segs.reduce((a, s) => a + s.weight.filter((w) => w === 1).length, 0);
+    expect(agentTokens).toBe(encodeTurn(tok, chat[1]).length - 1 + encodeTurn(tok, chat[3]).length - 1);
+    for (const s of segs) {
+      expect(s.ids.length).toBeLessThanOrEqual(budget);
+      expect(s.ids.slice(0, head.length)).toEqual(head);
+    }
+  });
+});
+
+describe('Packer', () => {
+  it('packs segments into rows with restarting positions and a block-diagonal causal bias', async () => {
+    const segs = [
+      { ids: [1, 10, 11], weight: [0, 1, 0] },
+      { ids: [1, 12], weight: [1, 0] },
+      { ids: [1, 13, 14, 15], weight: [0, 0.5, 1, 0] },
+    ];
+    let i = 0;
+    const p = new Packer(2, 5, 0, 'sft');
+    const { feeds, tokens, trained } = await p.pack(async () => segs[i++ % segs.length]);
+    expect(Array.from(feeds.input_ids.data)).toEqual([1, 10, 11, 1, 12, 1, 13, 14, 15, 0]);
+    expect(Array.from(feeds.position_ids.data)).toEqual([0, 1, 2, 0, 1, 0, 1, 2, 3, 0]);
+    expect(Array.from(feeds.targets.data)).toEqual([0, 11, 0, 12, 0, 0, 14, 15, 0, 0]);
+    expect(Array.from(feeds.weights.data)).toEqual([0, 1, 0, 1, 0, 0, 0.5, 1, 0, 0]);
+    expect(tokens).toBe(9);
+    expect(trained).toBe(4);
+    const bias = feeds.attention_bias.data as Float32Array;
+    const visible = (b: number, q: number) => Array.from(bias.subarray((b * 5 + q) * 5, (b * 5 + q + 1) * 5), (x) => (x === 0 ? 1 : x === NEG_BIAS ? 0 : NaN));
+    expect(visible(0, 2)).toEqual([1, 1, 1, 0, 0]);
+    expect(visible(0, 4)).toEqual([0, 0, 0, 1, 1]); // second segment sees only itself
+    expect(visible(1, 4)).toEqual([0, 0, 0, 0, 1]); // padding sees itself
+  });
+});
+
+describe('schedule and sampler', () => {
+  it('warms up linearly and decays to 10% of the peak', () => {
+    expect(learningRate(5, 1, 10, 100)).toBeCloseTo(0.5);
+    expect(learningRate(10, 1, 10, 100)).toBeCloseTo(1);
+    expect(learningRate(100, 1, 10, 100)).toBeCloseTo(0.1);
+  });
+
+  it('greedy takes the argmax outside the banned ids; sampling follows the softmax', () => {
+    const banned = bannedTokens(tok);
+    const a = tok.vocabSize - 2;
+    const b = tok.vocabSize - 1;
+    const logits = new Float32Array(tok.vocabSize).fill(-50);
+    logits[tok.special.agent] = 10;
+    logits[a] = 2;
+    logits[b] = 2 + Math.log(3);
+    expect(sampleToken(logits, 0, new Rng(1), banned)).toBe(b);
+    const rng = new Rng(2);
+    let n400 = 0;
+    let n401 = 0;
+    for (let i = 0; i < 4000; i++) {
+      const id = sampleToken(logits, 1, rng, banned);
+      if (id === a) n400++;
+      if (id === b) n401++;
+      expect(id).not.toBe(tok.special.agent);
+    }
+    // the rest of the vocabulary is negligible: P(401)/P(400) = 3
+    expect(n400 + n401).toBe(4000);
+    expect(n401 / n400).toBeGreaterThan(2.6);
+    expect(n401 / n400).toBeLessThan(3.4);
+  });
+});
