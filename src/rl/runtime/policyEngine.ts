@@ -225,7 +225,9 @@ export class PolicyEngine {
     if (!Array.isArray(request.prompts) || request.prompts.length === 0) throw new EngineInputError('generate: prompts must be a non-empty list');
     return this.withRequest(request, async (lm, ticket) => {
       const { id: adapter, feeds } = lm.resolve(request.adapter);
-      const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`));
+      const ctx = lm.info.turnwise?.contextTokens;
+      const window = { budget: Math.min(lm.cfg.maxSeq, typeof ctx === 'number' ? ctx : lm.cfg.maxSeq), reserve: params.maxNewTokens };
+      const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`, window));
       prompts.forEach((ids, i) => checkPromptFits(ids.length, lm.cfg.maxSeq, `prompt ${i}`));
       const encodeMs = performance.now() - startedAt;
       const { generations, timing } = await runGeneration({ lm, feeds, ticket, prompts, n, params, onToken, startedAt, encodeMs });

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('generation', () => {
   it('greedy equals step-by-step argmax over full recomputation', async () => {
-    const r = await engine.generate({ prompts: [chat('Is it red?')], sampling: { temperature: 0, maxNewTokens: 12 } });
+    const r = await engine.generate({ prompts: [chat('Is it red?')], sampling: { temperature: 0, maxNewTokens: 12, banSpecial: false } });
     const g = r.generations[0];
     expect(g.promptTokens).toBe((await engine.encode(chat('Is it red?'))).length);
     const runtime = await OrtRuntime.create('wasm');
@@ -38,7 +38,7 @@ describe('generation', () => {
         const full = await runner.prefill([seq]); // no cache: the whole sequence again
         expect(argmax(full.logits)).toBe(g.tokenIds[i]);
         expect(g.logprobs[i]).toBeCloseTo(logSoftmax(full.logits)[g.tokenIds[i]], 4);
-        if (i < 3) {
+        if (i < 2) {
           const ref = referenceForward(m.cfg, m.weights, seq).logits;
           const last = ref.subarray((seq.length - 1) * m.cfg.vocabSize);
           expect(argmax(last)).toBe(g.tokenIds[i]);

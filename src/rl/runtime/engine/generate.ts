@@ -67,6 +67,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   const end = tok.special.end;
   const vocab = lm.cfg.vocabSize;
   const byteToken = lm.byteTokens;
+  const banned = params.banSpecial ? lm.bannedSpecial : undefined;
   const rows: Row[] = [];
   job.prompts.forEach((ids, p) => {
     for (let k = 0; k < n; k++) {
@@ -98,7 +99,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
     const keep: number[] = [];
     active.forEach((r, i) => {
       const row = rows[r];
-      const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng);
+      const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng, banned);
       row.tokens.push(s.token);
       row.logprobs.push(s.logprob);
       if (s.token === end) row.finish = 'end';

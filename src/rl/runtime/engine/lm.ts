@@ -22,6 +22,7 @@ export class LoadedLm {
   private readonly base: AdapterFeeds;
   private params: ParamSource;
   private byteTokenTable: Uint8Array | null = null;
+  private bannedTable: Uint8Array | null = null;
   /** The adapter applied when a request names none; null = base. */
   active: string | null = null;
 
@@ -52,6 +53,7 @@ export class LoadedLm {
       adapterSlot: opts.slot,
       backend: runtime.info.kind,
       params: countParams(model.config, model.heads),
+      ...(model.turnwise ? { turnwise: model.turnwise } : {}),
       ...opts.info,
     };
     const lm = new LoadedLm(name, model, opts.precision, opts.slot, runtime, info);
@@ -63,6 +65,15 @@ export class LoadedLm {
   get byteTokens(): Uint8Array {
     this.byteTokenTable ??= Uint8Array.from(this.tokenizer.vocab, (t) => (isByteToken(t) ? 1 : 0));
     return this.byteTokenTable;
+  }
+
+  /** Special tokens other than <|end|>: never sampled when banSpecial is on. */
+  get bannedSpecial(): Uint8Array {
+    if (!this.bannedTable) {
+      this.bannedTable = new Uint8Array(this.cfg.vocabSize);
+      for (const [name, id] of Object.entries(this.tokenizer.special)) if (name !== 'end') this.bannedTable[id] = 1;
+    }
+    return this.bannedTable;
   }
 
   get tokenizer(): Tokenizer {

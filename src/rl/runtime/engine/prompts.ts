@@ -3,18 +3,31 @@
 // the policy agent applies its own stated rule (policyAgent.ts) before calling the engine.
 import { encodeChat } from '../../model/tokenizer/chat.ts';
 import type { Tokenizer } from '../../model/tokenizer/tokenizer.ts';
+import { windowIds } from '../../forge/chat.ts';
 import { EngineInputError, PromptTooLongError } from './errors.ts';
 import type { Prompt } from './types.ts';
 
 const CHAT_ROLES: readonly string[] = ['system', 'hidden', 'user', 'agent'];
 
+/** Defaults for a windowed prompt: the model's context budget and the reply reserve. */
+export interface WindowDefaults {
+  budget: number;
+  reserve: number;
+}
+
 /** Token ids of a prompt (see Prompt for the three forms). */
-export function encodePrompt(tok: Tokenizer, prompt: Prompt, where = 'prompt'): number[] {
+export function encodePrompt(tok: Tokenizer, prompt: Prompt, where = 'prompt', window?: WindowDefaults): number[] {
   if (prompt && 'messages' in prompt && Array.isArray(prompt.messages)) {
     for (const m of prompt.messages) {
       if (!m || typeof m.content !== 'string' || !CHAT_ROLES.includes(m.role)) {
         throw new EngineInputError(`${where}: each message needs a role (system, hidden, user, agent) and string content`);
       }
+    }
+    if (prompt.window) {
+      if (prompt.messages[0]?.role !== 'system') throw new EngineInputError(`${where}: a windowed prompt starts with the system message`);
+      const budget = prompt.window.budget ?? window?.budget;
+      const reserve = prompt.window.reserve ?? window?.reserve ?? 0;
+      if (budget !== undefined) return windowIds(tok, prompt.messages, budget, reserve);
     }
     return encodeChat(tok, prompt.messages, { addGenerationPrompt: true }).ids;
   }

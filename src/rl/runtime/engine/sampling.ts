@@ -23,9 +23,11 @@ export interface SamplingParams {
   stop: string[];
   /** Seeds the sampler; the same seed and prompt give the same tokens. */
   seed: number;
+  /** Never sample special tokens other than <|end|> (role, pad, bos): a reply is text. */
+  banSpecial: boolean;
 }
 
-export const DEFAULT_SAMPLING: SamplingParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stop: [], seed: 0 };
+export const DEFAULT_SAMPLING: SamplingParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stop: [], seed: 0, banSpecial: true };
 
 /** Upper bounds that catch mistakes (e.g. maxNewTokens 1e9) with a clear message. */
 export const SAMPLING_LIMITS = { maxTemperature: 100, maxNewTokens: 1 << 16, maxStops: 16 } as const;
@@ -46,6 +48,7 @@ export function resolveSampling(input: Partial<SamplingParams> = {}): SamplingPa
     throw bad('stop', `a list of at most ${SAMPLING_LIMITS.maxStops} non-empty strings`, p.stop);
   }
   if (!Number.isSafeInteger(p.seed)) throw bad('seed', 'an integer', p.seed);
+  if (typeof p.banSpecial !== 'boolean') throw bad('banSpecial', 'true or false', p.banSpecial);
   return p;
 }
 
@@ -97,9 +100,18 @@ export function samplingSupport(logits: ArrayLike<number>, p: Pick<SamplingParam
   return { ids, weights };
 }
 
-/** Picks one token from a row of logits. Sampling draws exactly one number from `rng` per token. */
-export function sampleToken(logits: ArrayLike<number>, p: Pick<SamplingParams, 'temperature' | 'topK' | 'topP'>, rng: Rng): Sampled {
-  const lp = logSoftmax(logits);
+/**
+ * Picks one token from a row of logits. Sampling draws exactly one number from `rng` per token.
+ * `banned[id]` = 1 removes a token from the choice (its log-prob is still the model's).
+ */
+export function sampleToken(raw: ArrayLike<number>, p: Pick<SamplingParams, 'temperature' | 'topK' | 'topP'>, rng: Rng, banned?: Uint8Array): Sampled {
+  const lp = logSoftmax(raw);
+  let logits = raw;
+  if (banned) {
+    const masked = Float32Array.from(raw);
+    for (let i = 0; i < masked.length; i++) if (banned[i]) masked[i] = -Infinity;
+    logits = masked;
+  }
   if (p.temperature === 0) {
     const token = argmax(logits);
     return { token, logprob: lp[token] };

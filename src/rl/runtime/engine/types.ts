@@ -12,7 +12,18 @@ import type { SamplingParams } from './sampling.ts';
  *  - `text`: `<|bos|>` and the text encoded literally;
  *  - `ids`: token ids as they are.
  */
-export type Prompt = { messages: ChatMessage[] } | { text: string } | { ids: number[] };
+export type Prompt = { messages: ChatMessage[]; window?: PromptWindow } | { text: string } | { ids: number[] };
+
+/**
+ * The forge's sliding context window (forge/chat.ts windowIds): keep the head (system, and hidden for
+ * a critic) and the most recent whole turns, from a 'user' turn on, such that the prompt plus
+ * `reserve` reply tokens fits `budget`. Defaults: the model's turnwise.contextTokens (else maxSeq)
+ * and the request's maxNewTokens. The shipped policy was trained on exactly these windows.
+ */
+export interface PromptWindow {
+  budget?: number;
+  reserve?: number;
+}
 
 /** Fields every request may carry. */
 export interface RequestCommon {
@@ -199,4 +210,6 @@ export interface ModelInfo {
   loadMs: number;
   /** Parameters (base model). */
   params: number;
+  /** config.json's "turnwise" section (role, contextTokens, maxReplyTokens, forge figures), when present. */
+  turnwise?: Record<string, unknown>;
 }
