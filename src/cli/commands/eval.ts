@@ -7,12 +7,16 @@ import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
 import { evaluate, type EvalSummary } from '../../rl/envs/evaluate.ts';
 import { createAgent } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type Agent, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import { loadPolicy } from '../../rl/forge/policyAgent.ts';
+import { modelsDir } from '../paths.ts';
 
 /** Agent kinds `--agent` accepts: each makes a per-task agent factory. */
-export const evalAgents: Record<string, (family: FamilyName, opts: { noise: number }) => Promise<(seed: number) => Agent>> = {
+export const evalAgents: Record<string, (family: FamilyName, opts: { noise: number; temperature?: number; sampleSeed?: number; models?: string }) => Promise<(seed: number) => Agent>> = {
   expert: async (family) => (seed) => createAgent('expert', family, { seed }),
   noisy: async (family, { noise }) => (seed) => createAgent('noisy', family, { seed, noise }),
   random: async (family) => (seed) => createAgent('random', family, { seed }),
+  // the forge's policy (public/models or --models DIR), 4-bit, sampled at --temperature (0 = greedy)
+  policy: async (_family, o) => (await loadPolicy(o.models ?? modelsDir(), { temperature: o.temperature ?? 1, seed: o.sampleSeed ?? 1 })).make,
 };
 
 function list(value: string | undefined, all: readonly string[], fallback: string, what: string): string[] {
@@ -37,12 +41,17 @@ export const evalCommand: Command = {
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
     'Defaults: --split test, --episodes 200, --seed 1, --noise 0.3 (noisy expert). Task i uses seed S + i.',
     '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'.',
+    '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1).',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
       family: { type: 'string' }, agent: { type: 'string' }, split: { type: 'string' }, episodes: { type: 'string' },
       seed: { type: 'string' }, noise: { type: 'string' }, options: { type: 'string' }, out: { type: 'string' },
+      temperature: { type: 'string' }, 'sample-seed': { type: 'string' }, models: { type: 'string' },
     });
+    const temperature = values.temperature === undefined ? 1 : Number(values.temperature);
+    if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
+    const sampleSeed = intOption(values['sample-seed'], 'sample-seed', 1, 0, 2 ** 31);
     if (values.family === undefined) throw new UsageError('--family is required');
     const families = list(values.family, FAMILY_NAMES, '', 'family') as FamilyName[];
     const agents = list(values.agent, Object.keys(evalAgents), 'expert', 'agent');
@@ -64,7 +73,7 @@ export const evalCommand: Command = {
     const lines: string[] = [];
     for (const family of families) {
       for (const kind of agents) {
-        const make = await evalAgents[kind](family, { noise });
+        const make = await evalAgents[kind](family, { noise, temperature, sampleSeed, models: values.models });
         const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options }, make);
         summaries.push(summary);
         if (values.out) lines.push(...eps.map((e) => JSON.stringify(e)));

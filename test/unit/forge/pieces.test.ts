@@ -78,10 +78,10 @@ describe('Packer', () => {
     let i = 0;
     const p = new Packer(2, 5, 0, 'sft');
     const { feeds, tokens, trained } = await p.pack(async () => segs[i++ % segs.length]);
-    expect(Array.from(feeds.input_ids.data)).toEqual([1, 10, 11, 1, 12, 1, 13, 14, 15, 0]);
-    expect(Array.from(feeds.position_ids.data)).toEqual([0, 1, 2, 0, 1, 0, 1, 2, 3, 0]);
-    expect(Array.from(feeds.targets.data)).toEqual([0, 11, 0, 12, 0, 0, 14, 15, 0, 0]);
-    expect(Array.from(feeds.weights.data)).toEqual([0, 1, 0, 1, 0, 0, 0.5, 1, 0, 0]);
+    expect(Array.from(feeds.input_ids.data as ArrayLike<number>)).toEqual([1, 10, 11, 1, 12, 1, 13, 14, 15, 0]);
+    expect(Array.from(feeds.position_ids.data as ArrayLike<number>)).toEqual([0, 1, 2, 0, 1, 0, 1, 2, 3, 0]);
+    expect(Array.from(feeds.targets.data as ArrayLike<number>)).toEqual([0, 11, 0, 12, 0, 0, 14, 15, 0, 0]);
+    expect(Array.from(feeds.weights.data as ArrayLike<number>)).toEqual([0, 1, 0, 1, 0, 0, 0.5, 1, 0, 0]);
     expect(tokens).toBe(9);
     expect(trained).toBe(4);
     const bias = feeds.attention_bias.data as Float32Array;
