@@ -28,8 +28,9 @@ export abstract class BaseEnv implements Env {
   protected formatPenalty = -0.1;
 
   protected task: Task | null = null;
-  /** Randomness for the environment and the simulated collaborator, reseeded by reset. */
+  /** Randomness for the environment and the simulated collaborator (slips, payouts, phrasings), reseeded by reset from seed and stream. */
   protected rng = new Rng(0);
+  private spec: TaskSpec | null = null;
   private turns = 0;
   private finished = false;
   private pending: { request: CollaboratorRequest; finish: (reply: string) => StepResult } | null = null;
@@ -41,6 +42,12 @@ export abstract class BaseEnv implements Env {
   /** Called when turn T ends without `done`: extra reward and text for the truncated episode. */
   protected onTurnLimit(): { reward: number; observation: string; fields: JsonObject; success: boolean } {
     return { reward: 0, observation: 'No turns left.', fields: {}, success: false };
+  }
+
+  /** Randomness that defines the task itself: depends on family, split, seed and label, never on the stream. */
+  protected taskRng(label: string): Rng {
+    const spec = this.spec as TaskSpec;
+    return new Rng(`${spec.family}/${spec.split}/${spec.seed}/${label}`);
   }
 
   get turn(): number {
@@ -55,12 +62,17 @@ export abstract class BaseEnv implements Env {
     if (spec.family !== this.family) throw new EnvError(`a ${this.family} environment cannot run a ${String(spec.family)} task`);
     if (spec.split !== 'train' && spec.split !== 'test') throw new EnvError(`split must be "train" or "test", got ${JSON.stringify(spec.split)}`);
     if (!Number.isSafeInteger(spec.seed)) throw new EnvError(`seed must be a safe integer, got ${JSON.stringify(spec.seed)}`);
-    this.rng = new Rng(`${spec.family}/${spec.split}/${spec.seed}/env`);
+    const stream = spec.stream ?? 0;
+    if (!Number.isSafeInteger(stream)) throw new EnvError(`stream must be a safe integer, got ${JSON.stringify(spec.stream)}`);
+    this.spec = spec;
+    this.rng = new Rng(`${spec.family}/${spec.split}/${spec.seed}/env/${stream}`);
     this.turns = 0;
     this.finished = false;
     this.pending = null;
-    this.task = this.start(spec);
-    return this.task;
+    const task = this.start(spec);
+    if (stream !== 0) task.spec = { ...task.spec, stream };
+    this.task = task;
+    return task;
   }
 
   beginStep(agentMessage: string): PendingStep {

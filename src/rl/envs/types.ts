@@ -35,6 +35,12 @@ export interface TaskSpec {
   seed: number;
   /** Overrides of the family's default options (FAMILIES[family].defaults), e.g. {candidates: 8}. */
   options?: JsonObject;
+  /**
+   * Varies the environment's and the simulated collaborator's randomness (slips, payouts, phrasings,
+   * noise) without changing the task; default 0. Use different streams for the K independent
+   * episodes of Pass@(K,T) or for counterfactual re-rolls of one task.
+   */
+  stream?: number;
 }
 
 /** One chat message; a dialogue starts with the task prompt as 'user'. */

@@ -154,3 +154,25 @@ describe('done-when figures (held-out, deterministic seeds)', () => {
     expect(random.metrics.expectedReward).toBeLessThan(0.25);
   });
 });
+
+describe('streams', () => {
+  it('vary the environment randomness but not the task', () => {
+    const env = createEnv('bandit');
+    const base = env.reset({ family: 'bandit', split: 'test', seed: 5 });
+    const pulls = new Set<number>();
+    for (let stream = 0; stream < 40; stream++) {
+      const t = env.reset({ family: 'bandit', split: 'test', seed: 5, stream });
+      expect(t.key).toBe(base.key);
+      expect(t.spec.stream).toBe(stream === 0 ? undefined : stream);
+      pulls.add(env.step(`<answer>${t.hidden.risky}</answer>`).reward);
+    }
+    expect([...pulls].sort()).toEqual([0, 1]);
+  });
+
+  it('replay keeps the stream', async () => {
+    const spec = { family: 'frozenlake' as const, split: 'test' as const, seed: 2, stream: 9 };
+    const ep = await runEpisode(createEnv('frozenlake'), createAgent('expert', 'frozenlake', { seed: 2 }), spec);
+    expect(ep.task.spec.stream).toBe(9);
+    expect(replayEpisode(createEnv('frozenlake'), ep)).toEqual(ep);
+  });
+});

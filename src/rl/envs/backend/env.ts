@@ -92,7 +92,7 @@ export class BackendEnv extends BaseEnv {
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('backend', BACKEND_DEFAULTS, BOUNDS, spec.options);
     const { value, key } = drawForSplit(
-      this.rng.fork('task'),
+      this.taskRng('task'),
       spec.split,
       (r) => {
         const t = r.pick(TEMPLATES);
@@ -106,7 +106,7 @@ export class BackendEnv extends BaseEnv {
     this.params = value.params;
     this.asked = new Set();
     const reference = value.t.code(value.params);
-    this.tests = makeTests(this.rng.fork('tests'), value.t, value.params, this.opts.tests, reference);
+    this.tests = makeTests(this.taskRng('tests'), value.t, value.params, this.opts.tests, reference);
     const t = value.t;
     const args = t.args.map((a) => a.name).join(', ');
     return {

@@ -46,7 +46,7 @@ export class FrontendEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frontend', FRONTEND_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.rng.fork('task'), spec.split, drawDesign, toHtml);
+    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, drawDesign, toHtml);
     this.target = value;
     this.lastSimilarity = 0;
     this.score = scorer(value);

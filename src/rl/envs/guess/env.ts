@@ -100,7 +100,7 @@ export class GuessEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('guess', GUESS_DEFAULTS, BOUNDS, spec.options);
-    const taskRng = this.rng.fork('task');
+    const taskRng = this.taskRng('task');
     const { value, key } = drawForSplit(
       taskRng,
       spec.split,

@@ -39,7 +39,7 @@ export class BanditEnv extends BaseEnv {
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('bandit', BANDIT_DEFAULTS, BOUNDS, spec.options);
     const { value, key } = drawForSplit(
-      this.rng.fork('task'),
+      this.taskRng('task'),
       spec.split,
       (r) => {
         const safe = r.pick(SAFE_NAMES);

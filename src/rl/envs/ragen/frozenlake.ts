@@ -154,7 +154,7 @@ export class FrozenLakeEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frozenlake', FROZENLAKE_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.rng.fork('task'), spec.split, (r) => drawMap(r, this.opts), (m) => `${m.cells}@${m.start}`);
+    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawMap(r, this.opts), (m) => `${m.cells}@${m.start}`);
     this.map = value;
     this.player = value.start;
     return {

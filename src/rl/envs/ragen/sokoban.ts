@@ -130,7 +130,7 @@ export class SokobanEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('sokoban', SOKOBAN_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.rng.fork('task'), spec.split, (r) => drawRoom(r, this.opts), (m) => `${m.walls}|${m.target}|${m.box}|${m.player}`);
+    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawRoom(r, this.opts), (m) => `${m.walls}|${m.target}|${m.box}|${m.player}`);
     this.room = { ...value };
     return {
       spec: { family: 'sokoban', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
