@@ -8,14 +8,17 @@ import { encodeChat } from './chat.ts';
 import { encodeSweet } from './sweet.ts';
 import { encodeTurnwise, type EncodeProgress } from './turnwise.ts';
 import { encodeVerlParquet } from './verl.ts';
+import { encodeDpo, encodeTurnDpo } from './preference.ts';
 
-export type ExportFormat = 'jsonl' | 'chat' | 'sweet' | 'parquet';
+export type ExportFormat = 'jsonl' | 'chat' | 'sweet' | 'parquet' | 'dpo' | 'turn-dpo';
 
 export const EXPORT_FORMATS: Record<ExportFormat, { extension: string; mime: string; description: string }> = {
   jsonl: { extension: '.turnwise.jsonl', mime: 'application/x-ndjson', description: "Turnwise JSONL: everything, versioned; re-importable" },
   chat: { extension: '.chat.jsonl', mime: 'application/x-ndjson', description: 'chat messages (TRL conversational) with reward and credit' },
   sweet: { extension: '.sweet.jsonl', mime: 'application/x-ndjson', description: 'SWEET-RL / ColBench trajectory records' },
   parquet: { extension: '.parquet', mime: 'application/vnd.apache.parquet', description: 'Parquet with veRL multi-turn columns' },
+  dpo: { extension: '.dpo.jsonl', mime: 'application/x-ndjson', description: 'TRL preference pairs (prompt/chosen/rejected), episode level' },
+  'turn-dpo': { extension: '.turn-dpo.jsonl', mime: 'application/x-ndjson', description: 'TRL preference pairs per agent turn (SWEET-RL turn-level DPO)' },
 };
 
 export const isExportFormat = (s: string): s is ExportFormat => Object.hasOwn(EXPORT_FORMATS, s);
@@ -30,7 +33,8 @@ export async function* encodeExport(
     yield await encodeVerlParquet(records, { onProgress: opts.onProgress });
     return;
   }
-  const lines = format === 'jsonl' ? encodeTurnwise(records, opts.onProgress) : format === 'chat' ? encodeChat(records, opts.onProgress) : encodeSweet(records, opts.onProgress);
+  const encoders = { jsonl: encodeTurnwise, chat: encodeChat, sweet: encodeSweet, dpo: encodeDpo, 'turn-dpo': encodeTurnDpo } as const;
+  const lines = encoders[format](records, opts.onProgress);
   const encoder = new TextEncoder();
   const chunkChars = opts.chunkBytes ?? 1 << 20;
   let pending: string[] = [];
@@ -47,4 +51,4 @@ export async function* encodeExport(
   if (pending.length) yield encoder.encode(pending.join(''));
 }
 
-export { encodeChat, encodeSweet, encodeTurnwise, encodeVerlParquet };
+export { encodeChat, encodeDpo, encodeSweet, encodeTurnDpo, encodeTurnwise, encodeVerlParquet };

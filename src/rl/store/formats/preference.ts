@@ -1,0 +1,218 @@
+// Preference pairs for TRL's DPOTrainer, in its conversational preference format
+// (https://huggingface.co/docs/trl/dataset_formats: {"prompt": [messages], "chosen": [messages],
+// "rejected": [messages]}, chosen/rejected continuing the shared prompt), one pair per line:
+//   dpo       episode-level pairs (multi-turn DPO, the SWEET-RL paper's baseline): episodes of the same
+//             task (family, split, seed, options) ranked by return; the i-th best of the top half is
+//             paired with the i-th best of the bottom half. The prompt is the longest common message
+//             prefix that both continue with an agent turn; chosen/rejected are the rest of each dialogue.
+//   turn-dpo  per-turn pairs (SWEET-RL's turn-level DPO, arXiv 2503.15478 §4.2): agent replies given the
+//             same task and the same history, scored by a per-turn credit estimate (the SWEET-RL
+//             advantage, or any stored estimator) or, by default, by the return of the episodes that
+//             followed (identical replies are merged and their scores averaged: a Monte-Carlo value);
+//             distinct replies ranked, top half paired with bottom half, at most `pairsPerContext` pairs.
+// Both need all episodes of a task before pairing, so the encoders hold the episodes' messages (not
+// their tokens) in memory. Extra fields are flat strings/numbers so `datasets` infers one schema.
+import type { EpisodeRecord, PortableRecord } from '../schema.ts';
+import { chatRole, type ChatRole } from './chat.ts';
+import type { EncodeProgress } from './turnwise.ts';
+
+export interface PairMessage {
+  role: ChatRole;
+  content: string;
+}
+
+/** One line of the dpo / turn-dpo exports. */
+export interface PreferenceRecord {
+  prompt: PairMessage[];
+  chosen: PairMessage[];
+  rejected: PairMessage[];
+  /** 'episode' (dpo) or 'turn' (turn-dpo). */
+  level: 'episode' | 'turn';
+  /** family|split|seed|options: which task both sides solve. */
+  task_key: string;
+  family: string;
+  /** The task's hidden information as JSON text (for asymmetric critics; the policy never sees it). */
+  hidden: string;
+  /** Agent-turn index (0-based) where the sides diverge. */
+  turn: number;
+  score_chosen: number;
+  score_rejected: number;
+  /** Episode ids behind each side (turn-dpo: the first episode with that reply). */
+  chosen_episode: string;
+  rejected_episode: string;
+}
+
+/** How pairs are formed. */
+export interface PairOptions {
+  /** Pair only when score_chosen − score_rejected > minMargin (default 0: strictly better). */
+  minMargin?: number;
+  /** Most pairs per task (dpo) or per shared history (turn-dpo); default 4, as in SWEET-RL. */
+  pairsPerContext?: number;
+  /** turn-dpo: credit estimator ("sweet", or "sweet@critic-3") whose per-turn value ranks replies; default: the episode's return. */
+  credit?: string;
+}
+
+const taskKey = (e: EpisodeRecord) => `${e.task.family}|${e.task.split}|${e.task.seed}|${JSON.stringify(e.task.options)}`;
+const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: chatRole(t.role), content: t.text }));
+const sameMessage = (a: PairMessage, b: PairMessage) => a.role === b.role && a.content === b.content;
+const finished = (e: EpisodeRecord) => e.status === 'complete' && e.outcome !== null;
+
+function groupBy<T>(items: Iterable<T>, key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    const list = m.get(k);
+    if (list) list.push(it);
+    else m.set(k, [it]);
+  }
+  return m;
+}
+
+/** Pairs best-first ranked items: i-th of the top half with i-th of the bottom half, while the margin holds. */
+function halves<T>(ranked: T[], score: (t: T) => number, margin: number, max: number): [T, T][] {
+  const half = Math.floor(ranked.length / 2);
+  const out: [T, T][] = [];
+  for (let i = 0; i < half && out.length < max; i++) {
+    const [c, r] = [ranked[i], ranked[ranked.length - half + i]];
+    if (score(c) - score(r) > margin) out.push([c, r]);
+  }
+  return out;
+}
+
+/** Message index where two dialogues stop agreeing, moved back so both continue with an agent turn; −1 if none. */
+export function divergence(a: PairMessage[], b: PairMessage[]): number {
+  let k = 0;
+  while (k < a.length && k < b.length && sameMessage(a[k], b[k])) k++;
+  while (k >= 0 && !(a[k]?.role === 'assistant' && b[k]?.role === 'assistant')) k--;
+  return k;
+}
+
+const agentTurnsBefore = (m: PairMessage[], k: number) => m.slice(0, k).filter((x) => x.role === 'assistant').length;
+
+/** Episode-level pairs over finished episodes of the same task. */
+export function episodePairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): PreferenceRecord[] {
+  const margin = opts.minMargin ?? 0;
+  const max = opts.pairsPerContext ?? 4;
+  const out: PreferenceRecord[] = [];
+  for (const [key, group] of groupBy([...episodes].filter(finished), taskKey)) {
+    const ret = (e: EpisodeRecord) => e.outcome?.totalReward ?? 0;
+    const ranked = group.slice().sort((a, b) => ret(b) - ret(a) || (a.id < b.id ? -1 : 1));
+    for (const [c, r] of halves(ranked, ret, margin, max)) {
+      const cm = messagesOf(c);
+      const rm = messagesOf(r);
+      const k = divergence(cm, rm);
+      if (k < 0 || (cm.length === rm.length && cm.every((m, i) => sameMessage(m, rm[i])))) continue;
+      out.push({
+        prompt: cm.slice(0, k),
+        chosen: cm.slice(k),
+        rejected: rm.slice(k),
+        level: 'episode',
+        task_key: key,
+        family: c.task.family,
+        hidden: JSON.stringify(c.task.hidden),
+        turn: agentTurnsBefore(cm, k),
+        score_chosen: ret(c),
+        score_rejected: ret(r),
+        chosen_episode: c.id,
+        rejected_episode: r.id,
+      });
+    }
+  }
+  return out;
+}
+
+/** The per-turn score of agent turn `i` of `e`: the named estimator's credit, else the episode's return. */
+function turnScore(e: EpisodeRecord, i: number, credit: string | undefined): number | null {
+  if (!credit) return e.outcome?.totalReward ?? null;
+  const c = e.credit.find((c) => c.estimator === credit || `${c.estimator}@${c.version}` === credit);
+  return c?.values[i] ?? null;
+}
+
+/** A per-turn pair from any source (e.g. the trainer's N sampled candidates ranked by the critic). */
+export function turnPairRecord(
+  prompt: PairMessage[],
+  chosen: { text: string; score: number; episode?: string },
+  rejected: { text: string; score: number; episode?: string },
+  task: { key: string; family: string; hidden: unknown },
+): PreferenceRecord {
+  return {
+    prompt,
+    chosen: [{ role: 'assistant', content: chosen.text }],
+    rejected: [{ role: 'assistant', content: rejected.text }],
+    level: 'turn',
+    task_key: task.key,
+    family: task.family,
+    hidden: JSON.stringify(task.hidden),
+    turn: prompt.filter((m) => m.role === 'assistant').length,
+    score_chosen: chosen.score,
+    score_rejected: rejected.score,
+    chosen_episode: chosen.episode ?? '',
+    rejected_episode: rejected.episode ?? '',
+  };
+}
+
+/** Per-turn pairs: agent replies to an identical history of the same task, ranked by per-turn score. */
+export function turnPairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): PreferenceRecord[] {
+  const margin = opts.minMargin ?? 0;
+  const max = opts.pairsPerContext ?? 4;
+  type Reply = { text: string; sum: number; n: number; episode: string };
+  const contexts = new Map<string, { prompt: PairMessage[]; e: EpisodeRecord; replies: Map<string, Reply> }>();
+  for (const e of episodes) {
+    if (!finished(e)) continue;
+    const msgs = messagesOf(e);
+    e.turns.forEach((t, i) => {
+      if (t.role !== 'agent') return;
+      const score = turnScore(e, i, opts.credit);
+      if (score === null) return;
+      const prompt = msgs.slice(0, i);
+      const key = `${taskKey(e)}\u0000${JSON.stringify(prompt)}`;
+      let ctx = contexts.get(key);
+      if (!ctx) contexts.set(key, (ctx = { prompt, e, replies: new Map() }));
+      const r = ctx.replies.get(t.text);
+      if (r) {
+        r.sum += score;
+        r.n++;
+      } else ctx.replies.set(t.text, { text: t.text, sum: score, n: 1, episode: e.id });
+    });
+  }
+  const out: PreferenceRecord[] = [];
+  for (const { prompt, e, replies } of contexts.values()) {
+    if (replies.size < 2) continue;
+    const mean = (r: Reply) => r.sum / r.n;
+    const ranked = [...replies.values()].sort((a, b) => mean(b) - mean(a) || (a.text < b.text ? -1 : 1));
+    for (const [c, r] of halves(ranked, mean, margin, max)) {
+      out.push(
+        turnPairRecord(prompt, { text: c.text, score: mean(c), episode: c.episode }, { text: r.text, score: mean(r), episode: r.episode }, { key: taskKey(e), family: e.task.family, hidden: e.task.hidden }),
+      );
+    }
+  }
+  return out;
+}
+
+async function* encodePairs(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  pair: (eps: EpisodeRecord[]) => PreferenceRecord[],
+  onProgress?: (p: EncodeProgress) => void,
+): AsyncGenerator<string> {
+  const episodes: EpisodeRecord[] = [];
+  // Only what pairing reads is kept: messages, task, outcome, credit.
+  for await (const r of records) if (r.type === 'episode') episodes.push({ ...r, turns: r.turns.map((t) => ({ ...t, tokens: null, logprobs: null })) });
+  let n = 0;
+  let bytes = 0;
+  for (const p of pair(episodes)) {
+    const line = `${JSON.stringify(p)}\n`;
+    bytes += line.length;
+    onProgress?.({ records: ++n, bytes });
+    yield line;
+  }
+}
+
+/** The dpo JSONL (episode-level pairs) of the episodes among `records`. */
+export function encodeDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairOptions = {}): AsyncGenerator<string> {
+  return encodePairs(records, (eps) => episodePairs(eps, opts), onProgress);
+}
+
+/** The turn-dpo JSONL (per-turn pairs) of the episodes among `records`. */
+export function encodeTurnDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairOptions = {}): AsyncGenerator<string> {
+  return encodePairs(records, (eps) => turnPairs(eps, opts), onProgress);
+}
