@@ -5,6 +5,7 @@
 //   silently drop to one.
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { serviceWorker } from './src/ui/offline/swPlugin.ts';
 
 export const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -12,7 +13,7 @@ export const isolationHeaders = {
 };
 
 export default defineConfig({
-  plugins: [svelte()],
+  plugins: [svelte(), serviceWorker()],
   // Hash routing needs no history fallback; 'mpa' makes a missing model file a real 404, not index.html.
   appType: 'mpa',
   worker: { format: 'es' },

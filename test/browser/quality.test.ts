@@ -1,0 +1,111 @@
+// Lab-wide qualities in real Chromium: it works offline after the first visit (service worker), no
+// injected markup ever runs (agent text, a person's reply, imported files), it has no serious
+// accessibility violations (axe-core), and it fits a phone screen.
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serveApp } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof serveApp>>;
+beforeAll(async () => {
+  server = await serveApp();
+});
+afterAll(async () => server?.close());
+
+const XSS = [
+  '<img src=x onerror="window.__xss=1">',
+  '<script>window.__xss=2</script>',
+  '"><svg onload="window.__xss=3">',
+  'javascript:window.__xss=4',
+];
+
+async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: number }[]> {
+  const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source); // DevTools evaluation: not an inline script, so the page's CSP stays as shipped
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+}
+
+describe('lab qualities', () => {
+  it('loads and runs with the network off after the first visit', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page, context } = b;
+      await page.goto(`${server.url}#/settings`);
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      await page.locator('[data-testid=self-test][data-ok=true]').waitFor({ timeout: 120_000 });
+      await context.setOffline(true);
+      await page.reload();
+      await page.locator('[data-testid=self-test][data-ok=true]').waitFor({ timeout: 120_000 });
+      await page.getByRole('link', { name: 'Play' }).click();
+      await page.getByTestId('new-episode').click();
+      await page.getByTestId('reply-box').waitFor();
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('renders agent text, replies and imported text as text, never as markup', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/play`);
+      await page.getByTestId('agent-kind').selectOption('expert');
+      await page.getByTestId('new-episode').click();
+      for (const payload of XSS.slice(0, 2)) {
+        await page.getByTestId('reply-box').fill(payload);
+        await page.getByTestId('reply-box').press('Enter');
+        await page.getByTestId('reply-box').or(page.getByTestId('outcome')).first().waitFor();
+      }
+      await expect(page.getByText(XSS[0]).count()).resolves.toBeGreaterThan(0);
+
+      // An imported SWEET-RL file whose dialogue carries the payloads, opened in the Credit view.
+      const dir = mkdtempSync(join(tmpdir(), 'turnwise-xss-'));
+      const file = join(dir, 'xss.jsonl');
+      const dialogue = XSS.map((p, i) => ({ role: i % 2 ? 'user' : 'assistant', content: p }));
+      const task = { problem_description: XSS[0], ground_truth: XSS[1] };
+      writeFileSync(file, `${JSON.stringify({ task, dialogue_history: dialogue, answer: XSS[1], reward: 1 })}\n`);
+      await page.getByRole('link', { name: 'Data' }).click();
+      await page.getByTestId('import-format').selectOption('sweet');
+      await page.getByTestId('import-file').setInputFiles(file);
+      await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(/Imported 1 episode/);
+      await page.getByRole('link', { name: 'Credit' }).click();
+      await page.getByTestId('credit-episode').first().click();
+      await page.getByTestId('credit-heatmap').first().waitFor();
+      expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+      expect(await page.locator('main img, main svg[onload], main script').count()).toBe(0);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('has no serious accessibility violations and fits a phone screen', async () => {
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const b = await launch({ webgpu: false, viewport });
+      try {
+        const { page } = b;
+        for (const view of ['play', 'credit', 'data', 'settings']) {
+          await page.goto(`${server.url}#/${view}`);
+          if (view === 'play') {
+            await page.getByTestId('new-episode').click();
+            await page.getByTestId('reply-box').waitFor();
+          }
+          await page.locator('[data-testid=backend-status][data-state=ready]').waitFor({ timeout: 120_000 });
+          const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+          expect(serious, `${view} at ${viewport.width}px`).toEqual([]);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect(overflow, `${view} scrolls sideways at ${viewport.width}px`).toBeLessThanOrEqual(0);
+        }
+        if (viewport.width === 390) await page.screenshot({ path: 'docs/screenshots/phone-settings.png', fullPage: true });
+      } finally {
+        await b.close();
+      }
+    }
+  });
+});
