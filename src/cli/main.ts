@@ -8,10 +8,12 @@ import { evalCommand } from './commands/eval.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
 import { forge } from './commands/forge.ts';
+import { exportModel } from './commands/export-model.ts';
 
 export const COMMANDS: Command[] = [doctor, bench, tasks, evalCommand];
 COMMANDS.push(exportCommand, importCommand);
 COMMANDS.push(forge);
+COMMANDS.push(exportModel);
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

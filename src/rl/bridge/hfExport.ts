@@ -38,7 +38,7 @@ export interface HfExportOptions {
   weights?: 'master' | 'engine';
   /** Copy onnx/… and other extra files of the source folder (default true). */
   includeOnnx?: boolean;
-  /** Longest reply the engine generates by default (generation_config max_new_tokens); default 64. */
+  /** generation_config max_new_tokens; default config.json's turnwise.maxReplyTokens, else 64. */
   maxNewTokens?: number;
   /** Command line recorded in the card. */
   command?: string;
@@ -95,7 +95,7 @@ export function hfExportFiles(opts: HfExportOptions): Record<string, Uint8Array>
   const base = folderFiles({ config: model.config, tokenizer: model.tokenizer, weights, heads: model.heads, turnwise: { ...(model.turnwise ?? {}), export: { weights: kind, name } }, files: extra });
   const files: Record<string, Uint8Array> = {
     ...base,
-    [GENERATION_CONFIG_FILE]: json(generationConfigJson(model.tokenizer, opts.maxNewTokens)),
+    [GENERATION_CONFIG_FILE]: json(generationConfigJson(model.tokenizer, opts.maxNewTokens ?? (typeof model.turnwise?.maxReplyTokens === 'number' ? model.turnwise.maxReplyTokens : undefined))),
     [SPECIAL_TOKENS_MAP_FILE]: json(specialTokensMapJson()),
   };
   if (opts.adapter) {
