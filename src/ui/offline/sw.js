@@ -2,7 +2,6 @@
 // the network off. The build prepends `self.PRECACHE` (every emitted file) and `self.VERSION`.
 // Hashed assets: cache first. Pages and model files: network first, cache as fallback, so a new
 // build or a re-forged model is picked up whenever the network is there.
-/* global self, caches */
 const CACHE = `turnwise-${self.VERSION}`;
 
 self.addEventListener('install', (event) => {
