@@ -7,8 +7,8 @@ import { loadModel, loadModelFolderUnverified, type LoadedModel } from '../../mo
 import { ModelFileError, parseManifest, type ReadBytes } from '../../model/manifest.ts';
 import type { LoadProgress, ModelSource } from './types.ts';
 
-/** Cache Storage bucket for model files (keyed by URL; the manifest's sha256 guards staleness). */
-export const MODEL_CACHE = 'turnwise-models-v1';
+/** Cache Storage bucket for model files (keyed by URL; the manifest's sha256 guards staleness). Not "turnwise-…": the service worker deletes those on update. */
+export const MODEL_CACHE = 'engine-models-v1';
 
 /** An in-thread source: any byte reader (e.g. nodeReader(root) in the CLI). */
 export type ReaderSource = { kind: 'reader'; read: ReadBytes; name?: string; folder?: string; manifest: boolean };

@@ -1,0 +1,122 @@
+// The inference engine in the app's own policy worker (the built dist/assets/policy.worker-*.js,
+// driven through comlink exactly as the UI drives it): a tiny random model that this test writes
+// under dist/ is loaded by URL (manifest, sha256, Cache Storage), and
+//  - the same seed gives the same sampled tokens on wasm in Node and in the browser worker;
+//  - WebGPU (SwiftShader) and wasm give the same greedy tokens;
+//  - tokens stream back through a comlink proxy, and the second load is served from the cache.
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
+import type { GenerateRequest, GenerateResult, ModelInfo } from '../../src/rl/runtime/engine/types.ts';
+import { tinyModels } from '../unit/engine/fixtures.ts';
+import { launch, serveApp } from './harness.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DIR = `engine-test-${process.pid}`;
+const SAMPLED: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }], n: 2, sampling: { seed: 21, maxNewTokens: 16 } };
+const GREEDY: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Which fruit is it?' }] }], sampling: { temperature: 0, maxNewTokens: 16 } };
+
+let server: Awaited<ReturnType<typeof serveApp>>;
+let node: { sampled: GenerateResult; greedy: GenerateResult };
+
+beforeAll(async () => {
+  const { files } = await tinyModels(8, 128);
+  for (const [path, bytes] of Object.entries(files)) {
+    const full = join(ROOT, 'dist', DIR, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, bytes);
+  }
+  copyFileSync(join(ROOT, 'node_modules/comlink/dist/esm/comlink.mjs'), join(ROOT, 'dist', DIR, 'comlink.mjs'));
+  // a file, not an inline script: the app's CSP allows scripts from 'self' only
+  writeFileSync(join(ROOT, 'dist', DIR, 'boot.mjs'), "import * as c from './comlink.mjs';\nglobalThis.comlinkForTest = c;\n");
+  const engine = new PolicyEngine();
+  await engine.init('wasm');
+  await engine.load('policy', { kind: 'files', files });
+  node = { sampled: await engine.generate(SAMPLED), greedy: await engine.generate(GREEDY) };
+  await engine.dispose();
+  server = await serveApp();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(join(ROOT, 'dist', DIR), { recursive: true, force: true });
+});
+
+interface PageRun {
+  info: ModelInfo[];
+  backend: string;
+  sampled: GenerateResult;
+  greedy: GenerateResult;
+  streamed: number;
+  live: number;
+  progress: string[];
+}
+
+/** In the page: spawn the app's policy worker, wrap it with comlink, load the model by URL, generate. */
+async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
+  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
+  if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
+  const b = await launch();
+  try {
+    await b.page.goto(`${server.url}#/settings`);
+    // comlink itself, as the app bundles it (an import inside evaluate would be rewritten by vitest)
+    await b.page.addScriptTag({ type: 'module', url: `/${DIR}/boot.mjs` });
+    await b.page.waitForFunction(() => 'comlinkForTest' in globalThis);
+    const args = { workerUrl: `/assets/${worker}`, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY };
+    return await b.page.evaluate(async (a) => {
+      type Remote = {
+        init(p: string): Promise<{ kind: string }>;
+        load(name: string, src: object, opts: object, onProgress: unknown): Promise<ModelInfo>;
+        generate(r: object, onToken?: unknown): Promise<GenerateResult>;
+        liveSessions(): Promise<number>;
+        dispose(): Promise<void>;
+      };
+      const comlink = (globalThis as unknown as { comlinkForTest: { wrap(w: Worker): Remote; proxy<T>(f: T): T } }).comlinkForTest;
+      const w = new Worker(a.workerUrl, { type: 'module', name: 'policy-test' });
+      const engine = comlink.wrap(w);
+      const backend = (await engine.init(a.preference)).kind;
+      const progress: string[] = [];
+      const src = { kind: 'url', baseUrl: new URL(`/${a.dir}/`, location.href).href, name: 'policy' };
+      const first = await engine.load('policy', src, { precision: 'fp32' }, comlink.proxy((p: { stage: string; fromCache?: boolean }) => progress.push(`${p.stage}${p.fromCache ? ':cache' : ''}`)));
+      let streamed = 0;
+      const sampled = await engine.generate(a.sampled, comlink.proxy(() => streamed++));
+      const greedy = await engine.generate(a.greedy);
+      const second = await engine.load('policy', src, { precision: 'fp32' }, null);
+      const live = await engine.liveSessions();
+      await engine.dispose();
+      w.terminate();
+      return { info: [first, second], backend, sampled, greedy, streamed, live, progress };
+    }, args);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
+  } finally {
+    await b.close();
+  }
+}
+
+const tokens = (r: GenerateResult) => r.generations.map((g) => g.tokenIds);
+
+describe('inference engine in the policy worker (Chromium)', () => {
+  it('samples the same tokens from the same seed on wasm in the browser as in Node', async () => {
+    const r = await runInWorker('wasm');
+    expect(r.backend).toBe('wasm');
+    expect(r.info[0]).toMatchObject({ verified: true, backend: 'wasm', cachedFiles: 0 });
+    expect(r.info[1].cachedFiles).toBeGreaterThan(0);
+    expect(r.progress).toContain('download');
+    expect(r.progress.at(-1)).toBe('ready');
+    expect(tokens(r.sampled)).toEqual(tokens(node.sampled));
+    expect(r.sampled.generations.map((g) => g.text)).toEqual(node.sampled.generations.map((g) => g.text));
+    r.sampled.generations.forEach((g, i) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.sampled.generations[i].logprobs[j], 3)));
+    expect(r.streamed).toBe(r.sampled.generations.reduce((a, g) => a + g.completionTokens, 0));
+    expect(tokens(r.greedy)).toEqual(tokens(node.greedy));
+    expect(r.live).toBe(2);
+  });
+
+  it('gives the same greedy tokens on WebGPU as on wasm', async () => {
+    const r = await runInWorker('webgpu');
+    expect(r.backend).toBe('webgpu');
+    expect(r.info[0].backend).toBe('webgpu');
+    expect(tokens(r.greedy)).toEqual(tokens(node.greedy));
+    r.greedy.generations[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.greedy.generations[0].logprobs[j], 3));
+  });
+});
