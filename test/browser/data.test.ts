@@ -78,4 +78,63 @@ describe('trajectory store in the lab', () => {
       await b.close();
     }
   });
+
+  it('two tabs write concurrently without losing episodes, and each sees the other\'s', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const tabs = [b.page, await b.context.newPage()];
+      const watcher = await b.context.newPage();
+      await watcher.goto(`${server.url}#/data`);
+      await watcher.getByTestId('empty').waitFor();
+      for (const tab of tabs) {
+        await tab.goto(`${server.url}#/play`);
+        await tab.getByTestId('agent-kind').selectOption('noisy');
+      }
+      const perTab = 3;
+      await Promise.all(
+        tabs.map(async (tab) => {
+          for (let i = 0; i < perTab; i++) {
+            await tab.getByTestId('new-episode').click();
+            await tab.getByTestId('run-to-end').click();
+            await tab.getByTestId('outcome').waitFor();
+          }
+        }),
+      );
+      // The third tab's list updates by itself (BroadcastChannel), without a reload.
+      await expect.poll(() => watcher.locator('tbody tr').count(), { timeout: 15_000 }).toBe(tabs.length * perTab);
+      await expect(watcher.locator('tbody tr[data-status=complete]').count()).resolves.toBe(tabs.length * perTab);
+      const turns = await watcher.locator('tbody tr td:nth-child(8)').allInnerTexts();
+      // Every stored episode holds its prompt plus an agent record and a reply per turn: an odd count ≥ 3.
+      for (const t of turns) expect(Number(t) % 2 === 1 && Number(t) >= 3).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('tells an open tab to reload when another tab upgrades the database schema', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      await b.page.goto(`${server.url}#/data`);
+      await b.page.getByTestId('empty').waitFor();
+      const other = await b.context.newPage();
+      await other.goto(`${server.url}#/settings`);
+      // A newer build would open the database at a higher version; do exactly that from the other tab.
+      await other.evaluate(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const probe = indexedDB.open('turnwise');
+            probe.onsuccess = () => {
+              const version = probe.result.version;
+              probe.result.close();
+              const up = indexedDB.open('turnwise', version + 1);
+              up.onsuccess = () => (up.result.close(), resolve());
+              up.onerror = () => reject(up.error);
+            };
+          }),
+      );
+      await expect.poll(() => b.page.getByTestId('notice').allInnerTexts(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/reload/i)]));
+    } finally {
+      await b.close();
+    }
+  });
 });
