@@ -9,11 +9,13 @@ import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
 import { forge } from './commands/forge.ts';
 import { exportModel } from './commands/export-model.ts';
+import { generate } from './commands/generate.ts';
 
 export const COMMANDS: Command[] = [doctor, bench, tasks, evalCommand];
 COMMANDS.push(exportCommand, importCommand);
 COMMANDS.push(forge);
 COMMANDS.push(exportModel);
+COMMANDS.push(generate);
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
