@@ -223,6 +223,10 @@ export class PolicyEngine {
     const n = request.n ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > 1024) throw new EngineInputError(`generate: n (samples per prompt) must be an integer in [1, 1024], got ${n}`);
     if (!Array.isArray(request.prompts) || request.prompts.length === 0) throw new EngineInputError('generate: prompts must be a non-empty list');
+    const seeds = request.seeds;
+    if (seeds !== undefined && (!Array.isArray(seeds) || seeds.length !== request.prompts.length || !seeds.every((s) => Number.isSafeInteger(s)))) {
+      throw new EngineInputError(`generate: seeds must be one integer per prompt (${request.prompts.length}), got ${JSON.stringify(seeds)}`);
+    }
     return this.withRequest(request, async (lm, ticket) => {
       const { id: adapter, feeds } = lm.resolve(request.adapter);
       const ctx = lm.info.turnwise?.contextTokens;
@@ -230,7 +234,7 @@ export class PolicyEngine {
       const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`, window));
       prompts.forEach((ids, i) => checkPromptFits(ids.length, lm.cfg.maxSeq, `prompt ${i}`));
       const encodeMs = performance.now() - startedAt;
-      const { generations, timing } = await runGeneration({ lm, feeds, ticket, prompts, n, params, onToken, startedAt, encodeMs });
+      const { generations, timing } = await runGeneration({ lm, feeds, ticket, prompts, n, params, seeds, onToken, startedAt, encodeMs });
       return { generations, timing, backend: lm.backend, adapter };
     });
   }

@@ -20,6 +20,8 @@ export interface GenerationJob {
   /** Samples per prompt. */
   n: number;
   params: SamplingParams;
+  /** Per-prompt seeds overriding params.seed (GenerateRequest.seeds). */
+  seeds?: readonly number[];
   onToken?: (e: TokenEvent) => unknown;
   /** Time already spent before the job (tokenising), for firstTokenMs and totalMs. */
   startedAt: number;
@@ -72,7 +74,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   job.prompts.forEach((ids, p) => {
     for (let k = 0; k < n; k++) {
       const budget = Math.min(params.maxNewTokens, lm.cfg.maxSeq - ids.length);
-      rows.push({ prompt: p, sample: k, rng: sampleRng(params.seed, k), tokens: [], logprobs: [], budget, text: '', stable: 0, emitted: 0, finish: null });
+      rows.push({ prompt: p, sample: k, rng: sampleRng(job.seeds?.[p] ?? params.seed, k), tokens: [], logprobs: [], budget, text: '', stable: 0, emitted: 0, finish: null });
     }
   });
   const timing: Timing = { encodeMs: job.encodeMs, prefillMs: 0, decodeMs: 0, sampleMs: 0, firstTokenMs: 0, totalMs: 0, decodeSteps: 0 };

@@ -68,7 +68,9 @@ export async function scoreItems(lm: LoadedLm, feeds: AdapterFeeds, ticket: Tick
   const scores = await scoreSequences(lm, feeds, ticket, parts.map((p) => [...p.context, ...p.cont]));
   return parts.map((p, i) => {
     const logprobs = Array.from(scores[i].logprobs.subarray(p.context.length));
-    return { tokens: p.cont, logprobs, ...summarise(logprobs) };
+    const v = scores[i].values;
+    const values = v ? { contextValue: v[p.context.length - 1], values: Array.from(v.subarray(p.context.length)) } : {};
+    return { tokens: p.cont, logprobs, ...summarise(logprobs), ...values };
   });
 }
 

@@ -43,6 +43,11 @@ export interface GenerateRequest extends RequestCommon {
   /** K samples of each prompt (Pass@K, group-relative methods); default 1. Batch = B·K rows. */
   n?: number;
   sampling?: Partial<SamplingParams>;
+  /**
+   * One sampling seed per prompt, overriding `sampling.seed` for that prompt's rows, so B episodes
+   * batched into one call each keep the random stream they would have alone (rollouts).
+   */
+  seeds?: number[];
 }
 
 export type FinishReason = 'end' | 'stop' | 'length';
@@ -123,6 +128,10 @@ export interface ScoredItem {
   sum: number;
   /** sum / tokens (0 for an empty continuation). */
   mean: number;
+  /** Value head (critics only): V after the context's last token, the state before the continuation. */
+  contextValue?: number;
+  /** Value head (critics only): V after each continuation token. */
+  values?: number[];
 }
 
 export interface ScoreResult {
