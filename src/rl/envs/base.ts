@@ -58,6 +58,18 @@ export abstract class BaseEnv implements Env {
     return this.finished;
   }
 
+  /**
+   * Re-seeds the environment's and simulated collaborator's randomness in the middle of an episode,
+   * from (task, stream, turns taken). Counterfactual re-rolls replay a recorded prefix under its own
+   * stream (reproducing the state exactly), then continue under fresh randomness with this.
+   */
+  reseed(stream: number): void {
+    const spec = this.spec;
+    if (!spec) throw new EnvError('reset() must be called before reseed()');
+    if (!Number.isSafeInteger(stream)) throw new EnvError(`stream must be a safe integer, got ${JSON.stringify(stream)}`);
+    this.rng = new Rng(`${spec.family}/${spec.split}/${spec.seed}/env/${stream}/turn/${this.turns}`);
+  }
+
   reset(spec: TaskSpec): Task {
     if (spec.family !== this.family) throw new EnvError(`a ${this.family} environment cannot run a ${String(spec.family)} task`);
     if (spec.split !== 'train' && spec.split !== 'test') throw new EnvError(`split must be "train" or "test", got ${JSON.stringify(spec.split)}`);
