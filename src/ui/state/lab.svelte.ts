@@ -6,6 +6,7 @@ import type { EngineEvent, SelfTestResult } from '../../rl/runtime/policyEngine.
 import type { ModelsReport } from '../../rl/model/manifest.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
+import { Preferences } from './preferences.svelte.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -46,6 +47,8 @@ export class Lab {
   error = $state<string | null>(null);
   /** The trajectory store (IndexedDB); null until open or when IndexedDB is unavailable. */
   store = $state.raw<TrajectoryStore | null>(null);
+  /** Seeds and sampling defaults (Settings). */
+  readonly preferences = new Preferences();
   storeError = $state<string | null>(null);
 
   private engine: PolicyClient | null = null;
