@@ -1,0 +1,139 @@
+// Agents that act for many episodes at once, behind one interface, so the rollout loop batches a
+// step of every live episode into a single engine call (DESIGN.md "rollout/: batching K×T").
+//  - PolicyBatchAgent: the engine's policy. The dialogues become the model's chat exactly as
+//    PolicyAgent (src/rl/runtime/policyAgent.ts) builds them (forge/chat.ts toChat, the forge's
+//    sliding window) and turn t of an episode with seed s samples with seed hash(`${s}/${t}`), one
+//    seed per prompt (GenerateRequest.seeds), so a batched rollout reproduces PolicyAgent's
+//    single-episode text for the same seeds.
+//  - scriptedBatchAgent: any per-episode Agent (expert, noisy, random, or a PolicyAgent) acting
+//    one episode after another; for scripted agents and tests.
+import type { Agent, Message } from '../envs/types.ts';
+import { toChat } from '../forge/chat.ts';
+import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { SamplingParams } from '../runtime/engine/sampling.ts';
+import type { Generation } from '../runtime/engine/types.ts';
+import { hashString } from '../util/rng.ts';
+import type { AgentTurnExtras } from './recorder.ts';
+
+/** One episode's request for its next agent message. */
+export interface BatchActRequest {
+  /** The episode's slot in the batch (stable for the episode's life). */
+  slot: number;
+  /** The visible dialogue so far (starts with the task prompt; the last message is 'user'). */
+  dialogue: readonly Message[];
+  /** The episode's agent seed: turn t samples with hash(`${seed}/${t}`), as PolicyAgent. */
+  seed: number;
+}
+
+/** What the agent produced for one request. */
+export interface BatchActResult {
+  text: string;
+  /** Tokens, log-probs, counts, latency and backend (scripted agents: backend "scripted"). */
+  extras: AgentTurnExtras;
+}
+
+/** Acts for a batch of episodes; results are in request order. */
+export interface BatchAgent {
+  readonly name: string;
+  act(requests: readonly BatchActRequest[]): Promise<BatchActResult[]>;
+  /** Forgets per-episode state of slots that ended (scripted agents keep one Agent per slot). */
+  release?(slot: number): void;
+}
+
+/** PolicyAgent's per-turn seed: hash of the episode seed and the turn index (0-based). */
+export function turnSeed(episodeSeed: number, turn: number): number {
+  return hashString(`${episodeSeed}/${turn}`);
+}
+
+/** Options of PolicyBatchAgent. */
+export interface PolicyBatchOptions {
+  /** Loaded model name; default 'policy'. */
+  model?: string;
+  /** Temperature 1 by default; maxNewTokens defaults to the model's turnwise.maxReplyTokens (else 64), as PolicyAgent. */
+  sampling?: Partial<Omit<SamplingParams, 'seed'>>;
+  /** Adapter id, null = base, omitted = the engine's active adapter. */
+  adapter?: string | null;
+  /** Most prompts per engine call (bounds the KV cache's memory); larger batches are split. Default 64. */
+  maxBatch?: number;
+  /** Display name; default "policy(T=…)" or "policy(greedy)" as PolicyAgent. */
+  name?: string;
+}
+
+/** The engine's policy acting for a batch of episodes with one generate call per step. */
+export class PolicyBatchAgent implements BatchAgent {
+  readonly name: string;
+  /** Engine calls made so far (one per step and chunk of maxBatch prompts). */
+  calls = 0;
+
+  private constructor(
+    private readonly engine: GenerateApi,
+    private readonly opts: PolicyBatchOptions,
+    private readonly sampling: Partial<SamplingParams>,
+  ) {
+    const t = sampling.temperature ?? 1;
+    this.name = opts.name ?? (t > 0 ? `policy(T=${t})` : 'policy(greedy)');
+  }
+
+  /** Reads the model's reply budget from the engine, as PolicyAgent.create does. */
+  static async create(engine: GenerateApi, opts: PolicyBatchOptions = {}): Promise<PolicyBatchAgent> {
+    const model = opts.model ?? 'policy';
+    const info = (await engine.models()).find((m) => m.name === model);
+    const reply = info?.turnwise?.maxReplyTokens;
+    const sampling: Partial<SamplingParams> = { temperature: 1, maxNewTokens: typeof reply === 'number' ? reply : 64, ...opts.sampling };
+    return new PolicyBatchAgent(engine, opts, sampling);
+  }
+
+  async act(requests: readonly BatchActRequest[]): Promise<BatchActResult[]> {
+    const max = this.opts.maxBatch ?? 64;
+    const out: BatchActResult[] = [];
+    for (let at = 0; at < requests.length; at += max) out.push(...(await this.actChunk(requests.slice(at, at + max))));
+    return out;
+  }
+
+  private async actChunk(requests: readonly BatchActRequest[]): Promise<BatchActResult[]> {
+    const start = performance.now();
+    const r = await this.engine.generate({
+      model: this.opts.model ?? 'policy',
+      prompts: requests.map((q) => ({ messages: toChat(q.dialogue), window: {} })),
+      seeds: requests.map((q) => turnSeed(q.seed, q.dialogue.filter((m) => m.role === 'assistant').length)),
+      sampling: { ...this.sampling },
+      ...(this.opts.adapter !== undefined ? { adapter: this.opts.adapter } : {}),
+    });
+    this.calls++;
+    // The batch's wall time is every member's latency: they waited for the same call.
+    const latencyMs = performance.now() - start;
+    return requests.map((_, i) => generationResult(r.generations[i], latencyMs, r.backend));
+  }
+}
+
+function generationResult(g: Generation, latencyMs: number, backend: string): BatchActResult {
+  return {
+    text: g.text,
+    extras: { tokens: g.tokenIds, logprobs: g.logprobs, promptTokens: g.promptTokens, completionTokens: g.completionTokens, latencyMs, backend },
+  };
+}
+
+/**
+ * A batch agent over per-episode agents: `make(seed)` builds the agent of a new slot (seeded with
+ * the episode's agent seed); each acts in turn. Extras say backend "scripted" and the act's latency.
+ */
+export function scriptedBatchAgent(name: string, make: (seed: number) => Agent): BatchAgent {
+  const agents = new Map<number, Agent>();
+  return {
+    name,
+    async act(requests) {
+      const out: BatchActResult[] = [];
+      for (const q of requests) {
+        let agent = agents.get(q.slot);
+        if (!agent) agents.set(q.slot, (agent = make(q.seed)));
+        const start = performance.now();
+        const text = await agent.act(q.dialogue);
+        out.push({ text, extras: { latencyMs: performance.now() - start, backend: 'scripted' } });
+      }
+      return out;
+    },
+    release(slot) {
+      agents.delete(slot);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// What the critic and the reference policy say about an episode so far, as the credit estimators'
+// inputs (src/rl/credit/types.ts EpisodeCreditInput and, one turn at a time, TurnCreditInput):
+//  - V(s_t): the critic's value head at the last token of its window before turn t — exactly where
+//    the forge trained it (forge/forge.ts valueSamples: the critic chat with the hidden message,
+//    windowIds with reserve 0, target = return from t on);
+//  - log π_critic(a_t | o_t, hidden): the critic's LM head on the agent's tokens with the task's
+//    hidden information in its prompt (SWEET-RL's asymmetric critic, arXiv 2503.15478 §4);
+//  - log π_ref(a_t | o_t): the policy with its adapter off, on the window the policy saw;
+//  - per-token values of the agent's tokens (RAGEN bi-level GAE): the value head after each token.
+// Agent tokens are the turn's recorded token ids when it has them (a policy turn: its sampled ids,
+// <|end|> included), else the text encoded literally. ArCHer's Q(s, a) needs a Q head the shipped
+// critic does not have, so `q` is never filled here.
+import type { EpisodeCreditInput, TurnCreditInput } from '../credit/types.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import type { EpisodeTurn, Task } from '../envs/types.ts';
+import { toChat } from '../forge/chat.ts';
+import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
+import { RolloutError } from './rollout.ts';
+
+/** What the critic inputs need from an engine; PolicyEngine and Remote<PolicyEngine> satisfy it. */
+export interface ScoreApi {
+  score(request: ScoreRequest): Promise<ScoreResult>;
+  encode(prompt: Prompt, model?: string): Promise<number[]>;
+  models(): ModelInfo[] | Promise<ModelInfo[]>;
+}
+
+/** Which models play critic and reference. */
+export interface CriticInputOptions {
+  /** Loaded critic (value head + LM head); default 'critic'. */
+  critic?: string;
+  /** Loaded policy whose base model is the reference; default 'policy'. */
+  policy?: string;
+  /** Adapter of the reference: null (default) = the policy's base model, SWEET-RL's π_ref. */
+  refAdapter?: string | null;
+}
+
+/** An episode, or a prefix of one still running. */
+export interface CriticEpisode {
+  task: Task;
+  turns: readonly EpisodeTurn[];
+  /** Per turn, the agent's token ids when known (e.g. RolloutEpisode.extras[t].tokens). */
+  tokens?: readonly (ArrayLike<number> | null | undefined)[];
+}
+
+interface Windows {
+  criticBudget: number;
+  policyBudget: number;
+  policyReserve: number;
+}
+
+async function windows(engine: ScoreApi, critic: string, policy: string): Promise<Windows> {
+  const infos = await engine.models();
+  const budget = (name: string): number => {
+    const info = infos.find((m) => m.name === name);
+    const ctx = info?.turnwise?.contextTokens;
+    return typeof ctx === 'number' ? ctx : (info?.config.maxSeq ?? 256);
+  };
+  const reply = infos.find((m) => m.name === policy)?.turnwise?.maxReplyTokens;
+  return { criticBudget: budget(critic), policyBudget: budget(policy), policyReserve: typeof reply === 'number' ? reply : 64 };
+}
+
+/** Scores turns [from, T) and the values V(s_from) … V(s_T) of each episode, in one call per model. */
+async function scoreRange(engine: ScoreApi, episodes: readonly CriticEpisode[], from: (e: CriticEpisode) => number, opts: CriticInputOptions) {
+  const critic = opts.critic ?? 'critic';
+  const policy = opts.policy ?? 'policy';
+  const w = await windows(engine, critic, policy);
+  const valueItems: ScoreItem[] = [];
+  const criticItems: ScoreItem[] = [];
+  const refItems: ScoreItem[] = [];
+  const plan: { first: number; turns: number; valueAt: number; turnAt: number }[] = [];
+  for (const e of episodes) {
+    const first = from(e);
+    const T = e.turns.length;
+    plan.push({ first, turns: T - first, valueAt: valueItems.length, turnAt: criticItems.length });
+    for (let t = first; t <= T; t++) {
+      const dialogue = dialogueOf(e.task.prompt, e.turns.slice(0, t));
+      const criticChat = toChat(dialogue, e.task.hidden);
+      valueItems.push({ context: { messages: criticChat, window: { budget: w.criticBudget, reserve: 0 } }, continuation: [] });
+      if (t === T) break;
+      const given = e.tokens?.[t];
+      const ids = given ? Array.from(given) : (await engine.encode({ text: e.turns[t].action }, critic)).slice(1);
+      criticItems.push({ context: { messages: criticChat, window: { budget: w.criticBudget, reserve: ids.length } }, continuation: ids });
+      refItems.push({ context: { messages: toChat(dialogue), window: { budget: w.policyBudget, reserve: Math.max(w.policyReserve, ids.length) } }, continuation: ids });
+    }
+  }
+  const [values, crit, ref] = await Promise.all([
+    engine.score({ model: critic, items: valueItems }),
+    criticItems.length ? engine.score({ model: critic, items: criticItems }) : Promise.resolve(null),
+    refItems.length ? engine.score({ model: policy, adapter: opts.refAdapter ?? null, items: refItems }) : Promise.resolve(null),
+  ]);
+  return episodes.map((e, i) => {
+    const p = plan[i];
+    const v = values.items.slice(p.valueAt, p.valueAt + p.turns + 1).map((it) => {
+      if (it.contextValue === undefined) throw new RolloutError('no-value-head', `model "${opts.critic ?? 'critic'}" has no value head: load the critic (public/models/critic)`);
+      return it.contextValue;
+    });
+    const c = crit ? crit.items.slice(p.turnAt, p.turnAt + p.turns) : [];
+    const r = ref ? ref.items.slice(p.turnAt, p.turnAt + p.turns) : [];
+    return { values: v, critic: c, ref: r };
+  });
+}
+
+/** Episode-level credit inputs (rewards, values, token offsets, critic/reference log-probs, token values) for each episode. */
+export async function criticInputs(engine: ScoreApi, episodes: readonly CriticEpisode[], opts: CriticInputOptions = {}): Promise<EpisodeCreditInput[]> {
+  if (episodes.length === 0) return [];
+  const scored = await scoreRange(engine, episodes, () => 0, opts);
+  return episodes.map((e, i) => {
+    const s = scored[i];
+    const T = e.turns.length;
+    const terminal = T > 0 && e.turns[T - 1].done;
+    const values = Float32Array.from(s.values);
+    if (terminal) values[T] = 0;
+    const tokenOffsets = new Int32Array(T + 1);
+    s.critic.forEach((it, t) => (tokenOffsets[t + 1] = tokenOffsets[t] + it.tokens.length));
+    const flat = (items: typeof s.critic, pick: (it: (typeof s.critic)[number]) => ArrayLike<number>) => {
+      const out = new Float32Array(tokenOffsets[T]);
+      items.forEach((it, t) => out.set(pick(it), tokenOffsets[t]));
+      return out;
+    };
+    return {
+      rewards: Float32Array.from(e.turns, (t) => t.reward),
+      values,
+      terminal,
+      tokenOffsets,
+      criticLogprobs: flat(s.critic, (it) => it.logprobs),
+      refLogprobs: flat(s.ref, (it) => it.logprobs),
+      tokenValues: flat(s.critic, (it) => it.values ?? new Float32Array(it.tokens.length).fill(Number.NaN)),
+    };
+  });
+}
+
+/**
+ * Live credit: the TurnCreditInput of an episode's newest turn (for IncrementalCredit.push), with
+ * V(s_0) for IncrementalStart when that turn is the first. Two score calls per model and turn.
+ */
+export async function latestTurnInput(engine: ScoreApi, episode: CriticEpisode, opts: CriticInputOptions = {}): Promise<{ turn: TurnCreditInput; initialValue?: number }> {
+  const T = episode.turns.length;
+  if (T === 0) throw new RolloutError('bad-config', 'latestTurnInput needs an episode with at least one turn');
+  const [s] = await scoreRange(engine, [episode], () => T - 1, opts);
+  const last = episode.turns[T - 1];
+  const turn: TurnCreditInput = {
+    reward: last.reward,
+    done: last.done,
+    ...(last.done ? {} : { nextValue: s.values[1] }),
+    criticLogprobs: Float32Array.from(s.critic[0].logprobs),
+    refLogprobs: Float32Array.from(s.ref[0].logprobs),
+    ...(s.critic[0].values ? { tokenValues: Float32Array.from(s.critic[0].values) } : {}),
+  };
+  return { turn, ...(T === 1 ? { initialValue: s.values[0] } : {}) };
+}

@@ -1,0 +1,90 @@
+// The rollout loop with scripted agents: event order, K episodes per task on distinct streams, the
+// turn limit, a person's replies through the collaborator callback, equality with runEpisode, and
+// the store sink committing each turn.
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
+import { episodeSeed, rollout, RolloutError, runSlots, successTurns, taskSpecs, type RolloutEvent } from '../../../src/rl/rollout/rollout.ts';
+import { storeSink } from '../../../src/rl/rollout/sink.ts';
+import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
+import { runEpisode } from '../../../src/rl/envs/episode.ts';
+import type { FamilyName } from '../../../src/rl/envs/types.ts';
+import { TrajectoryStore } from '../../../src/rl/store/index.ts';
+
+const noisy = (family: FamilyName) => scriptedBatchAgent('noisy(0.3)', (seed) => createAgent('noisy', family, { seed }));
+
+describe('rollout', () => {
+  it('plays K episodes per task, emitting start, every turn in order, then end', async () => {
+    const events: RolloutEvent[] = [];
+    const tasks = taskSpecs('frozenlake', 'test', 2, 5);
+    const r = await rollout({ tasks, k: 3, seed: 1 }, noisy('frozenlake'), { onEvent: (e) => void events.push(e) });
+    expect(r.episodes.length).toBe(6);
+    r.episodes.forEach((e, i) => {
+      expect(e.task.spec.seed).toBe(tasks[Math.floor(i / 3)].seed);
+      expect(e.task.spec.stream ?? 0).toBe(i % 3);
+      expect(e.seed).toBe(episodeSeed(1, tasks[Math.floor(i / 3)], i % 3));
+      const mine = events.filter((ev) => ev.slot === i);
+      expect(mine[0].kind).toBe('start');
+      expect(mine.at(-1)?.kind).toBe('end');
+      const turns = mine.filter((ev) => ev.kind === 'turn');
+      expect(turns.map((ev) => (ev.kind === 'turn' ? ev.index : -1))).toEqual(e.turns.map((_, t) => t));
+      expect(turns.map((ev) => (ev.kind === 'turn' ? ev.turn : null))).toEqual(e.turns);
+      expect(e.extras.length).toBe(e.turns.length);
+      expect(e.extras.every((x) => x.backend === 'scripted')).toBe(true);
+    });
+    // all starts come before any turn: the batch begins together
+    const firstTurn = events.findIndex((ev) => ev.kind === 'turn');
+    expect(events.slice(0, firstTurn).every((ev) => ev.kind === 'start')).toBe(true);
+    // the K episodes of a task differ (streams and agent seeds)
+    const texts = new Set(r.episodes.slice(0, 3).map((e) => JSON.stringify(e.turns.map((t) => t.observation))));
+    expect(texts.size).toBeGreaterThan(1);
+    expect(successTurns(r).map((s) => s.length)).toEqual([3, 3]);
+  });
+
+  it('stops at the turn limit and marks the episode truncated', async () => {
+    const r = await rollout({ tasks: taskSpecs('guess', 'test', 3, 1), k: 2, seed: 2, turnLimit: 2 }, noisy('guess'));
+    for (const e of r.episodes) {
+      expect(e.turns.length).toBeLessThanOrEqual(2);
+      expect(e.truncated).toBe(!e.turns[e.turns.length - 1].done);
+    }
+    expect(r.episodes.some((e) => e.truncated)).toBe(true);
+    await expect(rollout({ tasks: [], k: 1, seed: 0 }, noisy('guess'))).rejects.toThrow(RolloutError);
+    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 0, seed: 0 }, noisy('guess'))).rejects.toThrow(/K \(episodes per task\) must be an integer ≥ 1/);
+  });
+
+  it('equals runEpisode of the same agent, stream and seed', async () => {
+    const tasks = taskSpecs('guess', 'test', 2, 11);
+    const r = await rollout({ tasks, k: 2, seed: 3 }, noisy('guess'));
+    for (const e of r.episodes) {
+      const alone = await runEpisode(createEnv('guess'), createAgent('noisy', 'guess', { seed: e.seed }), e.task.spec);
+      expect(e.turns).toEqual(alone.turns);
+      expect(e.success).toBe(alone.success);
+    }
+  });
+
+  it("uses a person's replies through the collaborator callback", async () => {
+    const asked: number[] = [];
+    const [e] = await runSlots([{ spec: { family: 'guess', split: 'test', seed: 2 }, seed: 1 }], noisy('guess'), {
+      collaborator: async (req) => {
+        asked.push(req.turn);
+        return req.suggestion;
+      },
+    });
+    expect(asked.length).toBeGreaterThan(0);
+    expect(e.turns.filter((t) => t.replySource === 'person').length).toBe(asked.length);
+  });
+
+  it('persists every episode through the store sink, turn by turn', async () => {
+    const store = await TrajectoryStore.open({ name: `rollout-${Date.now()}` });
+    const sink = storeSink(store, { policy: 'noisy', adapter: null, critic: null });
+    const r = await rollout({ tasks: taskSpecs('bandit', 'test', 2, 1), k: 2, seed: 1 }, noisy('bandit'), { onEvent: sink.onEvent });
+    expect(sink.ids.size).toBe(4);
+    for (const [slot, id] of sink.ids) {
+      const stored = await store.getEpisode(id);
+      expect(stored?.status).toBe('complete');
+      expect(stored?.turns.length).toBe(1 + 2 * r.episodes[slot].turns.length);
+      expect(stored?.outcome?.success).toBe(r.episodes[slot].success);
+    }
+    store.close();
+  });
+});
