@@ -216,3 +216,13 @@ export class OrtRuntime {
     this.disposed = true;
   }
 }
+
+/**
+ * Hands this onnxruntime-web instance to another library through the `Symbol.for('onnxruntime')`
+ * global that transformers.js looks for, with wasm files from `wasmDir` (a file: URL prefix), so a
+ * side-by-side benchmark runs both on the same wasm build. Call before either creates a session.
+ */
+export function shareOrtWeb(wasmDir: string): void {
+  ortWeb.env.wasm.wasmPaths = wasmDir;
+  (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] = ortWeb;
+}

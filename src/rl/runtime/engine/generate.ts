@@ -70,6 +70,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   const vocab = lm.cfg.vocabSize;
   const byteToken = lm.byteTokens;
   const banned = params.banSpecial ? lm.bannedSpecial : undefined;
+  const bannedEarly = params.minNewTokens > 0 ? Uint8Array.from(banned ?? new Uint8Array(vocab)).fill(1, end, end + 1) : banned;
   const rows: Row[] = [];
   job.prompts.forEach((ids, p) => {
     for (let k = 0; k < n; k++) {
@@ -101,7 +102,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
     const keep: number[] = [];
     active.forEach((r, i) => {
       const row = rows[r];
-      const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng, banned);
+      const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng, row.tokens.length < params.minNewTokens ? bannedEarly : banned);
       row.tokens.push(s.token);
       row.logprobs.push(s.logprob);
       if (s.token === end) row.finish = 'end';

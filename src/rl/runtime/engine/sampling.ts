@@ -25,9 +25,11 @@ export interface SamplingParams {
   seed: number;
   /** Never sample special tokens other than <|end|> (role, pad, bos): a reply is text. */
   banSpecial: boolean;
+  /** <|end|> is not sampled before this many tokens (Hugging Face's min_new_tokens); benchmarks use it. */
+  minNewTokens: number;
 }
 
-export const DEFAULT_SAMPLING: SamplingParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stop: [], seed: 0, banSpecial: true };
+export const DEFAULT_SAMPLING: SamplingParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stop: [], seed: 0, banSpecial: true, minNewTokens: 0 };
 
 /** Upper bounds that catch mistakes (e.g. maxNewTokens 1e9) with a clear message. */
 export const SAMPLING_LIMITS = { maxTemperature: 100, maxNewTokens: 1 << 16, maxStops: 16 } as const;
@@ -50,6 +52,7 @@ export function resolveSampling(input: Partial<SamplingParams> = {}): SamplingPa
     throw bad('stop', `a list of at most ${SAMPLING_LIMITS.maxStops} non-empty strings`, p.stop);
   }
   if (!Number.isSafeInteger(p.seed)) throw bad('seed', 'an integer', p.seed);
+  if (!Number.isInteger(p.minNewTokens) || p.minNewTokens < 0) throw bad('minNewTokens', 'an integer ≥ 0', p.minNewTokens);
   if (typeof p.banSpecial !== 'boolean') throw bad('banSpecial', 'true or false', p.banSpecial);
   return p;
 }
