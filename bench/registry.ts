@@ -6,9 +6,11 @@ import { credit } from './entries/credit.ts';
 import { store } from './entries/store.ts';
 import { trainStep } from './entries/trainStep.ts';
 import { envs } from './entries/envs.ts';
+import { engine } from './entries/engine.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
 BENCHES.push(credit);
 BENCHES.push(trainStep);
 BENCHES.push(envs);
+BENCHES.push(engine);
