@@ -31,6 +31,12 @@ export interface StepResult {
   stats: Record<string, number>;
 }
 
+/** A trainer's resumable state: the update count and every parameter and AdamW moment by name (`<p>`, `<p>.m`, `<p>.v`). */
+export interface TrainerState {
+  step: number;
+  tensors: Record<string, Float32Array>;
+}
+
 /** Named trainer failures: a missing or mis-shaped feed, a non-finite loss, use after dispose. */
 export class TrainerError extends Error {
   constructor(
@@ -131,6 +137,28 @@ export class Trainer {
     const stats: Record<string, number> = {};
     for (const s of this.graph.stats) stats[s] = Number(out[s].data[0]);
     return { step, loss, stats };
+  }
+
+  /** Copies of the parameters, the AdamW moments and the step count (a checkpoint). */
+  exportState(): TrainerState {
+    const tensors: Record<string, Float32Array> = {};
+    for (const [name, v] of this.current) tensors[name] = v.slice();
+    return { step: this.stepCount, tensors };
+  }
+
+  /** Restores a state from exportState (resume, or roll back); every parameter and moment must be present with its size. */
+  importState(state: TrainerState): void {
+    if (this.disposed) throw new TrainerError('disposed', 'the trainer was disposed');
+    if (!Number.isInteger(state.step) || state.step < 0) throw new TrainerError('bad-param', `state step must be an integer ≥ 0, got ${state.step}`);
+    const next = new Map<string, Float32Array>();
+    for (const [name, cur] of this.current) {
+      const v = state.tensors[name];
+      if (!v) throw new TrainerError('bad-param', `state has no tensor "${name}"`);
+      if (v.length !== cur.length) throw new TrainerError('bad-param', `state tensor "${name}" has ${v.length} values, expected ${cur.length}`);
+      next.set(name, Float32Array.from(v));
+    }
+    for (const [name, v] of next) this.current.set(name, v);
+    this.stepCount = state.step;
   }
 
   async dispose(): Promise<void> {
