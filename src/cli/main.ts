@@ -10,12 +10,16 @@ import { importCommand } from './commands/import.ts';
 import { forge } from './commands/forge.ts';
 import { exportModel } from './commands/export-model.ts';
 import { generate } from './commands/generate.ts';
+import { credit } from './commands/credit.ts';
+import { creditReport } from './commands/credit-report.ts';
+import { passkt } from './commands/passkt.ts';
 
 export const COMMANDS: Command[] = [doctor, bench, tasks, evalCommand];
 COMMANDS.push(exportCommand, importCommand);
 COMMANDS.push(forge);
 COMMANDS.push(exportModel);
 COMMANDS.push(generate);
+COMMANDS.push(credit, creditReport, passkt);
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -11,8 +11,7 @@
 // <|end|> included), else the text encoded literally. ArCHer's Q(s, a) needs a Q head the shipped
 // critic does not have, so `q` is never filled here.
 import type { EpisodeCreditInput, TurnCreditInput } from '../credit/types.ts';
-import { dialogueOf } from '../envs/episode.ts';
-import type { EpisodeTurn, Task } from '../envs/types.ts';
+import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
 import { toChat } from '../forge/chat.ts';
 import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
 import { RolloutError } from './rollout.ts';
@@ -34,10 +33,13 @@ export interface CriticInputOptions {
   refAdapter?: string | null;
 }
 
-/** An episode, or a prefix of one still running. */
+/** The parts of a turn the critic reads. */
+export type CriticTurn = Pick<EpisodeTurn, 'action' | 'observation' | 'reward' | 'done'>;
+
+/** An episode, or a prefix of one still running (stored or imported episodes fit too). */
 export interface CriticEpisode {
-  task: Task;
-  turns: readonly EpisodeTurn[];
+  task: Pick<Task, 'prompt' | 'hidden'>;
+  turns: readonly CriticTurn[];
   /** Per turn, the agent's token ids when known (e.g. RolloutEpisode.extras[t].tokens). */
   tokens?: readonly (ArrayLike<number> | null | undefined)[];
 }
@@ -46,6 +48,12 @@ interface Windows {
   criticBudget: number;
   policyBudget: number;
   policyReserve: number;
+}
+
+function dialogueOf(prompt: string, turns: readonly CriticTurn[]): Message[] {
+  const out: Message[] = [{ role: 'user', content: prompt }];
+  for (const t of turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
+  return out;
 }
 
 async function windows(engine: ScoreApi, critic: string, policy: string): Promise<Windows> {

@@ -1,0 +1,111 @@
+// `turnwise credit-report`: the fidelity table of issue #6 point 4. Held-out episodes of an agent
+// (default: the shipped policy) are rolled out, every estimator's per-turn credit is computed (the
+// critic-based ones from the shipped critic and reference policy), and each is compared with the
+// counterfactual ground truth (M seeded re-rolls per turn and kind, src/rl/rollout/counterfactual.ts)
+// and, for `guess`, with each question's information gain: Spearman and Kendall, pooled over turns
+// and within episodes, with bootstrap intervals over episodes (src/rl/credit/fidelity.ts).
+import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
+import { fidelityReport, type FidelityEpisode, type FidelityReport } from '../../rl/credit/fidelity.ts';
+import type { Interval } from '../../rl/credit/bootstrap.ts';
+import type { CreditResult } from '../../rl/credit/types.ts';
+import { criticInputs } from '../../rl/rollout/criticInputs.ts';
+import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counterfactual.ts';
+import { batchAgent, openModels } from '../../rl/rollout/node.ts';
+import { rollout, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { fromEpisode } from '../../rl/rollout/stored.ts';
+import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import { creditFor, needsCritic, parseEstimators } from './credit.ts';
+import { commonArgs, familyTurns, rolloutOptions } from './passkt.ts';
+
+function fmt(i: Interval): string {
+  const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
+  return `${f(i.estimate)} [${f(i.low)}, ${f(i.high)}]`;
+}
+
+/** The fidelity table as text. */
+export function fidelityText(title: string, r: FidelityReport): string {
+  const lines = [title, `${'estimator'.padEnd(12)} ${'pooled Spearman'.padEnd(22)} ${'pooled Kendall'.padEnd(22)} ${'within-episode Spearman'.padEnd(24)} episodes defined`];
+  for (const row of r.rows) {
+    lines.push(`${row.estimator.padEnd(12)} ${fmt(row.pooled.spearman).padEnd(22)} ${fmt(row.pooled.kendall).padEnd(22)} ${fmt(row.withinEpisode.spearman).padEnd(24)} ${row.withinEpisode.episodesDefined}/${row.episodes}`);
+  }
+  return lines.join('\n');
+}
+
+export const creditReport: Command = {
+  name: 'credit-report',
+  summary: 'fidelity of every credit estimator vs counterfactual ground truth (and information gain for guess)',
+  usage: [
+    'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
+    '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
+    '                                  [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '',
+    'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
+    'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
+    're-rolls every turn M times per kind (the taken turn kept / a fresh turn sampled) for the',
+    'counterfactual ground truth. Prints Spearman and Kendall (pooled over turns, and within episodes)',
+    'with 95% bootstrap intervals over episodes; for guess also against each question\'s information gain.',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseOptions(argv, {
+      ...rolloutOptions(),
+      episodes: { type: 'string' },
+      k: { type: 'string' },
+      m: { type: 'string' },
+      estimators: { type: 'string' },
+      resamples: { type: 'string' },
+      'turn-limit': { type: 'string' },
+    });
+    const a = commonArgs(values, 'policy');
+    const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
+    const k = intOption(values.k, 'k', 4, 1, 1024);
+    const m = intOption(values.m, 'm', 4, 1, 1024);
+    const resamples = intOption(values.resamples, 'resamples', 1000, 10, 100_000);
+    const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family), 1, familyTurns(a.family));
+    const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
+    const models: ('policy' | 'critic')[] = [];
+    if (a.agent === 'policy' || estimators.some(needsCritic)) models.push('policy');
+    if (estimators.some(needsCritic)) models.push('critic');
+    const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
+    try {
+      const start = performance.now();
+      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
+      const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed);
+      const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
+      const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) } }));
+      const credits = await creditFor(stored, estimators, {}, async () => criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)));
+      const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
+      const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit });
+      const perEpisode = (i: number): Record<string, Float32Array> => Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn]));
+      const cfEpisodes: FidelityEpisode[] = played.map((_, i) => ({ truth: truth[i].perTurn, credits: perEpisode(i) }));
+      const bootstrap = { resamples, seed: a.seed };
+      const reports: { truth: string; report: FidelityReport }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, estimators, bootstrap) }];
+      if (a.family === 'guess') {
+        const ig: FidelityEpisode[] = played.map((e, i) => ({ truth: informationGainOf(e.turns), credits: perEpisode(i) }));
+        reports.push({ truth: 'information-gain', report: fidelityReport(ig, estimators, bootstrap) });
+      }
+      const summary = {
+        family: a.family,
+        agent: agent.name,
+        split: a.split,
+        seed: a.seed,
+        episodes: played.length,
+        turns: played.reduce((s, e) => s + e.turns.length, 0),
+        k,
+        m,
+        turnLimit,
+        successRate: played.filter((e) => e.success).length / played.length,
+        seconds: (performance.now() - start) / 1000,
+        reports,
+      };
+      report(!!values.json, summary, () =>
+        [
+          `credit fidelity, ${a.family} ${a.split}, ${agent.name}: ${summary.episodes} episodes (${summary.turns} turns, success ${(100 * summary.successRate).toFixed(1)}%), K=${k}, M=${m}; ${summary.seconds.toFixed(1)} s`,
+          ...reports.map((r) => fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report)),
+        ].join('\n\n'),
+      );
+      return 0;
+    } finally {
+      await engine?.dispose();
+    }
+  },
+};

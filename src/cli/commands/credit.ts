@@ -1,0 +1,159 @@
+// `turnwise credit`: per-turn credit for stored or imported episodes, by any estimators of
+// src/rl/credit, from a Turnwise JSONL file (the lab's export, docs/data-formats.md) or the episodes
+// `turnwise eval --out` writes. Rewards-only estimators (mc, grpo) need nothing else; gae,
+// bilevel-gae and sweet read the shipped critic and reference policy (src/rl/rollout/criticInputs.ts).
+import { readFile, writeFile } from 'node:fs/promises';
+import { UsageError, parseOptions, report, type Command } from '../command.ts';
+import { modelsDir } from '../paths.ts';
+import { computeCredit, estimatorSpec } from '../../rl/credit/registry.ts';
+import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCreditInput, type EstimatorName } from '../../rl/credit/types.ts';
+import type { Episode } from '../../rl/envs/types.ts';
+import { criticInputs } from '../../rl/rollout/criticInputs.ts';
+import { openModels } from '../../rl/rollout/node.ts';
+import { annotations, fromEpisode, fromRecord, rewardInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { readLines, textSource, type EpisodeRecord, type PortableRecord } from '../../rl/store/index.ts';
+import { decodeTurnwise, encodeTurnwise } from '../../rl/store/formats/turnwise.ts';
+
+/** Estimators that need the critic's inputs rather than rewards alone. */
+const CRITIC_INPUTS = new Set(['values', 'tokenOffsets', 'tokenValues', 'criticLogprobs', 'refLogprobs']);
+
+/** Parses --estimators; archer is refused (the shipped critic has no Q head). */
+export function parseEstimators(value: string | undefined, fallback: readonly EstimatorName[]): EstimatorName[] {
+  const names = value === undefined ? [...fallback] : value === 'all' ? ESTIMATOR_NAMES.filter((n) => n !== 'archer') : value.split(',').map((s) => s.trim());
+  for (const n of names) {
+    if (!(ESTIMATOR_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown estimator "${n}" (known: ${ESTIMATOR_NAMES.join(', ')}, all)`);
+    if (n === 'archer') throw new UsageError('archer needs a turn-level Q critic, which the shipped critic does not have');
+  }
+  return names as EstimatorName[];
+}
+
+/** True when an estimator reads critic outputs. */
+export function needsCritic(name: EstimatorName): boolean {
+  return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
+}
+
+/** Parses --params '{"gae":{"gamma":0.9}}'. */
+export function parseParams(value: string | undefined): Record<string, CreditParams> {
+  if (value === undefined) return {};
+  try {
+    const p = JSON.parse(value) as unknown;
+    if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new Error('not an object');
+    return p as Record<string, CreditParams>;
+  } catch {
+    throw new UsageError('--params must be a JSON object of estimator → parameters, e.g. \'{"gae":{"gamma":0.9}}\'');
+  }
+}
+
+interface Loaded {
+  format: 'turnwise' | 'episodes';
+  episodes: StoredEpisode[];
+  records: PortableRecord[];
+}
+
+/** Reads either format; Turnwise JSONL is validated line by line (problems are reported, not skipped). */
+export async function loadEpisodes(path: string): Promise<Loaded> {
+  const text = await readFile(path, 'utf8');
+  const first = text.split('\n').find((l) => l.trim() !== '');
+  if (first === undefined) throw new UsageError(`${path} is empty`);
+  let head: unknown;
+  try {
+    head = JSON.parse(first);
+  } catch {
+    throw new UsageError(`${path}: the first line is not JSON`);
+  }
+  if (head !== null && typeof head === 'object' && 'format' in head) {
+    const records: PortableRecord[] = [];
+    const problems: string[] = [];
+    for await (const ev of decodeTurnwise(readLines(textSource(text)))) {
+      if (ev.kind === 'record') records.push(ev.record);
+      else problems.push(`line ${ev.issue.line}${ev.issue.path ? ` ${ev.issue.path}` : ''}: ${ev.issue.message}`);
+    }
+    if (problems.length) throw new UsageError(`${path} is not valid Turnwise JSONL:\n  ${problems.slice(0, 10).join('\n  ')}`);
+    const episodes = records.filter((r): r is EpisodeRecord => r.type === 'episode').map(fromRecord);
+    return { format: 'turnwise', episodes, records };
+  }
+  const episodes = text
+    .split('\n')
+    .map((l, i) => [l, i + 1] as const)
+    .filter(([l]) => l.trim() !== '')
+    .map(([l, line]) => {
+      const e = JSON.parse(l) as Episode;
+      if (!e?.task?.spec || !Array.isArray(e.turns)) throw new UsageError(`${path} line ${line}: expected a Turnwise JSONL header or an episode {task, turns, …}`);
+      return fromEpisode(e, line);
+    });
+  return { format: 'episodes', episodes, records: [] };
+}
+
+/** Credit of every estimator for every episode (episodes without turns get empty credit). */
+export async function creditFor(episodes: readonly StoredEpisode[], estimators: readonly EstimatorName[], params: Record<string, CreditParams>, critic: () => Promise<EpisodeCreditInput[]>): Promise<Map<EstimatorName, CreditResult[]>> {
+  const base = episodes.map(rewardInput);
+  const full = estimators.some(needsCritic) ? (await critic()).map((c, i) => ({ ...c, group: base[i].group })) : base;
+  const out = new Map<EstimatorName, CreditResult[]>();
+  for (const name of estimators) out.set(name, computeCredit(name, needsCritic(name) ? full : base, params[name] ?? {}));
+  return out;
+}
+
+export const credit: Command = {
+  name: 'credit',
+  summary: 'per-turn credit for stored or imported episodes (Turnwise JSONL or eval --out episodes)',
+  usage: [
+    'Usage: npx turnwise credit --in FILE [--estimators mc,grpo,gae,bilevel-gae,sweet|all] [--params JSON]',
+    '                           [--out FILE.turnwise.jsonl] [--models DIR] [--backend node|wasm] [--json]',
+    '',
+    'FILE: Turnwise JSONL (the lab\'s export) or one episode per line (turnwise eval --out).',
+    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet read the critic and the',
+    'reference policy from --models (default public/models). GRPO groups episodes of the same task.',
+    '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',
+    '--out writes the Turnwise JSONL input back with the credit as annotations (one value per turn record).',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseOptions(argv, { in: { type: 'string' }, estimators: { type: 'string' }, params: { type: 'string' }, out: { type: 'string' }, models: { type: 'string' }, backend: { type: 'string' } });
+    if (!values.in) throw new UsageError('--in FILE is required');
+    const estimators = parseEstimators(values.estimators, ['mc', 'grpo']);
+    const params = parseParams(values.params);
+    const backend = values.backend ?? 'node';
+    if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
+    const loaded = await loadEpisodes(values.in);
+    const withTurns = loaded.episodes.filter((e) => e.critic.turns.length > 0);
+    const results = await creditFor(withTurns, estimators, params, async () => {
+      const engine = await openModels({ root: values.models ?? modelsDir(), backend, models: ['policy', 'critic'] });
+      try {
+        return await criticInputs(engine, withTurns.map((e) => e.critic));
+      } finally {
+        await engine.dispose();
+      }
+    });
+    const rows = withTurns.map((e, i) => ({
+      id: e.id,
+      family: e.family,
+      split: e.split,
+      seed: e.seed,
+      turns: e.critic.turns.length,
+      rewards: e.critic.turns.map((t) => t.reward),
+      credit: Object.fromEntries(estimators.map((n) => [n, Array.from((results.get(n) as CreditResult[])[i].perTurn)])),
+    }));
+    if (values.out) {
+      if (loaded.format !== 'turnwise') throw new UsageError('--out needs a Turnwise JSONL input (annotations go into its episode records)');
+      const byId = new Map(withTurns.map((e, i) => [e.id, i]));
+      const now = Date.now();
+      const records = loaded.records.map((r) => {
+        const i = r.type === 'episode' ? byId.get(r.id) : undefined;
+        if (r.type !== 'episode' || i === undefined) return r;
+        const mine = annotations(r, withTurns[i], estimators.map((n) => (results.get(n) as CreditResult[])[i]), 'turnwise-credit-1', now);
+        return { ...r, credit: [...r.credit.filter((c) => !estimators.includes(c.estimator as EstimatorName)), ...mine] };
+      });
+      const lines: string[] = [];
+      for await (const l of encodeTurnwise(records)) lines.push(l);
+      await writeFile(values.out, lines.join(''));
+    }
+    report(!!values.json, { file: values.in, format: loaded.format, estimators, params, episodes: rows }, () =>
+      [
+        `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}`,
+        ...rows.slice(0, 20).map((r) => `  ${r.id} ${r.family}/${r.seed} rewards [${r.rewards.map((x) => x.toFixed(2)).join(' ')}]  ${estimators.map((n) => `${n} [${r.credit[n].map((x) => x.toFixed(2)).join(' ')}]`).join('  ')}`),
+        ...(rows.length > 20 ? [`  … ${rows.length - 20} more (use --json)`] : []),
+        ...(values.out ? [`annotated file written to ${values.out}`] : []),
+      ].join('\n'),
+    );
+    return 0;
+  },
+};

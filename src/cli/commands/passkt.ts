@@ -1,0 +1,130 @@
+// `turnwise passkt`: the Pass@(K,T) grid (src/rl/rollout/passkt.ts; DESIGN.md) of an agent over a
+// held-out task set: n episodes per task in one batched rollout (src/rl/rollout/rollout.ts), each
+// run to T_max, then the unbiased 1 − C(n−c(T), K)/C(n, K) for every K ≤ n and T ≤ T_max.
+import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
+import { modelsDir } from '../paths.ts';
+import { FAMILIES } from '../../rl/envs/registry.ts';
+import { FAMILY_NAMES, type FamilyName, type Split } from '../../rl/envs/types.ts';
+import { AGENT_KINDS, batchAgent, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
+import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
+import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
+import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+
+/** Options shared by the rollout commands. */
+export function rolloutOptions() {
+  return {
+    family: { type: 'string' },
+    agent: { type: 'string' },
+    split: { type: 'string' },
+    seed: { type: 'string' },
+    noise: { type: 'string' },
+    temperature: { type: 'string' },
+    models: { type: 'string' },
+    backend: { type: 'string' },
+  } as const;
+}
+
+/** The validated common options. */
+export interface CommonRolloutArgs {
+  family: FamilyName;
+  agent: AgentKindName;
+  split: Split;
+  seed: number;
+  noise: number;
+  temperature: number;
+  models: string;
+  backend: 'node' | 'wasm';
+}
+
+export function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): CommonRolloutArgs {
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const family = str('family');
+  if (family === undefined) throw new UsageError('--family is required');
+  if (!(FAMILY_NAMES as readonly string[]).includes(family)) throw new UsageError(`unknown family "${family}" (known: ${FAMILY_NAMES.join(', ')})`);
+  const agent = str('agent') ?? defaultAgent;
+  if (!(AGENT_KINDS as readonly string[]).includes(agent)) throw new UsageError(`unknown agent "${agent}" (known: ${AGENT_KINDS.join(', ')})`);
+  const split = str('split') ?? 'test';
+  if (split !== 'train' && split !== 'test') throw new UsageError(`--split must be train or test, got "${split}"`);
+  const noise = str('noise') === undefined ? 0.3 : Number(str('noise'));
+  if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${str('noise')}"`);
+  const temperature = str('temperature') === undefined ? 1 : Number(str('temperature'));
+  if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${str('temperature')}"`);
+  const backend = str('backend') ?? 'node';
+  if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
+  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models: str('models') ?? modelsDir(), backend };
+}
+
+/** The family's own turn limit T. */
+export function familyTurns(family: FamilyName): number {
+  const t = FAMILIES[family].defaults.maxTurns;
+  return typeof t === 'number' ? t : 10;
+}
+
+/** T columns shown in text output: all up to 10, else a spread. */
+function shownT(tMax: number): number[] {
+  if (tMax <= 10) return Array.from({ length: tMax }, (_, i) => i + 1);
+  return [...new Set([1, 2, 3, 5, 10, 15, 20, 30, 40, 50, tMax].filter((t) => t <= tMax))];
+}
+
+function shownK(n: number): number[] {
+  return [...new Set([1, 2, 4, 8, 16, 32, 64, n].filter((k) => k <= n))];
+}
+
+export const passkt: Command = {
+  name: 'passkt',
+  summary: 'Pass@(K,T) grid over held-out tasks (n episodes per task, every K ≤ n, T ≤ T_max)',
+  usage: [
+    'Usage: npx turnwise passkt --family F [--n 16] [--tasks 50] [--agent policy|expert|noisy|random] [--t-max T]',
+    '                           [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '',
+    'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
+    'rollout, each up to T_max turns (default: the family\'s T), and prints the unbiased Pass@(K,T).',
+    'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' } });
+    const a = commonArgs(values, 'policy');
+    const n = intOption(values.n, 'n', 16, 1, 1024);
+    const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
+    const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family), 1, familyTurns(a.family));
+    const engine: PolicyEngine | undefined = a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'] }) : undefined;
+    try {
+      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
+      const start = performance.now();
+      const r = await rollout({ tasks: taskSpecs(a.family, a.split, tasks, a.seed), k: n, seed: a.seed, turnLimit: tMax }, agent);
+      const seconds = (performance.now() - start) / 1000;
+      const g = passKTGrid(successTurns(r), tMax);
+      const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
+      const summary = {
+        family: a.family,
+        agent: agent.name,
+        split: a.split,
+        seed: a.seed,
+        tasks,
+        n,
+        tMax,
+        episodes: r.episodes.length,
+        successRate: r.episodes.filter((e) => e.success).length / r.episodes.length,
+        meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / r.episodes.length,
+        seconds,
+        episodesPerSecond: r.episodes.length / seconds,
+        backend: engine ? (await engine.backendInfo()).kind : 'scripted',
+        /** grid[K−1][T−1] = Pass@(K,T). */
+        grid,
+      };
+      report(!!values.json, summary, () => {
+        const ts = shownT(tMax);
+        const head = `K \\ T ${ts.map((t) => String(t).padStart(6)).join('')}`;
+        const rows = shownK(n).map((k) => `${String(k).padStart(5)} ${ts.map((t) => grid[k - 1][t - 1].toFixed(3).padStart(6)).join('')}`);
+        return [
+          `Pass@(K,T) ${a.family} ${a.split}, ${agent.name}: ${tasks} tasks × n=${n}, T ≤ ${tMax}; success ${(100 * summary.successRate).toFixed(1)}%, mean turns ${summary.meanTurns.toFixed(2)}; ${summary.episodesPerSecond.toFixed(1)} episodes/s (${summary.backend})`,
+          head,
+          ...rows,
+        ].join('\n');
+      });
+      return 0;
+    } finally {
+      await engine?.dispose();
+    }
+  },
+};

@@ -1,0 +1,56 @@
+// Node only: what the command line and the benches need to roll out — the shipped models opened
+// from disk through the inference engine (sha256-verified against manifest.json), and the agent
+// kinds `--agent` names as BatchAgents.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAgent } from '../envs/registry.ts';
+import type { FamilyName } from '../envs/types.ts';
+import { nodeReader } from '../model/folder/nodeIo.ts';
+import { PolicyEngine } from '../runtime/policyEngine.ts';
+import type { BackendPreference } from '../runtime/ort.ts';
+import { PolicyBatchAgent, scriptedBatchAgent, type BatchAgent } from './agents.ts';
+import { RolloutError } from './rollout.ts';
+
+/** Agent kinds for --agent. */
+export const AGENT_KINDS = ['policy', 'expert', 'noisy', 'random'] as const;
+export type AgentKindName = (typeof AGENT_KINDS)[number];
+
+/** Which models to open and how. */
+export interface OpenModelsOptions {
+  /** Models root with manifest.json (public/models). */
+  root: string;
+  /** 'node' (onnxruntime-node) or 'wasm' (onnxruntime-web). */
+  backend: BackendPreference;
+  /** Loaded names among 'policy' and 'critic'. */
+  models: readonly ('policy' | 'critic')[];
+  /** 'auto' (fp32 on CPUs) or the shipped 4-bit placement. */
+  precision?: 'auto' | 'fp32' | 'quant4';
+}
+
+/** An initialised engine with the requested models loaded; the caller disposes it. */
+export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine> {
+  if (!existsSync(join(opts.root, 'manifest.json'))) {
+    throw new RolloutError('bad-config', `no models at ${opts.root} (manifest.json is missing): run \`npm run forge\` or pass --models DIR`);
+  }
+  const engine = new PolicyEngine();
+  try {
+    await engine.init(opts.backend);
+    for (const name of opts.models) {
+      await engine.loadFrom(name, { kind: 'reader', read: nodeReader(opts.root), name, manifest: true }, { adapterSlot: null, precision: opts.precision ?? 'auto' });
+    }
+  } catch (e) {
+    await engine.dispose();
+    throw e;
+  }
+  return engine;
+}
+
+/** A BatchAgent of the named kind (policy: needs an engine with 'policy' loaded). */
+export async function batchAgent(kind: AgentKindName, family: FamilyName, opts: { engine?: PolicyEngine; noise?: number; temperature?: number; maxBatch?: number }): Promise<BatchAgent> {
+  if (kind === 'policy') {
+    if (!opts.engine) throw new RolloutError('bad-config', 'the policy agent needs an engine with the policy loaded');
+    return PolicyBatchAgent.create(opts.engine, { sampling: { temperature: opts.temperature ?? 1 }, ...(opts.maxBatch ? { maxBatch: opts.maxBatch } : {}) });
+  }
+  const noise = opts.noise ?? 0.3;
+  return scriptedBatchAgent(kind === 'noisy' ? `noisy(${noise})` : kind, (seed) => createAgent(kind, family, { seed, noise }));
+}

@@ -1,0 +1,87 @@
+// Stored or imported episodes as credit inputs: a Turnwise JSONL episode record (store/schema.ts:
+// system prompt, then agent turns each followed by the collaborator's or environment's reply) or an
+// episode as `turnwise eval --out` writes it (envs/types.ts Episode). An agent turn's reward is its
+// own record's reward plus those of the replies up to the next agent turn, so files that put the
+// reward on the reply read the same. Credit comes back as the record's annotations: one value per
+// turn record, null for every record that is not an agent turn.
+import type { CreditResult, EpisodeCreditInput } from '../credit/types.ts';
+import type { Episode, JsonObject } from '../envs/types.ts';
+import type { CreditRecord, EpisodeRecord } from '../store/schema.ts';
+import type { CriticEpisode, CriticTurn } from './criticInputs.ts';
+
+/** One episode ready for credit, whatever file it came from. */
+export interface StoredEpisode {
+  /** Record id, or "episode-<line>" for eval output. */
+  id: string;
+  family: string;
+  split: string;
+  seed: number;
+  /** The K episodes of one task share a group (family/split/seed/options). */
+  group: string;
+  critic: CriticEpisode & { turns: (CriticTurn & { info: JsonObject })[] };
+  /** Index in the record's turns of each agent turn (null for eval output). */
+  agentRecords: number[] | null;
+}
+
+function groupKey(family: string, split: string, seed: number, options: unknown): string {
+  return `${family}/${split}/${seed}/${JSON.stringify(options ?? {})}`;
+}
+
+/** Reads a Turnwise episode record. */
+export function fromRecord(rec: EpisodeRecord): StoredEpisode {
+  const system = rec.turns.find((t) => t.role === 'system');
+  const turns: (CriticTurn & { info: JsonObject })[] = [];
+  const tokens: (number[] | null)[] = [];
+  const agentRecords: number[] = [];
+  rec.turns.forEach((t, i) => {
+    if (t.role === 'agent') {
+      agentRecords.push(i);
+      turns.push({ action: t.text, observation: '', reward: t.reward, done: t.done, info: t.info });
+      tokens.push(t.tokens);
+    } else if (t.role !== 'system' && turns.length > 0) {
+      const last = turns[turns.length - 1];
+      last.observation = last.observation ? `${last.observation}\n${t.text}` : t.text;
+      last.reward += t.reward;
+      last.done = last.done || t.done;
+    }
+  });
+  const hidden = rec.task.hidden;
+  return {
+    id: rec.id,
+    family: rec.task.family,
+    split: rec.task.split,
+    seed: rec.task.seed,
+    group: groupKey(rec.task.family, rec.task.split, rec.task.seed, rec.task.options),
+    critic: { task: { prompt: system?.text ?? '', hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } }, turns, tokens },
+    agentRecords,
+  };
+}
+
+/** Reads an episode as `turnwise eval --out` writes it. */
+export function fromEpisode(e: Episode, line: number): StoredEpisode {
+  const s = e.task.spec;
+  return {
+    id: `episode-${line}`,
+    family: s.family,
+    split: s.split,
+    seed: s.seed,
+    group: groupKey(s.family, s.split, s.seed, s.options),
+    critic: { task: e.task, turns: e.turns.map((t) => ({ action: t.action, observation: t.observation, reward: t.reward, done: t.done, info: t.info })) },
+    agentRecords: null,
+  };
+}
+
+/** Rewards-only credit input (what MC and GRPO need), grouped by task. */
+export function rewardInput(e: StoredEpisode): EpisodeCreditInput {
+  const T = e.critic.turns.length;
+  return { rewards: Float32Array.from(e.critic.turns, (t) => t.reward), terminal: T > 0 && e.critic.turns[T - 1].done, group: e.group };
+}
+
+/** Credit results as the record's annotations (values aligned with its turn records). */
+export function annotations(rec: EpisodeRecord, stored: StoredEpisode, results: readonly CreditResult[], version: string, at: number): CreditRecord[] {
+  return results.map((r) => {
+    const values: (number | null)[] = rec.turns.map(() => null);
+    (stored.agentRecords ?? []).forEach((i, t) => (values[i] = r.perTurn[t]));
+    return { estimator: r.estimator, version, params: { ...r.params }, values, at };
+  });
+}

@@ -1,0 +1,125 @@
+// CLI smoke on small N: `turnwise passkt`, `turnwise credit-report` and `turnwise credit`, with
+// scripted agents and with a tiny random policy + critic written as a models folder (--backend wasm).
+import 'fake-indexeddb/auto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Command } from '../../../src/cli/command.ts';
+import { passkt } from '../../../src/cli/commands/passkt.ts';
+import { creditReport } from '../../../src/cli/commands/credit-report.ts';
+import { credit } from '../../../src/cli/commands/credit.ts';
+import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
+import { createAgent } from '../../../src/rl/envs/registry.ts';
+import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
+import { rollout, taskSpecs } from '../../../src/rl/rollout/rollout.ts';
+import { storeSink } from '../../../src/rl/rollout/sink.ts';
+import { TrajectoryStore } from '../../../src/rl/store/index.ts';
+import { encodeTurnwise } from '../../../src/rl/store/formats/turnwise.ts';
+import { tinyModels } from '../engine/fixtures.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'turnwise-rollout-'));
+  const write = nodeWriter(join(dir, 'models'));
+  for (const [p, b] of Object.entries((await tinyModels(3, 512)).files)) await write(p, b);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run<T>(cmd: Command, args: string[]): Promise<T> {
+  let out = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  try {
+    expect(await cmd.run([...args, '--json'])).toBe(0);
+  } finally {
+    spy.mockRestore();
+  }
+  return JSON.parse(out) as T;
+}
+
+interface PassKT {
+  n: number;
+  tMax: number;
+  successRate: number;
+  grid: number[][];
+}
+
+interface Report {
+  episodes: number;
+  reports: { truth: string; report: { rows: { estimator: string; episodes: number }[] } }[];
+}
+
+describe('turnwise passkt', () => {
+  it('prints a K × T grid, non-decreasing in K and T, whose corner is the success rate', async () => {
+    const r = await run<PassKT>(passkt, ['--family', 'guess', '--agent', 'noisy', '--n', '4', '--tasks', '6']);
+    expect(r.grid.length).toBe(4);
+    expect(r.grid.every((row) => row.length === r.tMax)).toBe(true);
+    for (let k = 0; k < 4; k++) {
+      for (let t = 0; t < r.tMax; t++) {
+        if (k > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k - 1][t] - 1e-12);
+        if (t > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k][t - 1] - 1e-12);
+      }
+    }
+    expect(r.grid[0][r.tMax - 1]).toBeCloseTo(r.successRate, 10);
+  });
+
+  it('runs the policy from a models folder', async () => {
+    const r = await run<PassKT & { backend: string }>(passkt, ['--family', 'bandit', '--n', '2', '--tasks', '2', '--models', join(dir, 'models'), '--backend', 'wasm']);
+    expect(r.backend).toBe('wasm');
+    expect(r.grid.length).toBe(2);
+  });
+});
+
+describe('turnwise credit-report', () => {
+  it('reports every estimator against the counterfactual and, for guess, information gain', async () => {
+    const r = await run<Report>(creditReport, ['--family', 'guess', '--agent', 'noisy', '--estimators', 'mc,grpo', '--episodes', '6', '--k', '2', '--m', '2', '--resamples', '20']);
+    expect(r.episodes).toBe(6);
+    expect(r.reports.map((x) => x.truth)).toEqual(['counterfactual', 'information-gain']);
+    expect(r.reports[0].report.rows.map((x) => x.estimator)).toEqual(['mc', 'grpo']);
+  });
+
+  it('uses the critic for critic-based estimators, with the policy as agent', async () => {
+    const r = await run<Report>(creditReport, ['--family', 'bandit', '--estimators', 'all', '--episodes', '4', '--k', '2', '--m', '1', '--resamples', '20', '--models', join(dir, 'models'), '--backend', 'wasm']);
+    expect(r.reports[0].report.rows.map((x) => x.estimator)).toEqual(['mc', 'gae', 'bilevel-gae', 'grpo', 'sweet']);
+  });
+});
+
+describe('turnwise credit', () => {
+  it('computes credit for Turnwise JSONL and eval episodes, and writes annotations back', async () => {
+    const store = await TrajectoryStore.open({ name: `cli-credit-${Date.now()}` });
+    const sink = storeSink(store, { policy: 'noisy', adapter: null, critic: null });
+    const agent = scriptedBatchAgent('noisy', (seed) => createAgent('noisy', 'guess', { seed }));
+    const played = await rollout({ tasks: taskSpecs('guess', 'test', 2, 1), k: 2, seed: 1 }, agent, { onEvent: sink.onEvent });
+    const lines: string[] = [];
+    for await (const l of encodeTurnwise(store.exportRecords())) lines.push(l);
+    store.close();
+    const file = join(dir, 'eps.turnwise.jsonl');
+    writeFileSync(file, lines.join(''));
+    const out = join(dir, 'annotated.turnwise.jsonl');
+    type CreditOut = { format: string; episodes: { id: string; rewards: number[]; credit: Record<string, number[]> }[] };
+    const r = await run<CreditOut>(credit, ['--in', file, '--estimators', 'mc,grpo', '--out', out]);
+    expect(r.format).toBe('turnwise');
+    expect(r.episodes.length).toBe(4);
+    for (const e of r.episodes) {
+      const played1 = played.episodes[[...sink.ids.values()].indexOf(e.id)];
+      expect(e.rewards.length).toBe(played1.turns.length);
+      e.rewards.forEach((x, t) => expect(x).toBeCloseTo(played1.turns[t].reward, 6));
+      // MC return with γ = 1 (default): the sum of rewards to go
+      expect(e.credit.mc[0]).toBeCloseTo(played1.totalReward, 4);
+      expect(e.credit.mc.length).toBe(played1.turns.length);
+    }
+    const annotated = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; turns: unknown[]; credit: { estimator: string; values: (number | null)[] }[] });
+    const ep = annotated.find((x) => x.type === 'episode');
+    expect(ep?.credit.map((c) => c.estimator)).toEqual(['mc', 'grpo']);
+    expect(ep?.credit[0].values.length).toBe(ep?.turns.length);
+    expect(ep?.credit[0].values[0]).toBeNull(); // the system prompt has no credit
+    // eval --out episodes (one Episode per line) read the same
+    const evalFile = join(dir, 'eval.jsonl');
+    writeFileSync(evalFile, played.episodes.map((e) => JSON.stringify(e)).join('\n'));
+    const r2 = await run<CreditOut>(credit, ['--in', evalFile]);
+    expect(r2.format).toBe('episodes');
+    expect(r2.episodes.length).toBe(4);
+    for (const e of r2.episodes) expect(e.credit.mc[0]).toBeCloseTo(played.episodes[Number(e.id.slice('episode-'.length)) - 1].totalReward, 4);
+    await expect(credit.run(['--in', evalFile, '--estimators', 'archer'])).rejects.toThrow(/archer needs a turn-level Q critic/);
+  });
+});
