@@ -6,6 +6,7 @@ import { credit } from './entries/credit.ts';
 import { store } from './entries/store.ts';
 import { trainStep } from './entries/trainStep.ts';
 import { envs } from './entries/envs.ts';
+import { rolloutBench } from './entries/rollout.ts';
 import { engine } from './entries/engine.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
@@ -14,3 +15,4 @@ BENCHES.push(credit);
 BENCHES.push(trainStep);
 BENCHES.push(envs);
 BENCHES.push(engine);
+BENCHES.push(rolloutBench);
