@@ -4,6 +4,7 @@ import { proxy } from 'comlink';
 import type { BackendInfo, BackendPreference } from '../../rl/runtime/ort.ts';
 import type { EngineEvent, SelfTestResult } from '../../rl/runtime/policyEngine.ts';
 import type { ModelsReport } from '../../rl/model/manifest.ts';
+import type { LoadProgress, ModelInfo } from '../../rl/runtime/engine/types.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';
@@ -47,6 +48,10 @@ export class Lab {
   error = $state<string | null>(null);
   /** The trajectory store (IndexedDB); null until open or when IndexedDB is unavailable. */
   store = $state.raw<TrajectoryStore | null>(null);
+  /** The shipped models loaded into the policy worker (policy, critic), by name. */
+  loaded = $state.raw<Record<string, ModelInfo>>({});
+  /** Model loading in progress (bytes and stage), null when idle. */
+  loading = $state.raw<LoadProgress | null>(null);
   /** Seeds and sampling defaults (Settings). */
   readonly preferences = new Preferences();
   storeError = $state<string | null>(null);
@@ -104,9 +109,32 @@ export class Lab {
       if (!this.selfTest.ok) this.notices.push(`Self-test off by ${this.selfTest.maxAbsError.toExponential(1)} on ${this.selfTest.backend}`);
       this.phase = 'ready';
       this.models = await engine.verifyModels(modelsUrl());
+      if (this.models.found) await this.loadModels(engine, this.models.models.map((m) => m.name));
     } catch (e) {
       this.fail((e as Error).message);
     }
+  }
+
+  /** The policy worker's engine once it is running (Play's policy agent uses it). */
+  policyEngine(): PolicyClient | null {
+    return this.phase === 'ready' ? this.engine : null;
+  }
+
+  /**
+   * Loads the shipped models into the worker. The service worker already keeps model files for
+   * offline use, so the engine's own cache is off for them.
+   */
+  private async loadModels(engine: PolicyClient, names: string[]): Promise<void> {
+    const loaded: Record<string, ModelInfo> = {};
+    for (const name of names) {
+      try {
+        loaded[name] = await engine.load(name, { kind: 'url', baseUrl: modelsUrl(), name, cache: false }, {}, proxy((p: LoadProgress) => (this.loading = p)));
+      } catch (e) {
+        this.notices.push(`The ${name} model could not be loaded: ${(e as Error).message}`);
+      }
+    }
+    this.loading = null;
+    this.loaded = loaded;
   }
 
   /** Changes the backend preference, remembers it, and restarts the engine. */

@@ -3,8 +3,13 @@
 // environment is pure TypeScript and cheap, so it runs here while models run in workers.
 import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
 import type { Agent, AgentKind, CollaboratorRequest, Env, EpisodeTurn, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
-import { EpisodeRecorder } from '../../rl/rollout/recorder.ts';
+import { EpisodeRecorder, type AgentTurnExtras } from '../../rl/rollout/recorder.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
+import { PolicyAgent, type GenerateApi } from '../../rl/runtime/policyAgent.ts';
+import type { TokenEvent } from '../../rl/runtime/engine/types.ts';
+import type { SamplingParams } from '../../rl/runtime/engine/sampling.ts';
+import { proxy } from 'comlink';
+import type { PolicyClient } from '../engine/policyClient.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 
@@ -13,14 +18,32 @@ export interface PlayTurn extends EpisodeTurn {
   feedback: 'up' | 'down' | null;
 }
 
-/** Agent kinds the Play view offers (the learned policy joins when models ship). */
-export type PlayAgentKind = AgentKind;
+/** Agent kinds the Play view offers: the learned policy (when the shipped models loaded) or a scripted one. */
+export type PlayAgentKind = AgentKind | 'policy';
+
+/** Where Play finds what it needs from the rest of the lab. */
+export interface PlayContext {
+  store(): TrajectoryStore | null;
+  /** The policy worker's engine, null until it is ready. */
+  engine(): PolicyClient | null;
+  /** Sampling for the policy (Settings). */
+  sampling(): Partial<Omit<SamplingParams, 'seed'>>;
+  /** The seed of a new episode (Settings). */
+  nextSeed(): number;
+}
 
 export class PlaySession {
   /** Set when saving failed; the episode goes on, unsaved. */
   saveError = $state<string | null>(null);
 
-  constructor(private readonly store: () => TrajectoryStore | null = () => null) {}
+  /** The agent's reply as it streams in, token by token (policy only). */
+  streaming = $state('');
+
+  constructor(private readonly ctx: PlayContext) {}
+
+  private store(): TrajectoryStore | null {
+    return this.ctx.store();
+  }
 
   family = $state<FamilyName>('guess');
   split = $state<Split>('test');
@@ -53,14 +76,14 @@ export class PlaySession {
     return out;
   }
 
-  /** Starts an episode; with no seed, a random held-out task. */
-  start(seed?: number): void {
+  /** Starts an episode; with no seed, the seed Settings gives (random by default). */
+  async start(seed?: number): Promise<void> {
     this.runId++;
-    this.seed = seed ?? Math.floor(Math.random() * 1_000_000);
+    this.seed = seed ?? this.ctx.nextSeed();
     try {
       this.env = createEnv(this.family);
       this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed });
-      this.agent = createAgent(this.agentKind, this.family, { seed: this.seed });
+      this.agent = this.agentKind === 'policy' ? await this.policyAgent(this.seed) : createAgent(this.agentKind, this.family, { seed: this.seed });
       this.turns = [];
       this.request = null;
       this.error = null;
@@ -69,6 +92,24 @@ export class PlaySession {
     } catch (e) {
       this.fail(e);
     }
+  }
+
+  /** The learned policy over the worker's engine, streaming its tokens into `streaming`. */
+  private async policyAgent(seed: number): Promise<Agent> {
+    const engine = this.ctx.engine();
+    if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
+    const api: GenerateApi = {
+      generate: (request) => engine.generate(request, proxy((e: TokenEvent) => (this.streaming += e.delta))),
+      models: () => engine.models(),
+    };
+    return PolicyAgent.create(api, { seed, sampling: this.ctx.sampling() });
+  }
+
+  /** What the store keeps beyond the text for a model turn. */
+  private extras(): AgentTurnExtras {
+    if (!(this.agent instanceof PolicyAgent) || !this.agent.lastTurn) return {};
+    const { generation, latencyMs, backend } = this.agent.lastTurn;
+    return { tokens: generation.tokenIds, logprobs: generation.logprobs, promptTokens: generation.promptTokens, completionTokens: generation.completionTokens, latencyMs, backend };
   }
 
   /** The agent takes its next turn; a collaborative family then waits for a reply. */
@@ -84,7 +125,9 @@ export class PlaySession {
     try {
       // Durability: every completed turn is committed before the next agent step starts.
       await (await this.recorder)?.flushed().catch(() => undefined);
+      this.streaming = '';
       const action = await agent.act(this.dialogue());
+      this.streaming = '';
       if (run !== this.runId) return; // a newer episode superseded this one
       const pending = env.beginStep(action);
       if (pending.kind === 'done') this.record({ action, reply: null, replySource: null, ...pending.result });
@@ -153,8 +196,9 @@ export class PlaySession {
   private record(turn: EpisodeTurn): void {
     this.turns = [...this.turns, { ...turn, feedback: null }];
     this.status = turn.done ? 'done' : 'agent';
+    const extras = this.extras();
     void this.recorder.then((r) =>
-      r?.turn(turn).catch((e: Error) => {
+      r?.turn(turn, extras).catch((e: Error) => {
         this.saveError = `A turn could not be saved: ${e.message}`;
       }),
     );
