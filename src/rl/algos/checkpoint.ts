@@ -1,0 +1,101 @@
+// Checkpoints of a training run (issue #8 point 4): after every iteration the adapters, their AdamW
+// moments and step counts, and the loop's own state (iteration, learning rate, detector windows), so
+// a reload resumes from the last completed iteration.
+//  - StoreCheckpoints writes them through the TrajectoryStore's adapter table (IndexedDB):
+//      `<run>/<target>`           the LoRA matrices only (a plain adapter row: PEFT export reads it),
+//      `<run>/<target>/optimizer` the moments `<p>.m`, `<p>.v` (config.kind 'optimizer-state'),
+//      `<run>/checkpoint`         no tensors; config holds the loop state as JSON.
+//  - MemoryCheckpoints keeps copies in memory (tests, the CLI without a store).
+import type { JsonObject } from '../envs/types.ts';
+import type { AdapterRow } from '../store/db.ts';
+import type { AdapterInput } from '../store/api.ts';
+import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
+
+/** What StoreCheckpoints needs of a TrajectoryStore. */
+export interface AdapterTable {
+  putAdapter(adapter: AdapterInput): Promise<void>;
+  getAdapter(id: string): Promise<AdapterRow | null>;
+}
+
+function copyState(c: TrainCheckpoint): TrainCheckpoint {
+  return {
+    ...c,
+    lossHistory: Object.fromEntries(Object.entries(c.lossHistory).map(([k, v]) => [k, [...v]])),
+    gradNormHistory: [...c.gradNormHistory],
+    spreadHistory: [...c.spreadHistory],
+    learners: c.learners.map((l) => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } })),
+  };
+}
+
+export class MemoryCheckpoints implements CheckpointStore {
+  private readonly runs = new Map<string, TrainCheckpoint>();
+  /** Number of saves (tests). */
+  saves = 0;
+
+  async save(c: TrainCheckpoint): Promise<void> {
+    this.runs.set(c.runId, copyState(c));
+    this.saves++;
+  }
+
+  async load(runId: string): Promise<TrainCheckpoint | null> {
+    const c = this.runs.get(runId);
+    return c ? copyState(c) : null;
+  }
+}
+
+const isMoment = (name: string) => name.endsWith('.m') || name.endsWith('.v');
+
+export class StoreCheckpoints implements CheckpointStore {
+  constructor(
+    private readonly store: AdapterTable,
+    /** Base model ids recorded with the adapters (manifest names). */
+    private readonly baseModels: { policy: string; critic: string } = { policy: 'policy', critic: 'critic' },
+  ) {}
+
+  async save(c: TrainCheckpoint): Promise<void> {
+    for (const l of c.learners) {
+      const id = `${c.runId}/${l.target}`;
+      const pick = (moments: boolean) =>
+        Object.fromEntries(
+          Object.entries(l.trainer.tensors)
+            .filter(([n]) => isMoment(n) === moments)
+            .map(([n, data]) => [n, { dims: l.dims[n.replace(/\.[mv]$/, '')] ?? [data.length], data }]),
+        );
+      const spec: JsonObject = { rank: l.spec.rank, alpha: l.spec.alpha, targets: [...l.spec.targets] };
+      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration: c.iteration, algorithm: c.algo }, parentId: null, runId: c.runId, tensors: pick(false) });
+      await this.store.putAdapter({ id: `${id}/optimizer`, target: l.target, baseModel: this.baseModels[l.target], config: { kind: 'optimizer-state', step: l.trainer.step, iteration: c.iteration }, parentId: id, runId: c.runId, tensors: pick(true) });
+    }
+    const meta: JsonObject = {
+      kind: 'train-checkpoint',
+      algo: c.algo,
+      iteration: c.iteration,
+      lr: c.lr,
+      rollbacks: c.rollbacks,
+      lossHistory: c.lossHistory,
+      gradNormHistory: c.gradNormHistory,
+      spreadHistory: c.spreadHistory,
+      learners: c.learners.map((l) => l.target),
+    };
+    // written last: a checkpoint row names only learners whose rows are complete
+    await this.store.putAdapter({ id: `${c.runId}/checkpoint`, target: 'policy', baseModel: this.baseModels.policy, config: meta, parentId: null, runId: c.runId, tensors: {} });
+  }
+
+  async load(runId: string): Promise<TrainCheckpoint | null> {
+    const meta = await this.store.getAdapter(`${runId}/checkpoint`);
+    if (!meta) return null;
+    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId'> & { learners: LearnerState['target'][] };
+    const learners: LearnerState[] = [];
+    for (const target of m.learners) {
+      const a = await this.store.getAdapter(`${runId}/${target}`);
+      const o = await this.store.getAdapter(`${runId}/${target}/optimizer`);
+      if (!a || !o) throw new AlgoError('bad-checkpoint', `checkpoint of run ${runId} lacks the ${target} adapter or its optimizer state`);
+      const tensors: Record<string, Float32Array> = {};
+      const dims: Record<string, number[]> = {};
+      for (const [n, t] of [...Object.entries(a.tensors), ...Object.entries(o.tensors)]) tensors[n] = t.data;
+      for (const [n, t] of Object.entries(a.tensors)) dims[n] = t.dims;
+      const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
+      learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
+    }
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, learners };
+  }
+}

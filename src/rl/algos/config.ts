@@ -1,0 +1,229 @@
+// Configuration of the training loop and of each algorithm, with the papers' defaults, validated
+// once where it enters (STYLE.md point 3). Sources:
+//  - SWEET-RL (arXiv 2503.15478): N = 16 candidate replies per turn, top half vs bottom half paired,
+//    DPO β = 0.1 with an NLL term 0.01 on the chosen replies; critic trained with Bradley–Terry.
+//  - RAGEN / StarPO(-S) (arXiv 2504.20073): PPO with a critic or GRPO; StarPO-S keeps the 25% of
+//    groups with the highest reward spread, clips 0.2 / 0.28 and drops the KL term.
+//  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
+import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
+import type { FamilyName, JsonObject } from '../envs/types.ts';
+import { FAMILY_NAMES } from '../envs/types.ts';
+import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
+
+/** SWEET-RL: critic BT on trajectory pairs, then per-turn DPO on critic-ranked candidates. */
+export interface SweetConfig {
+  /** Bradley–Terry β of the critic's advantage β·mean log(π_critic/π_ref) (credit/sweetAdvantage.ts default). */
+  criticBeta: number;
+  /** Passes over the iteration's trajectory pairs for the critic. */
+  criticEpochs: number;
+  /** Agent turns per iteration (drawn from the rollouts) that get N candidate replies. */
+  turnsPerIteration: number;
+  /** N: candidate replies per sampled turn (paper: 16). */
+  candidates: number;
+  /** Pairs per turn: rank i vs rank N−1−i for i < this (paper: top half vs bottom half, 4 pairs). */
+  pairsPerTurn: number;
+  /** DPO β (paper 0.1). */
+  beta: number;
+  /** NLL coefficient on chosen replies (paper 0.01). */
+  nllCoef: number;
+  /** Passes over the iteration's DPO pairs. */
+  policyEpochs: number;
+  /** Pairs per graph run (B = 2P rows). */
+  pairBatch: number;
+}
+
+/** StarPO: PPO (turn-level GAE from the critic's value head) or GRPO, with StarPO-S's options. */
+export interface StarpoConfig {
+  /** 'gae': PPO with turn-level GAE from the critic; 'grpo': group-relative episode advantages. */
+  advantage: 'gae' | 'grpo';
+  /** Share of task groups kept, those with the highest reward spread (StarPO-S: 0.25; 1 keeps all). */
+  keepFraction: number;
+  /** Skip groups whose returns are all equal (no learning signal; DESIGN.md collapse modes). */
+  skipZeroSpread: boolean;
+  /** GRPO: divide by the group's standard deviation (paper: true; DESIGN.md calibration: false). */
+  divideByStd: boolean;
+  /** ε_low of the ratio clip. */
+  clipLow: number;
+  /** ε_high of the ratio clip (StarPO-S: 0.28). */
+  clipHigh: number;
+  /** k3 KL-to-reference coefficient (StarPO-S: 0, none). */
+  klCoef: number;
+  /** GAE discount γ over turns. */
+  gamma: number;
+  /** GAE λ over turns. */
+  lambda: number;
+  /** PPO epochs over the iteration's turn rows. */
+  epochs: number;
+  /** Rows per policy graph run. */
+  batch: number;
+  /** Value-MSE epochs of the critic per iteration (gae only). */
+  valueEpochs: number;
+}
+
+/** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
+export interface MtdpoConfig {
+  /** DPO β. */
+  beta: number;
+  /** NLL coefficient on the chosen trajectory's agent tokens. */
+  nllCoef: number;
+  /** Passes over the iteration's pairs. */
+  epochs: number;
+  /** Pairs per graph run. */
+  pairBatch: number;
+}
+
+/** Rejection fine-tuning: SFT on the agent turns of successful episodes. */
+export interface RftConfig {
+  /** Passes over the kept turns per iteration. */
+  epochs: number;
+  /** Rows per graph run. */
+  batch: number;
+}
+
+export type AlgoSettings =
+  | { algo: 'sweet'; sweet: SweetConfig }
+  | { algo: 'starpo' | 'grpo' | 'ppo'; starpo: StarpoConfig }
+  | { algo: 'mtdpo'; mtdpo: MtdpoConfig }
+  | { algo: 'rft'; rft: RftConfig };
+
+/** Rollback on NaN/inf or a loss spike. */
+export interface RollbackConfig {
+  /** A loss above this multiple of the recent median |loss| (and above minLoss) counts as a spike. */
+  spikeFactor: number;
+  /** Spikes need |loss| above this too (tiny losses fluctuate by large factors). */
+  minLoss: number;
+  /** Losses remembered for the median. */
+  window: number;
+  /** The learning rate is multiplied by this after a rollback. */
+  lrDecay: number;
+}
+
+/** Echo Trap (RAGEN): spread collapse, grad-norm spikes, repeated-template replies. */
+export interface EchoConfig {
+  /** Warn when the within-group reward spread falls below this share of its best so far. */
+  spreadDrop: number;
+  /** Warn when the grad norm exceeds this multiple of its recent median. */
+  gradSpike: number;
+  /** Warn when distinct replies / agent turns falls below this. */
+  distinctMin: number;
+}
+
+/** The training loop. */
+export interface LoopConfig {
+  settings: AlgoSettings;
+  /** Task family trained and evaluated. */
+  family: FamilyName;
+  /** Family option overrides (train and held-out alike). */
+  options?: JsonObject;
+  /** Seeds task draws, rollouts, adapter initialisation and shuffles. */
+  seed: number;
+  /** Task groups per iteration. */
+  tasksPerIteration: number;
+  /** K: episodes per task (the group). */
+  k: number;
+  /** Turn limit T (default: the task's own). */
+  turnLimit?: number;
+  /** Reply budget per turn (default: the model's turnwise.maxReplyTokens, else 64). */
+  maxNewTokens?: number;
+  /** The LoRA shape of both adapters; must fit the engine's adapter slot (default rank 8, α 16, all projections). */
+  lora: LoraSpec;
+  /** Policy learning rate (AdamW). */
+  lr: number;
+  /** Critic learning rate. */
+  criticLr: number;
+  /** Global gradient-norm clip. */
+  maxGradNorm: number;
+  /** Weight of a person's thumbs (±1 per turn) added to the environment's per-turn reward. */
+  feedbackWeight: number;
+  rollback: RollbackConfig;
+  echo: EchoConfig;
+}
+
+export const SWEET_DEFAULTS: SweetConfig = { criticBeta: 1, criticEpochs: 1, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1 };
+/** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
+export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
+/** GRPO: group-normalised episode returns, no critic. */
+export const GRPO_DEFAULTS: StarpoConfig = { ...STARPO_BASE, advantage: 'grpo' };
+/** StarPO-S: PPO with the critic, top 25% groups by spread, clip 0.2 / 0.28, no KL. */
+export const STARPO_S_DEFAULTS: StarpoConfig = { ...STARPO_BASE, keepFraction: 0.25, clipHigh: 0.28 };
+export const MTDPO_DEFAULTS: MtdpoConfig = { beta: 0.1, nllCoef: 0.01, epochs: 1, pairBatch: 4 };
+export const RFT_DEFAULTS: RftConfig = { epochs: 1, batch: 8 };
+
+/** The default settings of an algorithm. */
+export function defaultSettings(algo: AlgoName): AlgoSettings {
+  switch (algo) {
+    case 'sweet':
+      return { algo, sweet: { ...SWEET_DEFAULTS } };
+    case 'starpo':
+      return { algo, starpo: { ...STARPO_S_DEFAULTS } };
+    case 'ppo':
+      return { algo, starpo: { ...PPO_DEFAULTS } };
+    case 'grpo':
+      return { algo, starpo: { ...GRPO_DEFAULTS } };
+    case 'mtdpo':
+      return { algo, mtdpo: { ...MTDPO_DEFAULTS } };
+    case 'rft':
+      return { algo, rft: { ...RFT_DEFAULTS } };
+  }
+}
+
+/** Default LoRA: rank 8, α 16 over every projection (the engine's default adapter slot). */
+export const DEFAULT_LORA: LoraSpec = { rank: 8, alpha: 16, targets: ALL_LORA_TARGETS };
+
+/** A loop configuration with defaults for everything but the algorithm and family. */
+export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Partial<Omit<LoopConfig, 'settings'>> = {}): LoopConfig {
+  return {
+    settings: defaultSettings(algo),
+    family,
+    seed: 1,
+    tasksPerIteration: 8,
+    k: 8,
+    lora: DEFAULT_LORA,
+    lr: 2e-4,
+    criticLr: 2e-4,
+    maxGradNorm: 1,
+    feedbackWeight: 1,
+    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5 },
+    echo: { spreadDrop: 0.2, gradSpike: 5, distinctMin: 0.2 },
+    ...over,
+  };
+}
+
+function positive(field: string, v: number, integer = false): void {
+  if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
+}
+
+/** Checks a loop configuration; throws AlgoError('bad-config') naming the field. */
+export function validateLoopConfig(c: LoopConfig): LoopConfig {
+  if (!ALGO_NAMES.includes(c.settings.algo)) throw new AlgoError('bad-config', `unknown algorithm "${c.settings.algo}" (known: ${ALGO_NAMES.join(', ')})`);
+  if (!FAMILY_NAMES.includes(c.family)) throw new AlgoError('bad-config', `unknown family "${c.family}"`);
+  positive('tasksPerIteration', c.tasksPerIteration, true);
+  positive('k', c.k, true);
+  if (c.k < 2) throw new AlgoError('bad-config', `k must be at least 2 (groups compare episodes of one task), got ${c.k}`);
+  positive('lr', c.lr);
+  positive('criticLr', c.criticLr);
+  positive('maxGradNorm', c.maxGradNorm);
+  positive('lora.rank', c.lora.rank, true);
+  positive('lora.alpha', c.lora.alpha);
+  if (!(c.feedbackWeight >= 0)) throw new AlgoError('bad-config', `feedbackWeight must be ≥ 0, got ${c.feedbackWeight}`);
+  if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);
+  const s = c.settings;
+  if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') {
+    if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);
+    if (!(s.starpo.clipLow > 0 && s.starpo.clipLow < 1) || !(s.starpo.clipHigh > 0)) throw new AlgoError('bad-config', `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${s.starpo.clipLow} / ${s.starpo.clipHigh}`);
+    positive('batch', s.starpo.batch, true);
+  }
+  if (s.algo === 'sweet') {
+    positive('candidates', s.sweet.candidates, true);
+    if (s.sweet.candidates < 2) throw new AlgoError('bad-config', 'candidates must be at least 2');
+    if (s.sweet.pairsPerTurn > Math.floor(s.sweet.candidates / 2)) throw new AlgoError('bad-config', `pairsPerTurn ${s.sweet.pairsPerTurn} exceeds half of the ${s.sweet.candidates} candidates`);
+    positive('beta', s.sweet.beta);
+    positive('pairBatch', s.sweet.pairBatch, true);
+  }
+  if (s.algo === 'mtdpo') {
+    positive('beta', s.mtdpo.beta);
+    positive('pairBatch', s.mtdpo.pairBatch, true);
+  }
+  return c;
+}

@@ -1,0 +1,123 @@
+// What every algorithm works with in one iteration: the engine (rollouts, scoring with or without
+// an adapter, live adapters), the loaded base models the learners are built over, and the context
+// windows the engine uses, so that training rows are exactly the sequences the policy generated
+// (forge/chat.ts windowIds with the engine's budget and reply reserve) and the critic scored
+// (rollout/criticInputs.ts: the critic's chat with the task's hidden information).
+import { dialogueOf } from '../envs/episode.ts';
+import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
+import { toChat, windowIds } from '../forge/chat.ts';
+import type { LoadedModel } from '../model/folder/folder.ts';
+import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+import type { ScoreApi } from '../rollout/criticInputs.ts';
+import type { RolloutEpisode } from '../rollout/rollout.ts';
+import type { OrtRuntime } from '../runtime/ort.ts';
+import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { Adapter } from '../runtime/engine/types.ts';
+import { Rng } from '../util/rng.ts';
+import type { LoopConfig } from './config.ts';
+import { setReply, turnRow, type Row } from './rows.ts';
+import { AlgoError, type LearnerTarget } from './types.ts';
+
+/** What training needs from an engine; PolicyEngine (in-thread or the worker's own) satisfies it. */
+export interface TrainEngine extends GenerateApi, ScoreApi {
+  setAdapter(id: string, adapter: Adapter, opts?: { model?: string; activate?: boolean }): Promise<void>;
+}
+
+/** Token budgets the engine applies (criticInputs.ts windows). */
+export interface Windows {
+  policyBudget: number;
+  /** The rollout's maxNewTokens: the reply reserve of the policy's window. */
+  policyReserve: number;
+  criticBudget: number;
+}
+
+/** An agent turn located in a list of episodes. */
+export interface TurnRef {
+  episode: number;
+  turn: number;
+}
+
+/** Engine model names of the two roles. */
+export const MODEL_NAMES: Record<LearnerTarget, string> = { policy: 'policy', critic: 'critic' };
+
+export class AlgoContext {
+  constructor(
+    readonly engine: TrainEngine,
+    readonly runtime: OrtRuntime,
+    readonly models: { policy: LoadedModel; critic: LoadedModel | null },
+    readonly windows: Windows,
+    readonly config: LoopConfig,
+    /** Adapter ids in the engine: the ones being trained. */
+    readonly adapterIds: Record<LearnerTarget, string>,
+    /** Seeded per iteration by the loop. */
+    public rng: Rng = new Rng(0),
+  ) {}
+
+  get tok(): Tokenizer {
+    return this.models.policy.tokenizer;
+  }
+
+  critic(): LoadedModel {
+    if (!this.models.critic) throw new AlgoError('no-critic', 'this algorithm needs the critic model (public/models/critic)');
+    return this.models.critic;
+  }
+
+  /** The policy's prompt ids before its next reply, as generate() builds them. */
+  policyPrompt(dialogue: readonly Message[]): number[] {
+    return windowIds(this.tok, toChat(dialogue), this.windows.policyBudget, this.windows.policyReserve);
+  }
+
+  /** The critic's prompt (with the hidden information) before a reply of `reserve` tokens. */
+  criticPrompt(task: Task, dialogue: readonly Message[], reserve: number): number[] {
+    return windowIds(this.critic().tokenizer, toChat(dialogue, task.hidden), this.windows.criticBudget, reserve);
+  }
+
+  /** A reply's token ids: the sampled ids when recorded, else the text encoded with <|end|>. */
+  replyIds(turn: EpisodeTurn, tokens?: ArrayLike<number> | null): number[] {
+    if (tokens && tokens.length > 0) return Array.from(tokens);
+    return [...this.tok.encode(turn.action), this.tok.special.end];
+  }
+
+  /** One turn row per agent turn (the policy's window + its reply), old_logp from the recording where present. */
+  turnRows(episodes: readonly RolloutEpisode[], keep: (ref: TurnRef) => boolean = () => true): { rows: Row[]; refs: TurnRef[] } {
+    const rows: Row[] = [];
+    const refs: TurnRef[] = [];
+    episodes.forEach((e, ei) => {
+      e.turns.forEach((t, ti) => {
+        if (ti < e.prefixTurns || !keep({ episode: ei, turn: ti })) return;
+        const x = e.extras[ti];
+        const reply = this.replyIds(t, x?.tokens);
+        const row = turnRow(this.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), reply, this.windows.policyBudget);
+        if (x?.logprobs && x.logprobs.length === reply.length) setReply(row, 'old_logp', x.logprobs);
+        rows.push(row);
+        refs.push({ episode: ei, turn: ti });
+      });
+    });
+    return { rows, refs };
+  }
+
+  /**
+   * log π(ids[j+1] | ids[≤j]) at every position j of each row, under a model and adapter
+   * (null = the base model, the reference). One engine score call.
+   */
+  async positionLogprobs(target: LearnerTarget, adapter: string | null, rows: readonly Row[]): Promise<number[][]> {
+    if (rows.length === 0) return [];
+    const r = await this.engine.score({ model: MODEL_NAMES[target], adapter, items: rows.map((row) => ({ context: { ids: row.ids.slice(0, 1) }, continuation: row.ids.slice(1) })) });
+    return r.items.map((it, i) => {
+      const out = new Array<number>(rows[i].ids.length).fill(0);
+      it.logprobs.forEach((v, j) => (out[j] = v));
+      return out;
+    });
+  }
+
+  /** Sets `name` on every row from per-position log-probs under a model and adapter. */
+  async fillLogprobs(target: LearnerTarget, adapter: string | null, rows: readonly Row[], name: 'ref_logp' | 'old_logp'): Promise<void> {
+    const lps = await this.positionLogprobs(target, adapter, rows);
+    rows.forEach((row, i) => (row.f[name] = lps[i]));
+  }
+
+  /** A seeded permutation function for minibatch order. */
+  order(): (n: number) => number[] {
+    return (n) => this.rng.shuffle(Array.from({ length: n }, (_, i) => i));
+  }
+}

@@ -1,0 +1,171 @@
+// One trainable LoRA adapter of one model under one loss: the train-step graph of
+// src/rl/model/train (buildLlamaTrainStep, LoRA-only over a frozen fp32 or 4-bit base), its Trainer,
+// and the glue from training rows (rows.ts) to the graph's fixed-shape feeds. An algorithm holds one
+// learner per model it trains (SWEET-RL: a critic learner with Bradley–Terry and a policy learner
+// with DPO; PPO: a policy learner with the clipped objective and a critic learner with value MSE).
+import type { LoadedModel } from '../model/folder/folder.ts';
+import { initLora, loraParams, type LoraSpec } from '../model/llama/weights.ts';
+import { buildLlamaTrainStep } from '../model/train/llama.ts';
+import type { LossSpec } from '../model/train/losses.ts';
+import { Trainer, type AdamWConfig, type StepResult } from '../model/train/trainer.ts';
+import type { OrtRuntime } from '../runtime/ort.ts';
+import type { Adapter } from '../runtime/engine/types.ts';
+import { chunks, packRows, pairFeeds, type Row, type RowFloatName } from './rows.ts';
+import { AlgoError, type LearnerState, type LearnerTarget } from './types.ts';
+
+const ROW_FLOATS: readonly RowFloatName[] = ['loss_mask', 'weights', 'advantages', 'old_logp', 'ref_logp', 'turn_weights', 'returns'];
+
+/** How to build a learner. */
+export interface LearnerSpec {
+  target: LearnerTarget;
+  /** The base model (config, tokenizer, weights, heads) as loaded from its folder. */
+  model: LoadedModel;
+  lora: LoraSpec;
+  /** The frozen base as the engine holds it: fp32 on CPUs, 4-bit on WebGPU. */
+  base: 'fp32' | 'quant4';
+  loss: LossSpec;
+  /** Rows per graph run (B); DPO and Bradley–Terry use B = 2P. */
+  batch: number;
+  /** Tokens per row (T). */
+  seqLen: number;
+  adamw: Partial<AdamWConfig>;
+  /** Seeds the adapter's A matrices (B starts at zero: a fresh adapter is the base model). */
+  seed: number;
+}
+
+/** Mean statistics of several steps, plus the largest grad norm and the step losses. */
+export interface TrainSummary {
+  steps: number;
+  loss: number;
+  stats: Record<string, number>;
+  maxGradNorm: number;
+  losses: number[];
+}
+
+export class Learner {
+  private constructor(
+    readonly spec: LearnerSpec,
+    private readonly trainer: Trainer,
+    private readonly floats: RowFloatName[],
+  ) {}
+
+  static async create(runtime: OrtRuntime, spec: LearnerSpec): Promise<Learner> {
+    const graph = buildLlamaTrainStep({
+      cfg: spec.model.config,
+      weights: spec.model.weights,
+      trainable: { kind: 'lora', lora: spec.lora, base: spec.base },
+      heads: spec.model.heads.value ? { value: true } : undefined,
+      loss: spec.loss,
+      batch: spec.batch,
+      seqLen: spec.seqLen,
+    });
+    const names = new Set(graph.batchInputs.map((v) => v.name));
+    const floats = ROW_FLOATS.filter((n) => names.has(n));
+    const trainer = await Trainer.create(runtime, graph, initLora(spec.model.config, spec.lora, spec.seed), spec.adamw);
+    return new Learner(spec, trainer, floats);
+  }
+
+  get lr(): number {
+    return this.trainer.config.lr;
+  }
+
+  set lr(value: number) {
+    this.trainer.config.lr = value;
+  }
+
+  get steps(): number {
+    return this.trainer.steps;
+  }
+
+  /** Pairs per graph run (DPO, Bradley–Terry), else 0. */
+  get pairs(): number {
+    const l = this.spec.loss;
+    return l.kind === 'dpo' || l.kind === 'bradley-terry' ? l.pairs : 0;
+  }
+
+  /** One update on up to B rows; pairs index into `rows`. */
+  async step(rows: readonly Row[], pairs: readonly [number, number][] = []): Promise<StepResult> {
+    const { model, batch, seqLen } = this.spec;
+    const feeds = packRows(model.config, rows, batch, seqLen, this.floats, model.tokenizer.special.pad);
+    if (this.pairs > 0) {
+      if (pairs.length > this.pairs) throw new AlgoError('bad-row', `${pairs.length} pairs do not fit the graph's ${this.pairs}`);
+      if (pairs.length < this.pairs && rows.length >= batch) throw new AlgoError('bad-row', 'padding pairs need a free row');
+      Object.assign(feeds, pairFeeds(pairs, this.pairs, rows.length));
+    }
+    return this.trainer.step(feeds);
+  }
+
+  /** `epochs` passes over rows in B-row minibatches (shuffled by `order` when given). */
+  async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[]): Promise<TrainSummary> {
+    const results: StepResult[] = [];
+    for (let e = 0; e < epochs; e++) {
+      const idx = order ? order(rows.length) : rows.map((_, i) => i);
+      for (const c of chunks(idx, this.spec.batch)) results.push(await this.step(c.map((i) => rows[i])));
+    }
+    return summarise(results);
+  }
+
+  /** Minibatches of whole pairs: each run holds P pairs (2P rows). */
+  async trainPairs(pairRows: readonly [Row, Row][], epochs: number, order?: (n: number) => number[]): Promise<TrainSummary> {
+    const results: StepResult[] = [];
+    for (let e = 0; e < epochs; e++) {
+      const idx = order ? order(pairRows.length) : pairRows.map((_, i) => i);
+      for (const c of chunks(idx, this.pairs)) {
+        const rows: Row[] = [];
+        const pairs: [number, number][] = [];
+        for (const i of c) {
+          pairs.push([rows.length, rows.length + 1]);
+          rows.push(pairRows[i][0], pairRows[i][1]);
+        }
+        results.push(await this.step(rows, pairs));
+      }
+    }
+    return summarise(results);
+  }
+
+  /** A copy of the adapter in PEFT names, for the engine (setAdapter) and the store. */
+  adapter(): Adapter {
+    const weights: Adapter['weights'] = {};
+    for (const name of this.paramNames()) weights[name] = this.trainer.param(name).slice();
+    return { spec: this.spec.lora, weights };
+  }
+
+  state(): LearnerState {
+    const dims: Record<string, number[]> = {};
+    for (const p of loraParams(this.spec.model.config, this.spec.lora)) {
+      dims[p.a.name] = [...p.a.shape];
+      dims[p.b.name] = [...p.b.shape];
+    }
+    return { target: this.spec.target, spec: this.spec.lora, trainer: this.trainer.exportState(), dims };
+  }
+
+  load(state: LearnerState): void {
+    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `checkpoint holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
+    const a = state.spec;
+    const b = this.spec.lora;
+    if (a.rank !== b.rank || a.alpha !== b.alpha || a.targets.join() !== b.targets.join()) {
+      throw new AlgoError('bad-checkpoint', `checkpoint adapter (rank ${a.rank}, alpha ${a.alpha}, ${a.targets.join('/')}) differs from the configured one (rank ${b.rank}, alpha ${b.alpha}, ${b.targets.join('/')})`);
+    }
+    this.trainer.importState(state.trainer);
+  }
+
+  private paramNames(): string[] {
+    return loraParams(this.spec.model.config, this.spec.lora).flatMap((p) => [p.a.name, p.b.name]);
+  }
+
+  dispose(): Promise<void> {
+    return this.trainer.dispose();
+  }
+}
+
+function summarise(results: readonly StepResult[]): TrainSummary {
+  const stats: Record<string, number> = {};
+  for (const r of results) for (const [k, v] of Object.entries(r.stats)) stats[k] = (stats[k] ?? 0) + v / results.length;
+  return {
+    steps: results.length,
+    loss: results.reduce((a, r) => a + r.loss, 0) / Math.max(1, results.length),
+    stats,
+    maxGradNorm: Math.max(0, ...results.map((r) => r.stats.grad_norm ?? 0)),
+    losses: results.map((r) => r.loss),
+  };
+}

@@ -1,0 +1,297 @@
+// The training loop (issue #8): per iteration, roll out K episodes of each of a few training tasks
+// with the current policy adapter (batched through the engine), let a person's thumbs adjust the
+// rewards, run the algorithm's update over the train-step graphs, check the update (NaN/inf or a
+// loss spike → roll back to the last good adapters and lower the learning rate, saying so), watch for
+// the Echo Trap, publish the new adapters to the engine (setAdapter: the next generate call uses
+// them, no reload) and to any listener (the policy worker), and checkpoint adapters + AdamW state.
+// The same class runs in-thread (Node, tests, the CLI) and inside the trainer worker.
+import type { LoadedModel } from '../model/folder/folder.ts';
+import { PolicyBatchAgent } from '../rollout/agents.ts';
+import { rollout, type RolloutEpisode } from '../rollout/rollout.ts';
+import type { OrtRuntime } from '../runtime/ort.ts';
+import type { Adapter } from '../runtime/engine/types.ts';
+import { TrainerError } from '../model/train/trainer.ts';
+import { hashString, Rng } from '../util/rng.ts';
+import type { TaskSpec } from '../envs/types.ts';
+import { validateLoopConfig, type LoopConfig } from './config.ts';
+import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
+import { evaluateHeldOut, type HeldOutResult } from './evaluate.ts';
+import { applyThumbs, NO_FEEDBACK, type FeedbackSource } from './feedback.ts';
+import { echoTrapWarnings, isLossSpike, rolloutMetrics } from './metrics.ts';
+import { createAlgorithm, needsCritic } from './registry.ts';
+import type { Algorithm, UpdateResult } from './algorithm.ts';
+import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
+
+/** Everything a loop needs. */
+export interface TrainingLoopOptions {
+  /** Rollouts, scoring and live adapters; models loaded as 'policy' (and 'critic'). */
+  engine: TrainEngine;
+  /** Runs the train-step sessions (wasm or onnxruntime-node in Node, WebGPU/wasm in the worker). */
+  runtime: OrtRuntime;
+  /** The base models as read from their folders (the learners' frozen weights). */
+  models: { policy: LoadedModel; critic?: LoadedModel | null };
+  config: LoopConfig;
+  /** Checkpoint key; default `train-<algo>-<family>-<seed>`. */
+  runId?: string;
+  /** Where checkpoints go; with one, create() resumes from the run's latest. */
+  checkpoints?: CheckpointStore;
+  /** A person's stored feedback (drained each iteration). */
+  feedback?: FeedbackSource;
+  /** A person rating this iteration's rollouts: per episode, thumbs per agent turn (NaN = none) or null. */
+  rateRollouts?: (episodes: readonly RolloutEpisode[]) => Promise<(ArrayLike<number> | null)[]>;
+  /** Receives every adapter after each iteration (e.g. forwards it to the policy worker's setAdapter). */
+  publish?: (target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>;
+}
+
+function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, maxNewTokens: number | undefined): Windows {
+  const budget = (name: string): number => {
+    const info = infos.find((m) => m.name === name);
+    const ctx = info?.turnwise?.contextTokens;
+    const max = info?.config.maxSeq ?? 256;
+    return Math.min(max, typeof ctx === 'number' ? ctx : max);
+  };
+  const reply = infos.find((m) => m.name === 'policy')?.turnwise?.maxReplyTokens;
+  return { policyBudget: budget('policy'), criticBudget: budget('critic'), policyReserve: maxNewTokens ?? (typeof reply === 'number' ? reply : 64) };
+}
+
+export class TrainingLoop {
+  private iterationValue = 0;
+  private rollbacks = 0;
+  private lossHistory: Record<string, number[]> = {};
+  private gradNormHistory: number[] = [];
+  private spreadHistory: number[] = [];
+  private stopping = false;
+
+  private constructor(
+    private readonly o: TrainingLoopOptions,
+    private readonly ctx: AlgoContext,
+    private readonly algo: Algorithm,
+    readonly runId: string,
+  ) {}
+
+  /** Builds the algorithm's learners, resumes from the run's checkpoint when there is one, and publishes the adapters. */
+  static async create(o: TrainingLoopOptions): Promise<TrainingLoop> {
+    const config = validateLoopConfig(o.config);
+    const critic = o.models.critic ?? null;
+    if (needsCritic(config.settings) && !critic) throw new AlgoError('no-critic', `--algo ${config.settings.algo} needs the critic model (public/models/critic)`);
+    const runId = o.runId ?? `train-${config.settings.algo}-${config.family}-${config.seed}`;
+    const windows = windowsOf(await o.engine.models(), config.maxNewTokens);
+    const ids = { policy: `${runId}/policy`, critic: `${runId}/critic` };
+    const ctx = new AlgoContext(o.engine, o.runtime, { policy: o.models.policy, critic }, windows, config, ids);
+    const loop = new TrainingLoop(o, ctx, await createAlgorithm(ctx, config.settings), runId);
+    const saved = await o.checkpoints?.load(runId);
+    if (saved) loop.restore(saved);
+    await loop.publish();
+    return loop;
+  }
+
+  /** Iterations completed. */
+  get iteration(): number {
+    return this.iterationValue;
+  }
+
+  /** The engine adapter id of a role (pass it as `adapter` to generate/score). */
+  adapterId(target: LearnerTarget): string {
+    return this.ctx.adapterIds[target];
+  }
+
+  /** The current adapter of a role (a copy). */
+  adapter(target: LearnerTarget): Adapter {
+    const l = this.algo.learners[target];
+    if (!l) throw new AlgoError('no-critic', `${this.algo.name} trains no ${target} adapter`);
+    return l.adapter();
+  }
+
+  /** Which roles this run trains. */
+  targets(): LearnerTarget[] {
+    return (['policy', 'critic'] as const).filter((t) => this.algo.learners[t]);
+  }
+
+  /** Asks run() to stop after the iteration in progress. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Runs up to `iterations` more iterations (fewer after stop()). */
+  async run(iterations: number, onReport?: (r: IterationReport) => void | Promise<void>): Promise<IterationReport[]> {
+    this.stopping = false;
+    const out: IterationReport[] = [];
+    for (let i = 0; i < iterations && !this.stopping; i++) {
+      const r = await this.step();
+      out.push(r);
+      await onReport?.(r);
+    }
+    return out;
+  }
+
+  /** One iteration: rollouts → update (with rollback) → metrics → publish → checkpoint. */
+  async step(): Promise<IterationReport> {
+    const started = performance.now();
+    const cfg = this.ctx.config;
+    const it = this.iterationValue;
+    this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
+    const tasks: TaskSpec[] = Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
+      family: cfg.family,
+      split: 'train',
+      seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
+      ...(cfg.options ? { options: cfg.options } : {}),
+    }));
+    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
+    const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent);
+    let episodes = r.episodes;
+    const rolloutSeconds = (performance.now() - started) / 1000;
+    if (this.o.rateRollouts) {
+      const thumbs = await this.o.rateRollouts(episodes);
+      episodes = episodes.map((e, i) => (thumbs[i] ? applyThumbs(e, thumbs[i] as ArrayLike<number>, cfg.feedbackWeight) : e));
+    }
+    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: await this.klToReference(episodes), rollout_seconds: rolloutSeconds };
+    const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
+    metrics.feedback_turns = feedback.turns.length;
+    metrics.feedback_pairs = feedback.pairs.length;
+    const warnings: string[] = [];
+    const good = this.states();
+    let update: UpdateResult | null = null;
+    let failure: string | null = null;
+    try {
+      update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback });
+    } catch (e) {
+      if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
+      failure = (e as Error).message;
+    }
+    if (update && !failure) {
+      for (const [target, losses] of Object.entries(update.losses)) {
+        const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
+        if (losses.length && isLossSpike(mean, this.lossHistory[target] ?? [], cfg.rollback.spikeFactor, cfg.rollback.minLoss)) {
+          failure = `${target} loss ${mean.toPrecision(4)} spiked above ${cfg.rollback.spikeFactor}× its recent median`;
+        }
+      }
+    }
+    if (failure) {
+      for (const s of good) this.algo.learners[s.target]?.load(s);
+      for (const l of Object.values(this.algo.learners)) if (l) l.lr *= cfg.rollback.lrDecay;
+      this.rollbacks++;
+      warnings.push(`rolled back to the adapters of iteration ${it} (${failure}); learning rate lowered to ${this.lr().toPrecision(3)}`);
+    } else if (update) {
+      for (const [target, losses] of Object.entries(update.losses)) {
+        const h = (this.lossHistory[target] ??= []);
+        h.push(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length));
+        if (h.length > cfg.rollback.window) h.shift();
+      }
+      if (update.skipped) warnings.push(`no update: ${update.skipped}`);
+    }
+    const gradNorm = update && !failure ? update.gradNorm : 0;
+    warnings.push(...echoTrapWarnings(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm, distinct: metrics.distinct_replies }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory }));
+    this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
+    if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
+    Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
+      grad_norm: gradNorm,
+      clip_frac: failure ? 0 : (update?.stats.policy_clip_frac ?? 0),
+      lr: this.lr(),
+      rolled_back: failure ? 1 : 0,
+      rollbacks: this.rollbacks,
+      updated: update && !failure && !update.skipped ? 1 : 0,
+      echo_trap: warnings.some((w) => w.startsWith('Echo Trap')) ? 1 : 0,
+    });
+    for (const [k, v] of Object.entries(metrics)) {
+      if (!Number.isFinite(v)) {
+        delete metrics[k];
+        warnings.push(`metric ${k} was ${v} and is left out`);
+      }
+    }
+    this.iterationValue = it + 1;
+    const adapters = await this.publish();
+    await this.o.checkpoints?.save(this.checkpoint());
+    metrics.seconds = (performance.now() - started) / 1000;
+    return { iteration: it + 1, metrics, warnings, adapters };
+  }
+
+  /** Held-out evaluation, sampled and greedy, of the trained policy adapter or (base) the base policy. */
+  evaluate(which: 'trained' | 'base', opts: { tasks: number; seed: number }): Promise<HeldOutResult> {
+    const cfg = this.ctx.config;
+    return evaluateHeldOut(this.o.engine, which === 'trained' ? this.ctx.adapterIds.policy : null, {
+      family: cfg.family,
+      options: cfg.options,
+      tasks: opts.tasks,
+      seed: opts.seed,
+      turnLimit: cfg.turnLimit,
+      maxNewTokens: this.ctx.windows.policyReserve,
+    });
+  }
+
+  async dispose(): Promise<void> {
+    for (const l of Object.values(this.algo.learners)) await l?.dispose();
+  }
+
+  private lr(): number {
+    return this.algo.learners.policy?.lr ?? 0;
+  }
+
+  private states(): LearnerState[] {
+    return this.targets().map((t) => (this.algo.learners[t] as NonNullable<Algorithm['learners'][LearnerTarget]>).state());
+  }
+
+  private checkpoint(): TrainCheckpoint {
+    return {
+      runId: this.runId,
+      algo: this.algo.name,
+      iteration: this.iterationValue,
+      lr: this.lr(),
+      rollbacks: this.rollbacks,
+      lossHistory: this.lossHistory,
+      gradNormHistory: this.gradNormHistory,
+      spreadHistory: this.spreadHistory,
+      learners: this.states(),
+    };
+  }
+
+  private restore(c: TrainCheckpoint): void {
+    if (c.algo !== this.algo.name) throw new AlgoError('bad-checkpoint', `run ${this.runId} was checkpointed by ${c.algo}, not ${this.algo.name}`);
+    const scale = c.lr / this.ctx.config.lr;
+    for (const s of c.learners) {
+      const l = this.algo.learners[s.target];
+      if (!l) throw new AlgoError('bad-checkpoint', `checkpoint holds a ${s.target} adapter that ${this.algo.name} does not train`);
+      l.load(s);
+      l.lr = (s.target === 'policy' ? this.ctx.config.lr : this.ctx.config.criticLr) * scale;
+    }
+    this.iterationValue = c.iteration;
+    this.rollbacks = c.rollbacks;
+    this.lossHistory = c.lossHistory;
+    this.gradNormHistory = c.gradNormHistory;
+    this.spreadHistory = c.spreadHistory;
+  }
+
+  /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */
+  private async publish(): Promise<Partial<Record<LearnerTarget, string>>> {
+    const out: Partial<Record<LearnerTarget, string>> = {};
+    for (const t of this.targets()) {
+      const adapter = this.adapter(t);
+      const id = this.ctx.adapterIds[t];
+      await this.o.engine.setAdapter(id, adapter, { model: MODEL_NAMES[t], activate: false });
+      await this.o.publish?.(t, id, adapter);
+      out[t] = id;
+    }
+    return out;
+  }
+
+  /** Mean k3 estimate of KL(π ‖ π_ref) over the rollouts' sampled tokens (π_ref = the base policy). */
+  private async klToReference(episodes: readonly RolloutEpisode[]): Promise<number> {
+    const { rows } = this.ctx.turnRows(episodes);
+    const withOld = rows.filter((r) => r.f.old_logp);
+    if (withOld.length === 0) return 0;
+    const ref = await this.ctx.positionLogprobs('policy', null, withOld);
+    let sum = 0;
+    let n = 0;
+    withOld.forEach((row, i) => {
+      const mask = row.f.loss_mask ?? [];
+      const old = row.f.old_logp ?? [];
+      for (let j = 0; j < mask.length; j++) {
+        if (!mask[j]) continue;
+        const lr = ref[i][j] - old[j];
+        sum += Math.exp(lr) - 1 - lr;
+        n++;
+      }
+    });
+    return n ? sum / n : 0;
+  }
+}
+

@@ -1,0 +1,151 @@
+// Training rows and fixed-shape batches for the train-step graphs (docs/training-graphs.md): a graph
+// has a fixed B × T, so rows are left-padded into T (each row's last token at T − 1, as the engine's
+// scoring does) and a short list of rows is padded with empty rows (mask 0) to B.
+// Row layout: ids[j] is a token; the per-position arrays (mask, advantages, old_logp, …) are indexed
+// like ids, and position j is the prediction of ids[j + 1] (logits[b, t] predict targets[b, t]) or
+// the value head's V after ids[j] (value rows train the last position).
+// Two row kinds:
+//  - a turn row: the window the policy saw before turn t (forge/chat.ts windowIds, the engine's rule)
+//    followed by the reply tokens, trained on the reply: exactly the sequence generate() scored;
+//  - an episode row: a whole dialogue in the chat template (policy or critic view), head plus the
+//    most recent turns that fit T, trained on every agent turn kept (multi-turn DPO, SWEET-RL's critic).
+import { causalBias, positionsFor, tokenFeeds } from '../model/llama/feeds.ts';
+import type { ModelConfig } from '../model/llama/config.ts';
+import { encodeChat, type ChatMessage } from '../model/tokenizer/chat.ts';
+import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+import type { TensorData } from '../runtime/ort.ts';
+import { AlgoError } from './types.ts';
+
+/** Per-position float arrays a loss may read ([T] each, aligned with ids). */
+export type RowFloatName = 'loss_mask' | 'weights' | 'advantages' | 'old_logp' | 'ref_logp' | 'turn_weights' | 'returns';
+
+/** One training sequence. */
+export interface Row {
+  ids: number[];
+  /** Per position: the named float arrays (absent = zeros). loss_mask marks trained predictions. */
+  f: Partial<Record<RowFloatName, number[]>>;
+}
+
+/** A row's agent-turn spans in prediction positions: [from, to) predict that turn's tokens. */
+export interface TurnSpan {
+  /** Index of the agent turn in the episode. */
+  turn: number;
+  from: number;
+  to: number;
+}
+
+/** The turn row: `prompt` (the policy's window) then `reply`; trained on the reply's tokens. */
+export function turnRow(prompt: readonly number[], reply: readonly number[], maxLen: number): Row {
+  let ids = [...prompt, ...reply];
+  const cut = Math.max(0, ids.length - maxLen);
+  if (reply.length === 0) throw new AlgoError('bad-row', 'a turn row needs at least one reply token');
+  if (reply.length >= maxLen) throw new AlgoError('bad-row', `a reply of ${reply.length} tokens does not fit a row of ${maxLen}`);
+  ids = ids.slice(cut);
+  const mask = new Array<number>(ids.length).fill(0);
+  for (let j = ids.length - reply.length - 1; j < ids.length - 1; j++) mask[j] = 1;
+  return { ids, f: { loss_mask: mask } };
+}
+
+/** Sets a per-position array on the reply positions of a turn row (values[j] for reply token j). */
+export function setReply(row: Row, name: RowFloatName, values: ArrayLike<number> | number): void {
+  const mask = row.f.loss_mask ?? [];
+  const arr = row.f[name] ?? new Array<number>(row.ids.length).fill(0);
+  let j = 0;
+  for (let p = 0; p < mask.length; p++) {
+    if (!mask[p]) continue;
+    arr[p] = typeof values === 'number' ? values : values[j];
+    j++;
+  }
+  row.f[name] = arr;
+}
+
+/** An episode row and where its agent turns sit. */
+export interface EpisodeRow {
+  row: Row;
+  spans: TurnSpan[];
+  /** Agent turns dropped from the front because the dialogue is longer than T. */
+  droppedTurns: number;
+}
+
+/**
+ * A whole chat as one row: the head (system, and hidden for a critic) and the latest messages that
+ * fit `maxLen`; loss_mask on every kept agent message's content and <|end|>, turn_weights 1/len there.
+ */
+export function episodeRow(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number): EpisodeRow {
+  const enc = encodeChat(tok, chat);
+  const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
+  const headEnd = enc.spans[headLen - 1].end;
+  const body = enc.spans.slice(headLen);
+  let from = 0;
+  while (from < body.length && headEnd + (enc.ids.length - body[from].roleAt) > maxLen) from++;
+  if (from >= body.length) throw new AlgoError('bad-row', `the chat's head and last message do not fit a row of ${maxLen} tokens`);
+  const ids = [...enc.ids.slice(0, headEnd), ...enc.ids.slice(body[from].roleAt)];
+  const shift = body[from].roleAt - headEnd;
+  const mask = new Array<number>(ids.length).fill(0);
+  const tw = new Array<number>(ids.length).fill(0);
+  const spans: TurnSpan[] = [];
+  let agentIndex = 0;
+  let dropped = 0;
+  body.forEach((s, i) => {
+    if (s.role !== 'agent') return;
+    const turn = agentIndex++;
+    if (i < from) {
+      dropped++;
+      return;
+    }
+    const a = s.start - 1 - shift;
+    const b = s.end - 1 - shift;
+    for (let p = a; p < b; p++) {
+      mask[p] = 1;
+      tw[p] = 1 / (b - a);
+    }
+    spans.push({ turn, from: a, to: b });
+  });
+  return { row: { ids, f: { loss_mask: mask, turn_weights: tw } }, spans, droppedTurns: dropped };
+}
+
+/** The batch inputs of one graph run: token feeds, targets and the requested float arrays. */
+export function packRows(cfg: ModelConfig, rows: readonly Row[], batch: number, seqLen: number, floats: readonly RowFloatName[], padId: number): Record<string, TensorData> {
+  if (rows.length > batch) throw new AlgoError('bad-row', `${rows.length} rows do not fit a batch of ${batch}`);
+  const ids = new Int32Array(batch * seqLen).fill(padId);
+  const keyMask = new Uint8Array(batch * seqLen);
+  const targets = new Int32Array(batch * seqLen).fill(padId);
+  const arrays = Object.fromEntries(floats.map((n) => [n, new Float32Array(batch * seqLen)])) as Record<RowFloatName, Float32Array>;
+  rows.forEach((r, b) => {
+    if (r.ids.length > seqLen) throw new AlgoError('bad-row', `row ${b} has ${r.ids.length} tokens, the graph takes ${seqLen}`);
+    const off = b * seqLen + seqLen - r.ids.length;
+    ids.set(r.ids, off);
+    keyMask.fill(1, off, off + r.ids.length);
+    for (let j = 0; j + 1 < r.ids.length; j++) targets[off + j] = r.ids[j + 1];
+    for (const n of floats) {
+      const src = r.f[n];
+      // every position, the last included: a value head's V after the last token is trained there
+      if (src) for (let j = 0; j < r.ids.length; j++) arrays[n][off + j] = src[j];
+    }
+  });
+  // An empty padding row still needs one visible key per query, else its softmax is over nothing.
+  for (let b = rows.length; b < batch; b++) keyMask[b * seqLen + seqLen - 1] = 1;
+  const { positions } = positionsFor(keyMask, batch, seqLen);
+  const bias = causalBias(keyMask, batch, seqLen, seqLen);
+  const feeds: Record<string, TensorData> = { ...tokenFeeds(cfg, ids, positions, bias, batch, seqLen), targets: { type: 'int32', data: targets, dims: [batch, seqLen] } };
+  for (const n of floats) feeds[n] = { type: 'float32', data: arrays[n], dims: [batch, seqLen] };
+  return feeds;
+}
+
+/** Row-index feeds of P pairs (int32 [P]); missing pairs point at an empty padding row (zero gradient). */
+export function pairFeeds(pairs: readonly [number, number][], P: number, padRow: number): Record<string, TensorData> {
+  const chosen = new Int32Array(P).fill(padRow);
+  const rejected = new Int32Array(P).fill(padRow);
+  pairs.forEach(([c, r], i) => {
+    chosen[i] = c;
+    rejected[i] = r;
+  });
+  return { chosen: { type: 'int32', data: chosen, dims: [P] }, rejected: { type: 'int32', data: rejected, dims: [P] } };
+}
+
+/** Splits items into chunks of n (the last may be shorter). */
+export function chunks<T>(items: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out;
+}

@@ -1,0 +1,125 @@
+// StarPO (RAGEN, arXiv 2504.20073): trajectory-level optimisation of multi-turn rollouts with the
+// clipped policy-gradient objective, in two variants:
+//  - PPO: the critic's value head gives V(s_t) at each turn (the critic's chat with the hidden
+//    information, as rollout/criticInputs.ts reads it), turn-level GAE (credit/gae.ts) gives A_t,
+//    every token of turn t gets A_t, and the critic learns V(s_t) → A_t + V(s_t) by value MSE;
+//  - GRPO: A_i = (R_i − mean_group)/std_group (credit/groupAdvantage.ts; zero-spread groups get 0)
+//    for every token of episode i; no critic.
+// StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
+// varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term.
+import { dialogueOf } from '../envs/episode.ts';
+import { gaeAdvantages } from '../credit/gae.ts';
+import { groupAdvantages } from '../credit/groupAdvantage.ts';
+import type { StarpoConfig } from './config.ts';
+import type { AlgoContext } from './context.ts';
+import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
+import { groupSpreads, varianceFilter } from './groups.ts';
+import type { Learner } from './learner.ts';
+import { setReply, type Row } from './rows.ts';
+import type { AlgoName, LearnerTarget } from './types.ts';
+
+export class Starpo implements Algorithm {
+  private constructor(
+    readonly name: AlgoName,
+    readonly cfg: StarpoConfig,
+    readonly learners: Partial<Record<LearnerTarget, Learner>>,
+  ) {}
+
+  static async create(ctx: AlgoContext, name: AlgoName, cfg: StarpoConfig): Promise<Starpo> {
+    const policy = await makeLearner(ctx, 'policy', { kind: 'policy-gradient', clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, klCoef: cfg.klCoef }, cfg.batch, 1);
+    const critic = cfg.advantage === 'gae' ? await makeLearner(ctx, 'critic', { kind: 'value-mse' }, cfg.batch, 2) : undefined;
+    return new Starpo(name, cfg, critic ? { policy, critic } : { policy });
+  }
+
+  async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
+    const { episodes, k } = input;
+    const returns = episodes.map((e) => e.totalReward);
+    const { std } = groupSpreads(returns, k);
+    const kept = varianceFilter(std, this.cfg.keepFraction, this.cfg.skipZeroSpread);
+    const keptEpisodes = kept.flatMap((g) => episodes.slice(g * k, (g + 1) * k));
+    // per kept episode, per turn: the advantage and (gae) the value target
+    const adv: number[][] = [];
+    const valueTargets: number[][] = [];
+    const values: number[][] = [];
+    if (this.cfg.advantage === 'grpo') {
+      for (const g of kept) {
+        const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
+        for (let i = 0; i < k; i++) adv.push(episodes[g * k + i].turns.map(() => a[i]));
+      }
+    } else {
+      const v = await this.turnValues(ctx, keptEpisodes);
+      keptEpisodes.forEach((e, i) => {
+        const terminal = e.turns.length > 0 && e.turns[e.turns.length - 1].done;
+        const vals = Float32Array.from(v[i]);
+        if (terminal) vals[e.turns.length] = 0;
+        const a = gaeAdvantages(Float32Array.from(e.turns, (t) => t.reward), vals, this.cfg.gamma, this.cfg.lambda, terminal);
+        adv.push(Array.from(a));
+        values.push(Array.from(vals));
+        valueTargets.push(Array.from(a, (x, t) => x + vals[t]));
+      });
+    }
+    const { rows, refs } = ctx.turnRows(keptEpisodes);
+    rows.forEach((row, i) => setReply(row, 'advantages', adv[refs[i].episode][refs[i].turn]));
+    const fb = feedbackRows(ctx, input.feedback);
+    const w = ctx.config.feedbackWeight;
+    const extra: Row[] = [];
+    for (const t of fb.turns) extra.push(withAdvantage(t.row, w * t.value));
+    for (const [c, r] of fb.pairs) extra.push(withAdvantage(c, w), withAdvantage(r, -w));
+    // feedback rows have no behaviour log-probs: the current policy's are the old ones (on-policy)
+    if (extra.length) await ctx.fillLogprobs('policy', ctx.adapterIds.policy, extra, 'old_logp');
+    const all = [...rows, ...extra];
+    const stats: Record<string, number> = { kept_groups: kept.length, groups: std.length, train_rows: all.length };
+    if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
+    if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
+    const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order());
+    Object.assign(stats, prefixed('policy', { loss: policy.loss, ...policy.stats }));
+    const losses: UpdateResult['losses'] = { policy: policy.losses };
+    let gradNorm = policy.maxGradNorm;
+    const critic = this.learners.critic;
+    if (critic && keptEpisodes.length) {
+      const vrows = this.valueRows(ctx, keptEpisodes, valueTargets);
+      const c = await critic.train(vrows, this.cfg.valueEpochs, ctx.order());
+      Object.assign(stats, prefixed('critic', { loss: c.loss, ...c.stats }));
+      stats.value_mean = mean(values.flat());
+      losses.critic = c.losses;
+      gradNorm = Math.max(gradNorm, c.maxGradNorm);
+    }
+    return { stats, losses, gradNorm };
+  }
+
+  /** V(s_0) … V(s_T) per episode from the critic (with its current adapter). */
+  private async turnValues(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<number[][]> {
+    const items = episodes.flatMap((e) =>
+      Array.from({ length: e.turns.length + 1 }, (_, t) => ({ context: { ids: ctx.criticPrompt(e.task, dialogueOf(e.task.prompt, e.turns.slice(0, t)), 0) }, continuation: [] as number[] })),
+    );
+    if (items.length === 0) return [];
+    const r = await ctx.engine.score({ model: 'critic', adapter: ctx.adapterIds.critic, items });
+    let at = 0;
+    return episodes.map((e) => r.items.slice(at, (at += e.turns.length + 1)).map((it) => it.contextValue ?? 0));
+  }
+
+  /** One value row per turn: the critic's window before turn t, trained at its last token on the return target. */
+  private valueRows(ctx: AlgoContext, episodes: UpdateInput['episodes'], targets: number[][]): Row[] {
+    const rows: Row[] = [];
+    episodes.forEach((e, i) => {
+      e.turns.forEach((_, t) => {
+        const ids = ctx.criticPrompt(e.task, dialogueOf(e.task.prompt, e.turns.slice(0, t)), 0);
+        const mask = new Array<number>(ids.length).fill(0);
+        const ret = new Array<number>(ids.length).fill(0);
+        mask[ids.length - 1] = 1;
+        ret[ids.length - 1] = targets[i][t];
+        rows.push({ ids, f: { loss_mask: mask, returns: ret } });
+      });
+    });
+    return rows;
+  }
+}
+
+function withAdvantage(row: Row, a: number): Row {
+  setReply(row, 'advantages', a);
+  return row;
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}

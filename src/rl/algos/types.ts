@@ -1,0 +1,70 @@
+// Shared types of the training algorithms (src/rl/algos): algorithm names, named errors, the
+// per-iteration report, and the checkpoint interface a store implements (checkpoint.ts) so that
+// training resumes after a reload from the last completed iteration.
+import type { LoraSpec } from '../model/llama/weights.ts';
+import type { TrainerState } from '../model/train/trainer.ts';
+
+/** The algorithms `turnwise train --algo` runs. */
+export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as const;
+export type AlgoName = (typeof ALGO_NAMES)[number];
+
+/** Bad configuration, a row that does not fit, a missing model, or a checkpoint that does not match. */
+export class AlgoError extends Error {
+  override name = 'AlgoError';
+  constructor(
+    readonly code: 'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Which model a learner trains. */
+export type LearnerTarget = 'policy' | 'critic';
+
+/** A learner's resumable state: its LoRA spec and the Trainer state (adapter + AdamW moments + step). */
+export interface LearnerState {
+  target: LearnerTarget;
+  spec: LoraSpec;
+  trainer: TrainerState;
+  /** Shapes of the adapter matrices by PEFT name ([r, in] for A, [out, r] for B). */
+  dims: Record<string, number[]>;
+}
+
+/** Everything needed to continue a run after the iteration it was written at. */
+export interface TrainCheckpoint {
+  runId: string;
+  algo: AlgoName;
+  /** Iterations completed (the next one to run is this index). */
+  iteration: number;
+  /** Learning rate now in force (lowered by rollbacks). */
+  lr: number;
+  /** Rollbacks so far. */
+  rollbacks: number;
+  /** Recent update losses per learner (the loss-spike detector's window). */
+  lossHistory: Record<string, number[]>;
+  /** Recent grad norms and reward spreads (the Echo Trap detector's window). */
+  gradNormHistory: number[];
+  spreadHistory: number[];
+  learners: LearnerState[];
+}
+
+/** Where checkpoints go: StoreCheckpoints (IndexedDB through TrajectoryStore) or MemoryCheckpoints. */
+export interface CheckpointStore {
+  save(checkpoint: TrainCheckpoint): Promise<void>;
+  /** The latest checkpoint of a run, or null. */
+  load(runId: string): Promise<TrainCheckpoint | null>;
+}
+
+/** One iteration's figures (every value finite; NaN never leaves the loop). */
+export type IterationMetrics = Record<string, number>;
+
+/** What one iteration reports. */
+export interface IterationReport {
+  iteration: number;
+  metrics: IterationMetrics;
+  /** Human-readable warnings: Echo Trap signs, rollbacks, skipped updates. */
+  warnings: string[];
+  /** Adapter ids published to the engine after this iteration. */
+  adapters: Partial<Record<LearnerTarget, string>>;
+}

@@ -1,0 +1,97 @@
+// Two-iteration smoke run of every algorithm on a tiny random model written as a real model folder
+// (the shipped models are not forged yet): finite metrics, the policy adapter changed, a checkpoint
+// written each iteration and restored into a new loop that continues from it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
+import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
+import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
+import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
+import { MemoryCheckpoints } from '../../../src/rl/algos/checkpoint.ts';
+import { ALGO_NAMES, type AlgoName } from '../../../src/rl/algos/types.ts';
+import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
+import { createEnv } from '../../../src/rl/envs/registry.ts';
+import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { tinyModels } from '../engine/fixtures.ts';
+
+/**
+ * A random model never acts validly, so every return in a group is equal; a person's thumbs on the
+ * first turn of every other episode give the groups spread (and exercise the feedback path).
+ */
+const rate = async (eps: readonly RolloutEpisode[]) => eps.map((e, i) => (i % 2 === 0 ? [1] : [-1]));
+
+/** One stored rated turn and one preference pair per iteration. */
+function feedback(): MemoryFeedback {
+  const f = new MemoryFeedback();
+  const task = createEnv('bandit').reset({ family: 'bandit', split: 'train', seed: 4 });
+  const refill = () => {
+    f.addTurn({ task, before: [], action: 'go left', value: 1 });
+    f.addPair({ task, before: [], chosen: 'go left', rejected: 'go right' });
+  };
+  refill();
+  const take = f.take.bind(f);
+  f.take = async () => {
+    const out = await take();
+    refill();
+    return out;
+  };
+  return f;
+}
+
+const engine = new PolicyEngine();
+let runtime: OrtRuntime;
+let models: { policy: LoadedModel; critic: LoadedModel };
+
+/** Small everything: 2 tasks × K 4, 2 turns, 6-token replies, tiny candidate counts. */
+export function tinyConfig(algo: AlgoName, seed = 3): LoopConfig {
+  const c = defaultLoopConfig(algo, 'bandit', { seed, tasksPerIteration: 2, k: 4, turnLimit: 2, maxNewTokens: 6, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] }, lr: 5e-3, criticLr: 5e-3 });
+  const s = c.settings;
+  if (s.algo === 'sweet') Object.assign(s.sweet, { turnsPerIteration: 2, candidates: 4, pairsPerTurn: 2, pairBatch: 2 });
+  if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') Object.assign(s.starpo, { batch: 4, keepFraction: s.algo === 'starpo' ? 0.5 : 1 });
+  if (s.algo === 'mtdpo') s.mtdpo.pairBatch = 2;
+  if (s.algo === 'rft') s.rft.batch = 4;
+  return c;
+}
+
+beforeAll(async () => {
+  const m = await tinyModels(7, 512);
+  const read = async (p: string) => m.files[p] ?? null;
+  models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
+  await engine.init('wasm');
+  await engine.load('policy', { kind: 'files', files: m.files });
+  await engine.load('critic', { kind: 'files', files: m.files, name: 'critic' });
+  runtime = await OrtRuntime.create('wasm');
+});
+afterAll(async () => {
+  await engine.dispose();
+  await runtime.dispose();
+});
+
+describe.each(ALGO_NAMES.map((a) => [a]))('%s', (algo) => {
+  it('runs two iterations with finite metrics, changes the adapter, checkpoints and resumes', async () => {
+    const checkpoints = new MemoryCheckpoints();
+    const published: string[] = [];
+    const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig(algo), checkpoints, rateRollouts: rate, feedback: feedback(), publish: (t, id) => void published.push(`${t}:${id}`) });
+    const before = loop.adapter('policy');
+    const reports = await loop.run(2);
+    expect(reports.map((r) => r.iteration)).toEqual([1, 2]);
+    for (const r of reports) {
+      for (const [k, v] of Object.entries(r.metrics)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
+      for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac', 'lr']) expect(r.metrics).toHaveProperty(k);
+    }
+    expect(reports.map((r) => r.metrics.updated), JSON.stringify(reports.map((r) => r.warnings))).toEqual([1, 1]);
+    const after = loop.adapter('policy');
+    const changed = Object.keys(after.weights).some((n) => after.weights[n].some((x, i) => x !== before.weights[n][i]));
+    expect(changed).toBe(true);
+    expect(checkpoints.saves).toBe(2);
+    expect(published.filter((p) => p.startsWith('policy:')).length).toBe(3);
+    const saved = await checkpoints.load(loop.runId);
+    expect(saved?.iteration).toBe(2);
+    const resumed = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig(algo), checkpoints });
+    expect(resumed.iteration).toBe(2);
+    const again = resumed.adapter('policy');
+    for (const n of Object.keys(after.weights)) expect(Array.from(again.weights[n])).toEqual(Array.from(after.weights[n]));
+    await loop.dispose();
+    await resumed.dispose();
+  }, 120_000);
+});
