@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, SMOKE_FORGE, type ForgeConfig } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { heldOutTable } from '../../rl/forge/heldout.ts';
 import { nodeWriter } from '../../rl/model/folder/nodeIo.ts';
@@ -17,7 +17,8 @@ export const forge: Command = {
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
-    '                          [--eval-episodes N] [--batch B] [--lr X] [--smoke] [--json]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide] [--smoke] [--json]',
+    '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban.',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
     `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
@@ -27,7 +28,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' },
+      smoke: { type: 'boolean' }, minutes: { type: 'string' }, preset: { type: 'string' },
     });
     const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
@@ -41,6 +42,8 @@ export const forge: Command = {
       evalEpisodes: intOption(values['eval-episodes'], 'eval-episodes', base.evalEpisodes, 0),
       batch: intOption(values.batch, 'batch', base.batch, 1, 1024),
       lr,
+      ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
+      ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
     };
     const out = values.out ?? modelsDir();
     const json = values.json === true;

@@ -123,7 +123,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
   const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
-  const policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), phaseOpts('policy', cfg.steps));
+  const policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
   const phases = [policy.report];
 
   let critic = policy.weights;

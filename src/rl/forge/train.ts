@@ -44,6 +44,8 @@ export interface PhaseOptions {
   warmup: number;
   logEvery: number;
   log: (line: string) => void;
+  /** Stop after this many seconds even if steps remain (the result then depends on the machine's speed). */
+  maxSeconds?: number;
 }
 
 async function drive(trainer: Trainer, packer: Packer, take: () => Promise<PackSegment>, o: PhaseOptions): Promise<PhaseReport> {
@@ -52,6 +54,7 @@ async function drive(trainer: Trainer, packer: Packer, take: () => Promise<PackS
   let window: number[] = [];
   const curve: number[] = [];
   let lastStats: Record<string, number> = {};
+  let steps = 0;
   for (let s = 1; s <= o.steps; s++) {
     trainer.config.lr = learningRate(s, o.lr, o.warmup, o.steps);
     const b = await packer.pack(take);
@@ -59,7 +62,8 @@ async function drive(trainer: Trainer, packer: Packer, take: () => Promise<PackS
     const r = await trainer.step(b.feeds);
     window.push(r.loss);
     lastStats = r.stats;
-    if (s % o.logEvery === 0 || s === o.steps) {
+    const over = o.maxSeconds !== undefined && (performance.now() - t0) / 1000 > o.maxSeconds;
+    if (s % o.logEvery === 0 || s === o.steps || over) {
       const mean = window.reduce((a, x) => a + x, 0) / window.length;
       curve.push(mean);
       window = [];
@@ -67,10 +71,12 @@ async function drive(trainer: Trainer, packer: Packer, take: () => Promise<PackS
       const extra = Object.entries(lastStats)
         .map(([k, v]) => `${k} ${v.toFixed(3)}`)
         .join(' ');
-      o.log(`[forge ${o.phase}] step ${s}/${o.steps} loss ${mean.toFixed(4)} ${extra} lr ${trainer.config.lr.toExponential(2)} ${Math.round(tokens / sec)} tok/s ${sec.toFixed(0)} s`);
+      steps = s;
+      o.log(`[forge ${o.phase}] step ${s}/${o.steps}${over ? ' (time budget reached)' : ''} loss ${mean.toFixed(4)} ${extra} lr ${trainer.config.lr.toExponential(2)} ${Math.round(tokens / sec)} tok/s ${sec.toFixed(0)} s`);
     }
+    if (over) break;
   }
-  return { phase: o.phase, steps: o.steps, tokens, seconds: (performance.now() - t0) / 1000, firstLoss: curve[0] ?? NaN, lastLoss: curve[curve.length - 1] ?? NaN, curve };
+  return { phase: o.phase, steps, tokens, seconds: (performance.now() - t0) / 1000, firstLoss: curve[0] ?? NaN, lastLoss: curve[curve.length - 1] ?? NaN, curve };
 }
 
 /** The full-parameter SFT train step of a config (weighted cross-entropy). */
