@@ -49,6 +49,7 @@ describe('rollout', () => {
     }
     expect(r.episodes.some((e) => e.truncated)).toBe(true);
     await expect(rollout({ tasks: [], k: 1, seed: 0 }, noisy('guess'))).rejects.toThrow(RolloutError);
+    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 1, seed: 0, turnLimit: 0 }, noisy('guess'))).rejects.toThrow(/turnLimit must be an integer ≥ 1/);
     await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 0, seed: 0 }, noisy('guess'))).rejects.toThrow(/K \(episodes per task\) must be an integer ≥ 1/);
   });
 
@@ -85,6 +86,13 @@ describe('rollout', () => {
       expect(stored?.turns.length).toBe(1 + 2 * r.episodes[slot].turns.length);
       expect(stored?.outcome?.success).toBe(r.episodes[slot].success);
     }
+    // an episode stopped by the rollout's turn limit is closed as aborted, with its turns kept
+    const cut = storeSink(store, { policy: 'noisy', adapter: null, critic: null });
+    const r2 = await rollout({ tasks: taskSpecs('frozenlake', 'test', 1, 1), k: 1, seed: 1, turnLimit: 1 }, noisy('frozenlake'), { onEvent: cut.onEvent });
+    const stored = await store.getEpisode(cut.ids.get(0) as string);
+    expect(r2.episodes[0].truncated).toBe(true);
+    expect(stored?.status).toBe('aborted');
+    expect(stored?.turns.length).toBe(3);
     store.close();
   });
 });
