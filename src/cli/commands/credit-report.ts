@@ -4,7 +4,7 @@
 // counterfactual ground truth (M seeded re-rolls per turn and kind, src/rl/rollout/counterfactual.ts)
 // and, for `guess`, with each question's information gain: Spearman and Kendall, pooled over turns
 // and within episodes, with bootstrap intervals over episodes (src/rl/credit/fidelity.ts).
-import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
+import { intOption, parseOptions, report, type Command } from '../command.ts';
 import { fidelityReport, type FidelityEpisode, type FidelityReport } from '../../rl/credit/fidelity.ts';
 import type { Interval } from '../../rl/credit/bootstrap.ts';
 import type { CreditResult } from '../../rl/credit/types.ts';
