@@ -37,13 +37,14 @@ export const creditReport: Command = {
   usage: [
     'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
-    '                                  [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
     '',
     'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
     'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
     're-rolls every turn M times per kind (the taken turn kept / a fresh turn sampled) for the',
     'counterfactual ground truth. Prints Spearman and Kendall (pooled over turns, and within episodes)',
     'with 95% bootstrap intervals over episodes; for guess also against each question\'s information gain.',
+    'Default --options: the family options the shipped policy was forged on; --options \'{}\' for the family defaults.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -60,7 +61,7 @@ export const creditReport: Command = {
     const k = intOption(values.k, 'k', 4, 1, 1024);
     const m = intOption(values.m, 'm', 4, 1, 1024);
     const resamples = intOption(values.resamples, 'resamples', 1000, 10, 100_000);
-    const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family), 1, familyTurns(a.family));
+    const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
     const models: ('policy' | 'critic')[] = [];
     if (a.agent === 'policy' || estimators.some(needsCritic)) models.push('policy');
@@ -69,7 +70,7 @@ export const creditReport: Command = {
     try {
       const start = performance.now();
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
-      const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed);
+      const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) } }));
       const credits = await creditFor(stored, estimators, {}, async () => criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)));
@@ -88,6 +89,7 @@ export const creditReport: Command = {
         agent: agent.name,
         split: a.split,
         seed: a.seed,
+        options: a.options ?? {},
         episodes: played.length,
         turns: played.reduce((s, e) => s + e.turns.length, 0),
         k,

@@ -4,7 +4,8 @@
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import { FAMILY_NAMES, type FamilyName, type Split } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import { DEFAULT_FORGE } from '../../rl/forge/config.ts';
 import { AGENT_KINDS, batchAgent, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
@@ -21,6 +22,7 @@ export function rolloutOptions() {
     temperature: { type: 'string' },
     models: { type: 'string' },
     backend: { type: 'string' },
+    options: { type: 'string' },
   } as const;
 }
 
@@ -34,6 +36,13 @@ export interface CommonRolloutArgs {
   temperature: number;
   models: string;
   backend: 'node' | 'wasm';
+  /** Family options of the tasks: --options, else those the shipped policy was forged on (DEFAULT_FORGE.mix). */
+  options: JsonObject | undefined;
+}
+
+/** The options the default forge trains the policy on for a family (e.g. guess: 4 candidates, T = 4). */
+export function forgedOptions(family: FamilyName): JsonObject | undefined {
+  return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
 }
 
 export function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): CommonRolloutArgs {
@@ -51,12 +60,21 @@ export function commonArgs(values: Record<string, string | boolean | undefined |
   if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${str('temperature')}"`);
   const backend = str('backend') ?? 'node';
   if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
-  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models: str('models') ?? modelsDir(), backend };
+  let options = forgedOptions(family as FamilyName);
+  if (str('options') !== undefined) {
+    try {
+      options = JSON.parse(str('options') as string) as JsonObject;
+    } catch {
+      throw new UsageError('--options must be a JSON object');
+    }
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new UsageError('--options must be a JSON object');
+  }
+  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models: str('models') ?? modelsDir(), backend, options };
 }
 
-/** The family's own turn limit T. */
-export function familyTurns(family: FamilyName): number {
-  const t = FAMILIES[family].defaults.maxTurns;
+/** The tasks' turn limit T: options.maxTurns, else the family's default. */
+export function familyTurns(family: FamilyName, options?: JsonObject): number {
+  const t = options?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
   return typeof t === 'number' ? t : 10;
 }
 
@@ -75,23 +93,25 @@ export const passkt: Command = {
   summary: 'Pass@(K,T) grid over held-out tasks (n episodes per task, every K ≤ n, T ≤ T_max)',
   usage: [
     'Usage: npx turnwise passkt --family F [--n 16] [--tasks 50] [--agent policy|expert|noisy|random] [--t-max T]',
-    '                           [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '                           [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
     '',
     'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
     'rollout, each up to T_max turns (default: the family\'s T), and prints the unbiased Pass@(K,T).',
     'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
+    'Default --options: the family options the shipped policy was forged on (guess: {"candidates":4,"maxTurns":4});',
+    "--options '{}' plays the family's own defaults.",
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' } });
     const a = commonArgs(values, 'policy');
     const n = intOption(values.n, 'n', 16, 1, 1024);
     const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
-    const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family), 1, familyTurns(a.family));
+    const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const engine: PolicyEngine | undefined = a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'] }) : undefined;
     try {
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const start = performance.now();
-      const r = await rollout({ tasks: taskSpecs(a.family, a.split, tasks, a.seed), k: n, seed: a.seed, turnLimit: tMax }, agent);
+      const r = await rollout({ tasks: taskSpecs(a.family, a.split, tasks, a.seed, a.options), k: n, seed: a.seed, turnLimit: tMax }, agent);
       const seconds = (performance.now() - start) / 1000;
       const g = passKTGrid(successTurns(r), tMax);
       const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
@@ -100,6 +120,7 @@ export const passkt: Command = {
         agent: agent.name,
         split: a.split,
         seed: a.seed,
+        options: a.options ?? {},
         tasks,
         n,
         tMax,
