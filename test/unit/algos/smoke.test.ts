@@ -95,3 +95,44 @@ describe.each(ALGO_NAMES.map((a) => [a]))('%s', (algo) => {
     await resumed.dispose();
   }, 120_000);
 });
+
+const TIMING = new Set(['seconds', 'rollout_seconds']);
+const untimed = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !TIMING.has(k)));
+
+describe('loop', () => {
+  it('gives the same metrics for the same seed twice (Node, wasm)', async () => {
+    const runs: Record<string, number>[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('ppo', 11), rateRollouts: rate, runId: `det-${i}` });
+      runs.push((await loop.run(2)).map((r) => untimed(r.metrics)));
+      await loop.dispose();
+    }
+    expect(runs[1]).toEqual(runs[0]);
+    const other = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('ppo', 12), rateRollouts: rate, runId: 'det-other' });
+    expect((await other.run(1)).map((r) => untimed(r.metrics))[0]).not.toEqual(runs[0][0]);
+    await other.dispose();
+  }, 120_000);
+
+  it('rolls back to the last good adapter on a loss spike and lowers the learning rate, saying so', async () => {
+    const config = tinyConfig('grpo', 5);
+    // every loss after the third counts as a spike
+    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0 };
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'spike' });
+    await loop.run(3);
+    const good = loop.adapter('policy');
+    const [r] = await loop.run(1);
+    expect(r.metrics.rolled_back).toBe(1);
+    expect(r.metrics.lr).toBeCloseTo(config.lr * config.rollback.lrDecay);
+    expect(r.warnings.join(' ')).toMatch(/rolled back to the adapters of iteration 3 .*learning rate lowered/);
+    const now = loop.adapter('policy');
+    for (const n of Object.keys(good.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(good.weights[n]));
+    await loop.dispose();
+  }, 120_000);
+
+  it('names what is wrong with a configuration', async () => {
+    const bad = tinyConfig('starpo');
+    if (bad.settings.algo === 'starpo') bad.settings.starpo.keepFraction = 0;
+    await expect(TrainingLoop.create({ engine, runtime, models, config: bad })).rejects.toThrow(/keepFraction must lie in \(0, 1\]/);
+    await expect(TrainingLoop.create({ engine, runtime, models: { policy: models.policy }, config: tinyConfig('sweet') })).rejects.toThrow(/needs the critic model/);
+  });
+});

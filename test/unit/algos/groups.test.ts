@@ -1,0 +1,123 @@
+// The pure parts of the algorithms: StarPO-S's variance filter keeps exactly the stated share of
+// groups (those of highest spread), trajectory pairs by hand, the row layout of turn and episode
+// rows against hand-placed positions, Echo Trap and loss-spike rules, early answers in guess.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { groupSpreads, keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algos/groups.ts';
+import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
+import { echoTrapWarnings, isEarlyAnswer, isLossSpike } from '../../../src/rl/algos/metrics.ts';
+import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
+import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
+import { validateConfig } from '../../../src/rl/model/llama/config.ts';
+import type { EpisodeTurn } from '../../../src/rl/envs/types.ts';
+import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+
+describe('variance filter', () => {
+  it('keeps the top 25% of 8 groups by spread: the two widest', () => {
+    // groups of K = 2: spreads 0, 0.5, 0, 1, 0.25, 0, 0, 0.1
+    const returns = [0, 0, 0, 1, 1, 1, 0, 2, 0, 0.5, 3, 3, 1, 1, 0, 0.2];
+    const { std } = groupSpreads(returns, 2);
+    expect(std).toEqual([0, 0.5, 0, 1, 0.25, 0, 0, 0.1]);
+    expect(varianceFilter(std, 0.25, true)).toEqual([1, 3]);
+    expect(varianceFilter(std, 1, true)).toEqual([1, 3, 4, 7]);
+    expect(varianceFilter(std, 1, false)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('keeps exactly round(f·G) groups, none narrower than a dropped one (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 10, noNaN: true }), { minLength: 1, maxLength: 64 }), fc.double({ min: 0.01, max: 1, noNaN: true }), (spreads, f) => {
+        const kept = varianceFilter(spreads, f, false);
+        expect(kept.length).toBe(Math.min(spreads.length, Math.max(1, Math.round(f * spreads.length))));
+        expect(kept.length).toBe(keptCount(spreads.length, f));
+        const dropped = spreads.map((_, i) => i).filter((i) => !kept.includes(i));
+        for (const k of kept) for (const d of dropped) expect(spreads[k]).toBeGreaterThanOrEqual(spreads[d]);
+      }),
+    );
+  });
+});
+
+describe('trajectory pairs', () => {
+  it('pairs the i-th best with the i-th worst of each group, only where returns differ', () => {
+    // group 0: returns 1, 0, 0.5, 0 → (0 vs 3), (2 vs 1); group 1: all equal → none
+    expect(trajectoryPairs([1, 0, 0.5, 0, 2, 2, 2, 2], 4)).toEqual([
+      [0, 3],
+      [2, 1],
+    ]);
+    expect(trajectoryPairs([1, 0, 0.5, 0, 2, 2, 3, 2], 4, [1])).toEqual([[6, 7]]);
+  });
+});
+
+describe('rows', () => {
+  const tok = fitTokenizer(['Is it red? Yes.', 'GUESS: apple'], { minCount: 1 });
+  const cfg = validateConfig({ vocabSize: tok.vocabSize, dModel: 32, nLayers: 1, nHeads: 2, dFf: 64, maxSeq: 64 });
+
+  it('trains a turn row on its reply: position j predicts ids[j+1]', () => {
+    const r = turnRow([1, 2, 3], [7, 8], 16);
+    expect(r.ids).toEqual([1, 2, 3, 7, 8]);
+    expect(r.f.loss_mask).toEqual([0, 0, 1, 1, 0]);
+  });
+
+  it('left-pads rows into B × T with targets and empty padding rows', () => {
+    const r = turnRow([1, 2, 3], [7, 8], 16);
+    const feeds = packRows(cfg, [r], 2, 6, ['loss_mask'], 0);
+    expect(Array.from(feeds.input_ids.data)).toEqual([0, 1, 2, 3, 7, 8, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(feeds.targets.data).slice(0, 6)).toEqual([0, 2, 3, 7, 8, 0]);
+    expect(Array.from(feeds.loss_mask.data)).toEqual([0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('marks every agent turn of an episode row with 1/len weights and drops the oldest turns that do not fit', () => {
+    const chat = [
+      { role: 'system' as const, content: 'Is it' },
+      { role: 'agent' as const, content: 'red?' },
+      { role: 'user' as const, content: 'Yes.' },
+      { role: 'agent' as const, content: 'GUESS: apple' },
+      { role: 'user' as const, content: 'Yes.' },
+    ];
+    const full = episodeRow(tok, chat, 64);
+    expect(full.droppedTurns).toBe(0);
+    expect(full.spans.map((s) => s.turn)).toEqual([0, 1]);
+    for (const s of full.spans) {
+      const w = full.row.f.turn_weights?.slice(s.from, s.to) ?? [];
+      expect(w.reduce((a, b) => a + b, 0)).toBeCloseTo(1);
+      // the last trained position predicts <|end|>
+      expect(full.row.ids[s.to]).toBe(tok.special.end);
+    }
+    const cut = episodeRow(tok, chat, full.row.ids.length - 2);
+    expect(cut.droppedTurns).toBe(1);
+    expect(cut.spans.map((s) => s.turn)).toEqual([1]);
+    expect(cut.row.ids.length).toBeLessThanOrEqual(full.row.ids.length - 2);
+  });
+});
+
+describe('monitors', () => {
+  const echo = { spreadDrop: 0.2, gradSpike: 5, distinctMin: 0.2 };
+  it('warns of the Echo Trap signs', () => {
+    expect(echoTrapWarnings(echo, { spread: 0.5, gradNorm: 1, distinct: 0.9 }, { spreads: [0.6], gradNorms: [1, 1] })).toEqual([]);
+    const w = echoTrapWarnings(echo, { spread: 0.05, gradNorm: 6, distinct: 0.1 }, { spreads: [0.6, 0.3], gradNorms: [1, 1, 2] });
+    expect(w).toHaveLength(3);
+    expect(w[0]).toMatch(/reward spread 0.050 fell below 20% of its best 0.600/);
+    expect(w[1]).toMatch(/gradient norm 6.000 is 6.0× its recent median/);
+    expect(w[2]).toMatch(/only 10% of replies are distinct/);
+  });
+
+  it('flags NaN and loss spikes', () => {
+    expect(isLossSpike(Number.NaN, [], 10, 1)).toBe(true);
+    expect(isLossSpike(50, [1, 2], 10, 1)).toBe(false);
+    expect(isLossSpike(50, [1, 2, 3], 10, 1)).toBe(true);
+    expect(isLossSpike(0.5, [0.01, 0.01, 0.01], 10, 1)).toBe(false);
+  });
+
+  it('counts a guess with more than one candidate left as an early answer', () => {
+    const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({ action: 'GUESS: x', reply: null, replySource: null, observation: '', reward: 0, done: true, info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore } });
+    expect(isEarlyAnswer(turn('failed', 3))).toBe(true);
+    expect(isEarlyAnswer(turn('solved', 1))).toBe(false);
+  });
+
+  it('adds thumbs to per-turn rewards', () => {
+    const t: EpisodeTurn = { action: 'a', reply: null, replySource: null, observation: '', reward: 0.5, done: false, info: { reason: 'move', invalidFormat: false, success: false } };
+    const ep = { turns: [t, { ...t, done: true }], totalReward: 1 } as unknown as RolloutEpisode;
+    const out = applyThumbs(ep, [Number.NaN, -1], 2);
+    expect(out.turns.map((x) => x.reward)).toEqual([0.5, -1.5]);
+    expect(out.totalReward).toBe(-1);
+  });
+});
