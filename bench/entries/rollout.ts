@@ -2,10 +2,12 @@
 // and agent turns/s per task family at K = 8 episodes per task (one engine generate call per step
 // over every live episode), sampled at temperature 1, on onnxruntime-web's wasm backend and, side by
 // side, on onnxruntime-node. Each figure is one timed rollout after a warm-up rollout of other tasks.
+// Tasks use the options the policy is forged on (DEFAULT_FORGE.mix), as `turnwise passkt` does.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
+import { forgedOptions } from '../../src/cli/commands/passkt.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../src/rl/envs/types.ts';
 import type { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
@@ -18,9 +20,10 @@ const TASKS = 4;
 /** One family: a warm-up rollout, then K episodes of TASKS tasks timed. */
 async function measure(engine: PolicyEngine, family: FamilyName, c: string, log: (line: string) => void): Promise<BenchRow[]> {
   const agent = await PolicyBatchAgent.create(engine);
-  await rollout({ tasks: taskSpecs(family, 'test', 1, 10_000), k: K, seed: 2 }, agent);
+  const options = forgedOptions(family);
+  await rollout({ tasks: taskSpecs(family, 'test', 1, 10_000, options), k: K, seed: 2 }, agent);
   const start = performance.now();
-  const r = await rollout({ tasks: taskSpecs(family, 'test', TASKS, 1), k: K, seed: 1 }, agent);
+  const r = await rollout({ tasks: taskSpecs(family, 'test', TASKS, 1, options), k: K, seed: 1 }, agent);
   const s = (performance.now() - start) / 1000;
   const turns = r.episodes.reduce((a, e) => a + e.turns.length, 0);
   const success = r.episodes.filter((e) => e.success).length / r.episodes.length;
