@@ -10,6 +10,7 @@ import { importCommand } from './commands/import.ts';
 import { forge } from './commands/forge.ts';
 import { exportModel } from './commands/export-model.ts';
 import { generate } from './commands/generate.ts';
+import { train } from './commands/train.ts';
 import { credit } from './commands/credit.ts';
 import { creditReport } from './commands/credit-report.ts';
 import { passkt } from './commands/passkt.ts';
@@ -19,6 +20,7 @@ COMMANDS.push(exportCommand, importCommand);
 COMMANDS.push(forge);
 COMMANDS.push(exportModel);
 COMMANDS.push(generate);
+COMMANDS.push(train);
 COMMANDS.push(credit, creditReport, passkt);
 
 function help(): string {

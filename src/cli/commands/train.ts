@@ -1,0 +1,112 @@
+// `turnwise train`: trains a LoRA adapter of the policy (and of the critic where the algorithm has
+// one) with one of the algorithms of src/rl/algos, in Node, through the same TrainingLoop the trainer
+// worker runs; prints per-iteration metrics and the held-out evaluation (test split, sampled and
+// greedy) before and after; `--out DIR` writes the trained policy adapter as PEFT files.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { modelsDir } from '../paths.ts';
+import { defaultLoopConfig } from '../../rl/algos/config.ts';
+import { TrainingLoop } from '../../rl/algos/loop.ts';
+import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
+import { needsCritic } from '../../rl/algos/registry.ts';
+import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
+import type { HeldOutResult } from '../../rl/algos/evaluate.ts';
+import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
+import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
+import { loadModel } from '../../rl/model/folder/folder.ts';
+import { nodeReader } from '../../rl/model/folder/nodeIo.ts';
+import { parseManifest } from '../../rl/model/manifest.ts';
+import { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import { OrtRuntime, type BackendKind } from '../../rl/runtime/ort.ts';
+
+function line(r: IterationReport): string {
+  const m = r.metrics;
+  const f = (k: string, d = 3) => (m[k] === undefined ? '–' : m[k].toFixed(d));
+  const guess = m.early_answer_rate === undefined ? '' : ` early ${f('early_answer_rate', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
+  return `iter ${r.iteration}: reward ${f('reward_mean')} ±${f('reward_spread')} success ${f('success', 2)} entropy ${f('entropy', 2)} kl ${f('kl_ref', 4)} grad ${f('grad_norm')} len ${f('response_length', 1)} clip ${f('clip_frac', 3)}${guess} lr ${m.lr.toExponential(1)} ${f('seconds', 1)} s${r.warnings.length ? `\n  ! ${r.warnings.join('\n  ! ')}` : ''}`;
+}
+
+function evalLine(name: string, r: HeldOutResult): string {
+  const p = (m: Record<string, number>) => `${(100 * m.success).toFixed(1)}%`;
+  const extra = r.sampled.early_answer_rate === undefined ? '' : `; sampled early ${r.sampled.early_answer_rate.toFixed(2)}, useless ${r.sampled.useless_question_rate.toFixed(2)}, repeated ${r.sampled.repeated_question_rate.toFixed(2)}`;
+  return `${name}: held-out success sampled ${p(r.sampled)}, greedy ${p(r.greedy)}${extra}`;
+}
+
+export const train: Command = {
+  name: 'train',
+  summary: 'train a LoRA adapter with SWEET-RL, StarPO(-S)/PPO/GRPO, multi-turn DPO or rejection fine-tuning',
+  usage: [
+    `Usage: npx turnwise train --algo ${ALGO_NAMES.join('|')} --family F [--iterations N] [--seed S] [--out DIR] [--json]`,
+    '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON]',
+    `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
+    '--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --lr 2e-4, --models public/models, --backend node.',
+    'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
+    '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
+  ].join('\n'),
+  async run(argv) {
+    const { values } = parseOptions(argv, {
+      algo: { type: 'string' }, family: { type: 'string' }, iterations: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+      tasks: { type: 'string' }, k: { type: 'string' }, eval: { type: 'string' }, lr: { type: 'string' }, models: { type: 'string' },
+      backend: { type: 'string' }, options: { type: 'string' },
+    });
+    const algo = values.algo as AlgoName;
+    if (!ALGO_NAMES.includes(algo)) throw new UsageError(`--algo must be one of ${ALGO_NAMES.join(', ')}, got "${values.algo ?? ''}"`);
+    const family = values.family as FamilyName;
+    if (!FAMILY_NAMES.includes(family)) throw new UsageError(`--family must be one of ${FAMILY_NAMES.join(', ')}, got "${values.family ?? ''}"`);
+    const iterations = intOption(values.iterations, 'iterations', 10, 0, 100_000);
+    const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
+    const evalTasks = intOption(values.eval, 'eval', 50, 0, 100_000);
+    const backend = (values.backend ?? 'node') as BackendKind;
+    if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${values.backend}"`);
+    const lr = values.lr === undefined ? 2e-4 : Number(values.lr);
+    if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
+    let options: JsonObject | undefined;
+    if (values.options !== undefined) {
+      try {
+        options = JSON.parse(values.options) as JsonObject;
+      } catch {
+        throw new UsageError('--options must be a JSON object');
+      }
+    }
+    const config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
+    const root = values.models ?? modelsDir();
+    const read = nodeReader(root);
+    const manifestBytes = await read('manifest.json');
+    if (!manifestBytes) throw new UsageError(`no models at ${root} (manifest.json missing): run npm run forge or pass --models DIR`);
+    const names = Object.keys(parseManifest(new TextDecoder().decode(manifestBytes)).models);
+    const withCritic = needsCritic(config.settings);
+    if (withCritic && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
+    const engine = new PolicyEngine();
+    await engine.init(backend);
+    const runtime = await OrtRuntime.create(backend);
+    const log = (s: string) => void (values.json ? undefined : process.stdout.write(`${s}\n`));
+    try {
+      const load = async (name: string) => {
+        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+        return loadModel(read, name);
+      };
+      const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
+      const loop = await TrainingLoop.create({ engine, runtime, models, config, checkpoints: new MemoryCheckpoints() });
+      const evalSeed = 100_000 + seed;
+      const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed }) : null;
+      if (before) log(evalLine('before', before));
+      const reports = await loop.run(iterations, (r) => log(line(r)));
+      const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed }) : null;
+      if (after) log(evalLine('after', after));
+      if (values.out) {
+        const files = exportPeftAdapter(models.policy.config, loop.adapter('policy'), { baseModel: join(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
+        await mkdir(values.out, { recursive: true });
+        for (const [name, bytes] of Object.entries(files)) await writeFile(join(values.out, name), bytes);
+        log(`wrote the policy adapter to ${values.out}`);
+      }
+      const command = `npx turnwise train ${argv.filter((a) => a !== '--json').join(' ')}`;
+      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
+      await loop.dispose();
+    } finally {
+      await engine.dispose();
+      await runtime.dispose();
+    }
+    return 0;
+  },
+};
