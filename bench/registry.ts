@@ -8,6 +8,7 @@ import { trainStep } from './entries/trainStep.ts';
 import { envs } from './entries/envs.ts';
 import { rolloutBench } from './entries/rollout.ts';
 import { engine } from './entries/engine.ts';
+import { learning } from './entries/learning.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -16,3 +17,4 @@ BENCHES.push(trainStep);
 BENCHES.push(envs);
 BENCHES.push(engine);
 BENCHES.push(rolloutBench);
+BENCHES.push(learning);

@@ -1,0 +1,143 @@
+// The trainer service: what the trainer worker exposes over comlink (STYLE.md point 4) and what runs
+// in-thread under tests. It owns its own PolicyEngine (rollouts and scoring, next to the train-step
+// sessions on the same backend), a TrainingLoop, and optionally the IndexedDB store for checkpoints
+// and metrics; every new adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
+// it to the policy worker's setAdapter so Play uses it live). Plain data crosses the boundary only.
+import { fetchReader } from '../model/folder/io.ts';
+import { loadModel } from '../model/folder/folder.ts';
+import type { ReadBytes } from '../model/manifest.ts';
+import { PolicyEngine } from '../runtime/policyEngine.ts';
+import { OrtRuntime, type BackendPreference } from '../runtime/ort.ts';
+import type { Adapter } from '../runtime/engine/types.ts';
+import { TrajectoryStore } from '../store/index.ts';
+import { StoreCheckpoints } from './checkpoint.ts';
+import type { LoopConfig } from './config.ts';
+import type { HeldOutResult } from './evaluate.ts';
+import { MemoryFeedback, type FeedbackPair, type FeedbackTurn } from './feedback.ts';
+import { TrainingLoop } from './loop.ts';
+import { needsCritic } from './registry.ts';
+import { AlgoError, type IterationReport, type LearnerTarget } from './types.ts';
+
+/** How to start a trainer. */
+export interface TrainerInit {
+  /** Models root with manifest.json (e.g. '/models/'), or files in memory. */
+  models: { baseUrl: string } | { files: Record<string, Uint8Array> };
+  config: LoopConfig;
+  /** 'auto': WebGPU when available, else wasm. */
+  backend?: BackendPreference;
+  /** Checkpoint key; the same id resumes after a reload. */
+  runId?: string;
+  /** IndexedDB database for checkpoints and metrics (default: the lab's "turnwise"); null: in memory only. */
+  storeName?: string | null;
+}
+
+/** What init reports. */
+export interface TrainerStatus {
+  runId: string;
+  iteration: number;
+  backend: string;
+  targets: LearnerTarget[];
+  running: boolean;
+}
+
+export class TrainerService {
+  private engine: PolicyEngine | null = null;
+  private runtime: OrtRuntime | null = null;
+  private store: TrajectoryStore | null = null;
+  private loop: TrainingLoop | null = null;
+  private running = false;
+  private readonly feedback = new MemoryFeedback();
+  private adapterListener: ((target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>) | null = null;
+
+  /** Loads the models, builds the learners and resumes from the run's checkpoint when one exists. */
+  async init(opts: TrainerInit): Promise<TrainerStatus> {
+    await this.dispose();
+    const read: ReadBytes = 'baseUrl' in opts.models ? fetchReader(opts.models.baseUrl) : async (p) => (opts.models as { files: Record<string, Uint8Array> }).files[p] ?? null;
+    this.engine = new PolicyEngine();
+    const info = await this.engine.init(opts.backend ?? 'auto');
+    this.runtime = await OrtRuntime.create(info.kind);
+    const withCritic = needsCritic(opts.config.settings);
+    const load = async (name: string) => {
+      await this.engine?.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+      return loadModel(read, name);
+    };
+    const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
+    this.store = opts.storeName === null ? null : await TrajectoryStore.open(opts.storeName ? { name: opts.storeName } : {});
+    this.loop = await TrainingLoop.create({
+      engine: this.engine,
+      runtime: this.runtime,
+      models,
+      config: opts.config,
+      ...(opts.runId ? { runId: opts.runId } : {}),
+      ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
+      feedback: this.feedback,
+      publish: (t, id, a) => this.adapterListener?.(t, id, a),
+    });
+    return this.status();
+  }
+
+  /** Receives every new adapter (pass a comlink proxy; forward it to the policy worker's setAdapter). */
+  onAdapter(listener: (target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>): void {
+    this.adapterListener = listener;
+  }
+
+  async status(): Promise<TrainerStatus> {
+    const loop = this.requireLoop();
+    return { runId: loop.runId, iteration: loop.iteration, backend: (await this.engine?.backendInfo())?.kind ?? 'wasm', targets: loop.targets(), running: this.running };
+  }
+
+  /** Runs up to `iterations` iterations, reporting each (and storing its metrics); stop() ends it after the current one. */
+  async train(iterations: number, onReport?: (r: IterationReport) => void | Promise<void>): Promise<IterationReport[]> {
+    const loop = this.requireLoop();
+    if (this.running) throw new AlgoError('stopped', 'training is already running');
+    this.running = true;
+    try {
+      return await loop.run(iterations, async (r) => {
+        await this.store?.putMetrics(loop.runId, r.iteration, r.metrics);
+        await onReport?.(r);
+      });
+    } finally {
+      this.running = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.loop?.stop();
+  }
+
+  /** A person's thumbs on a turn (value ±1 or a score) for the next iteration. */
+  async addThumbs(turn: FeedbackTurn): Promise<void> {
+    this.feedback.addTurn(turn);
+  }
+
+  /** A person's choice between two replies for the next iteration. */
+  async addChoice(pair: FeedbackPair): Promise<void> {
+    this.feedback.addPair(pair);
+  }
+
+  /** Held-out evaluation of the trained adapter or the base policy, sampled and greedy. */
+  async evaluate(which: 'trained' | 'base', tasks: number, seed: number): Promise<HeldOutResult> {
+    return this.requireLoop().evaluate(which, { tasks, seed });
+  }
+
+  async adapter(target: LearnerTarget = 'policy'): Promise<Adapter> {
+    return this.requireLoop().adapter(target);
+  }
+
+  async dispose(): Promise<void> {
+    this.loop?.stop();
+    await this.loop?.dispose();
+    await this.engine?.dispose();
+    await this.runtime?.dispose();
+    this.store?.close?.();
+    this.loop = null;
+    this.engine = null;
+    this.runtime = null;
+    this.store = null;
+  }
+
+  private requireLoop(): TrainingLoop {
+    if (!this.loop) throw new AlgoError('stopped', 'the trainer is not initialised; call init first');
+    return this.loop;
+  }
+}

@@ -1,0 +1,5 @@
+// Trainer worker entry: exposes the in-thread TrainerService over comlink (STYLE.md point 4).
+import { expose } from 'comlink';
+import { TrainerService } from '../rl/algos/service.ts';
+
+expose(new TrainerService());
