@@ -60,9 +60,9 @@ describe('rows', () => {
   it('left-pads rows into B × T with targets and empty padding rows', () => {
     const r = turnRow([1, 2, 3], [7, 8], 16);
     const feeds = packRows(cfg, [r], 2, 6, ['loss_mask'], 0);
-    expect(Array.from(feeds.input_ids.data)).toEqual([0, 1, 2, 3, 7, 8, 0, 0, 0, 0, 0, 0]);
-    expect(Array.from(feeds.targets.data).slice(0, 6)).toEqual([0, 2, 3, 7, 8, 0]);
-    expect(Array.from(feeds.loss_mask.data)).toEqual([0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(feeds.input_ids.data as Int32Array)).toEqual([0, 1, 2, 3, 7, 8, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(feeds.targets.data as Int32Array).slice(0, 6)).toEqual([0, 2, 3, 7, 8, 0]);
+    expect(Array.from(feeds.loss_mask.data as Float32Array)).toEqual([0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('marks every agent turn of an episode row with 1/len weights and drops the oldest turns that do not fit', () => {
