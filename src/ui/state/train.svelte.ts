@@ -1,0 +1,174 @@
+// State of the Train view: the algorithm and its settings (paper defaults from src/rl/algos), a run
+// in the trainer worker with start / pause / resume / stop, per-iteration metrics for the live
+// charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
+// the policy worker at once, so Play and Evaluate use it without a reload.
+import { proxy } from 'comlink';
+import { defaultLoopConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
+import type { FamilyName } from '../../rl/envs/types.ts';
+import type { Adapter } from '../../rl/runtime/engine/types.ts';
+import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
+import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
+import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
+import type { ModelConfig } from '../../rl/model/llama/config.ts';
+
+export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
+
+/** One line of the algorithm picker: its name and the paper behind it. */
+export const ALGORITHMS: Record<AlgoName, string> = {
+  sweet: 'SWEET-RL: asymmetric critic (Bradley–Terry), per-turn DPO (Zhou et al. 2025)',
+  starpo: 'StarPO-S: PPO with critic, top 25% groups by spread, clip 0.2/0.28, no KL (RAGEN)',
+  ppo: 'PPO with turn-level GAE from the value head',
+  grpo: 'GRPO: group-normalised episode returns, no critic',
+  mtdpo: 'Multi-turn DPO on trajectory pairs (baseline)',
+  rft: 'Rejection fine-tuning: SFT on successful episodes (baseline)',
+};
+
+/** An adapter a run produced, with its lineage. */
+export interface AdapterEntry {
+  id: string;
+  target: LearnerTarget;
+  runId: string;
+  algo: AlgoName;
+  iteration: number;
+}
+
+export class TrainState {
+  algo = $state<AlgoName>('grpo');
+  family = $state<FamilyName>('guess');
+  iterations = $state(10);
+  tasksPerIteration = $state(8);
+  k = $state(8);
+  lr = $state(2e-4);
+  seed = $state(1);
+  phase = $state<TrainPhase>('idle');
+  error = $state<string | null>(null);
+  reports = $state.raw<IterationReport[]>([]);
+  warnings = $state.raw<{ iteration: number; text: string }[]>([]);
+  adapters = $state.raw<AdapterEntry[]>([]);
+  liveAdapter = $state<string | null>(null);
+  /** Iterations planned in the current run; done = reports.length. */
+  planned = $state(0);
+  startedAt = $state(0);
+  runId = $state<string | null>(null);
+
+  private trainer: TrainerClient | null = null;
+  private worker: Worker | null = null;
+
+  constructor(private readonly policy: () => PolicyClient | null) {}
+
+  readonly algorithms = ALGO_NAMES;
+  readonly echoTrap = $derived(this.warnings.filter((w) => /echo trap/i.test(w.text)));
+  /** Seconds per iteration so far, for the ETA. */
+  readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
+
+  /** The run's configuration from the form over the paper defaults; throws AlgoError on bad values. */
+  config(): LoopConfig {
+    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr });
+    validateLoopConfig(c);
+    return c;
+  }
+
+  /** Starts a new run in a fresh trainer worker. */
+  async start(): Promise<void> {
+    this.error = null;
+    let config: LoopConfig;
+    try {
+      config = this.config();
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.phase = 'starting';
+    this.reports = [];
+    this.warnings = [];
+    this.worker?.terminate();
+    const { trainer, worker } = spawnTrainerWorker();
+    this.trainer = trainer;
+    this.worker = worker;
+    worker.addEventListener('error', (e) => this.fail(new Error(`the trainer worker crashed: ${e.message}`)));
+    try {
+      await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
+      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config });
+      this.runId = status.runId;
+      await this.run();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Runs the remaining planned iterations (resume after pause). */
+  async run(): Promise<void> {
+    if (!this.trainer) return;
+    this.planned = this.iterations;
+    const remaining = this.iterations - this.reports.length;
+    if (remaining <= 0) return;
+    this.phase = 'running';
+    this.startedAt = performance.now() - (this.secondsPerIteration ?? 0) * 1000 * this.reports.length;
+    try {
+      await this.trainer.train(
+        remaining,
+        proxy((r: IterationReport) => {
+          this.reports = [...this.reports, r];
+          this.warnings = [...this.warnings, ...r.warnings.map((text) => ({ iteration: r.iteration, text }))];
+        }),
+      );
+      if (this.phase === 'running') this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Pauses after the current iteration; resume with run(). */
+  async pause(): Promise<void> {
+    this.phase = 'paused';
+    await this.trainer?.stop();
+  }
+
+  /** Stops and releases the trainer worker; its adapters stay listed and stored. */
+  async stop(): Promise<void> {
+    await this.trainer?.stop();
+    this.phase = 'stopped';
+    await this.trainer?.dispose().catch(() => undefined);
+    this.worker?.terminate();
+    this.trainer = null;
+    this.worker = null;
+  }
+
+  /** Makes an adapter (or the base policy, null) the live policy in Play. */
+  async useAsLive(id: string | null): Promise<void> {
+    const engine = this.policy();
+    if (!engine) return;
+    await engine.activateAdapter(id);
+    this.liveAdapter = id;
+  }
+
+  /** Downloads the run's current policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json). */
+  async exportPeft(cfg: ModelConfig): Promise<void> {
+    if (!this.trainer) return;
+    const adapter = await this.trainer.adapter('policy');
+    const files = exportPeftAdapter(cfg, adapter, { baseModel: 'turnwise/policy' });
+    for (const [name, bytes] of Object.entries(files)) {
+      const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    }
+  }
+
+  private async publish(target: LearnerTarget, id: string, adapter: Adapter): Promise<void> {
+    if (target !== 'policy') return;
+    const engine = this.policy();
+    await engine?.setAdapter(id, adapter, { activate: true });
+    this.liveAdapter = id;
+    const iteration = this.reports.length + 1;
+    this.adapters = [...this.adapters.filter((a) => a.id !== id), { id, target, runId: this.runId ?? '', algo: this.algo, iteration }];
+  }
+
+  private fail(e: unknown): void {
+    this.error = (e as Error).message;
+    this.phase = 'error';
+  }
+}
