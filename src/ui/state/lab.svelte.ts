@@ -8,6 +8,7 @@ import type { LoadProgress, ModelInfo } from '../../rl/runtime/engine/types.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';
+import { Workshop, type Presets } from './workshop.svelte.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -54,6 +55,16 @@ export class Lab {
   loading = $state.raw<LoadProgress | null>(null);
   /** Seeds and sampling defaults (Settings). */
   readonly preferences = new Preferences();
+  /** Settings a view applies once when it opens (set by the workshop). */
+  presets = $state.raw<Presets>({});
+  readonly workshop = new Workshop(this);
+
+  /** Takes a view's preset, if any, so it applies once. */
+  takePreset<K extends keyof Presets>(view: K): Presets[K] | undefined {
+    const p = this.presets[view];
+    if (p) this.presets = { ...this.presets, [view]: undefined };
+    return p;
+  }
   storeError = $state<string | null>(null);
 
   private engine: PolicyClient | null = null;
