@@ -9,7 +9,8 @@ import { modelsDir } from '../paths.ts';
 import { DEFAULT_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { heldOutTable } from '../../rl/forge/heldout.ts';
-import { nodeWriter } from '../../rl/model/folder/nodeIo.ts';
+import { nodeReader, nodeWriter } from '../../rl/model/folder/nodeIo.ts';
+import { loadModel } from '../../rl/model/folder/folder.ts';
 import { OrtRuntime } from '../../rl/runtime/ort.ts';
 
 export const forge: Command = {
@@ -18,6 +19,7 @@ export const forge: Command = {
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
     '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide] [--smoke] [--json]',
+    '--init DIR continues from DIR\'s policy (its tokenizer and weights); --mix JSON replaces the family mixture.',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban.',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
@@ -28,7 +30,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, minutes: { type: 'string' }, preset: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
     });
     const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
@@ -45,11 +47,19 @@ export const forge: Command = {
       ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
     };
+    if (values.mix !== undefined) {
+      try {
+        cfg.mix = JSON.parse(values.mix) as ForgeConfig['mix'];
+      } catch {
+        throw new UsageError('--mix must be JSON: [{"family":"guess","weight":1,"options":{...}}, …]');
+      }
+    }
+    const start = values.init === undefined ? undefined : await loadModel(nodeReader(values.init), 'policy');
     const out = values.out ?? modelsDir();
     const json = values.json === true;
     const runtime = await OrtRuntime.create('node');
     const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
-    const result = await runForge(cfg, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command });
+    const result = await runForge(cfg, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command, ...(start ? { start } : {}) });
     await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result }, null, 2)}\n`);
     report(json, result, () => [`forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`, '', heldOutTable(result.heldOut)].join('\n'));
     return 0;

@@ -26,7 +26,7 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat, windowIds } from './chat.ts';
-import { validateForgeConfig, type ForgeConfig } from './config.ts';
+import { ForgeConfigError, validateForgeConfig, type ForgeConfig } from './config.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
@@ -41,6 +41,8 @@ export interface ForgeRun {
   log: (line: string) => void;
   /** The command line recorded in the manifest. */
   command: string;
+  /** Continue from this policy (its tokenizer, architecture and weights) instead of fitting and initialising. */
+  start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights };
 }
 
 /** What the forge produced. */
@@ -111,13 +113,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const { log } = run;
   log(`[forge] seed ${cfg.seed}; families ${cfg.mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; noise ${cfg.noise}`);
 
-  const tok = fitTokenizer(await tokenizerCorpus(cfg), { maxVocab: cfg.maxVocab });
-  const model = validateConfig({ vocabSize: tok.vocabSize, dModel: cfg.dModel, nLayers: cfg.nLayers, nHeads: cfg.nHeads, dFf: cfg.dFf, maxSeq: cfg.seqLen });
+  const tok = run.start ? run.start.tokenizer : fitTokenizer(await tokenizerCorpus(cfg), { maxVocab: cfg.maxVocab });
+  const model = run.start ? run.start.config : validateConfig({ vocabSize: tok.vocabSize, dModel: cfg.dModel, nLayers: cfg.nLayers, nHeads: cfg.nHeads, dFf: cfg.dFf, maxSeq: cfg.seqLen });
+  if (model.maxSeq !== cfg.seqLen) throw new ForgeConfigError('seqLen', `forge: the starting policy's context is ${model.maxSeq}, the config's seqLen ${cfg.seqLen}`);
   const parameters = countParams(model);
   log(`[forge] tokenizer ${tok.vocabSize} tokens; model d ${model.dModel} × ${model.nLayers} layers, ${model.nHeads} heads, ff ${model.dFf}, context ${model.maxSeq}: ${parameters} parameters`);
 
   const init = initWeights(model, cfg.seed, { heads: { value: true } });
-  const backbone: ModelWeights = Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
+  const backbone: ModelWeights = run.start ? { ...run.start.weights } : Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
+  if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters`);
   const graph = sftGraph(model, backbone, cfg.batch, cfg.seqLen);
   const packer = () => new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft');
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
