@@ -9,6 +9,7 @@ import { envs } from './entries/envs.ts';
 import { rolloutBench } from './entries/rollout.ts';
 import { engine } from './entries/engine.ts';
 import { learning } from './entries/learning.ts';
+import { ui } from './entries/ui.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -18,3 +19,4 @@ BENCHES.push(envs);
 BENCHES.push(engine);
 BENCHES.push(rolloutBench);
 BENCHES.push(learning);
+BENCHES.push(ui);
