@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { forgedOptions } from '../../src/cli/commands/passkt.ts';
+import { forgedOptions } from '../../src/rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../src/rl/envs/types.ts';
 import type { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';

@@ -5,7 +5,7 @@ import { UsageError, intOption, parseOptions, report, type Command } from '../co
 import { modelsDir } from '../paths.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
-import { DEFAULT_FORGE } from '../../rl/forge/config.ts';
+import { forgedOptions } from '../../rl/forge/config.ts';
 import { AGENT_KINDS, batchAgent, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
@@ -40,10 +40,6 @@ export interface CommonRolloutArgs {
   options: JsonObject | undefined;
 }
 
-/** The options the default forge trains the policy on for a family (e.g. guess: 4 candidates, T = 4). */
-export function forgedOptions(family: FamilyName): JsonObject | undefined {
-  return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
-}
 
 export function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): CommonRolloutArgs {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);

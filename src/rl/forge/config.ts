@@ -159,3 +159,11 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })) });
 }
+
+/**
+ * The task options the shipped policy was forged on for a family (e.g. guess with 4 candidates and
+ * T = 4), so play and evaluation pose the tasks it learned; undefined for families outside the mix.
+ */
+export function forgedOptions(family: FamilyName): JsonObject | undefined {
+  return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
+}

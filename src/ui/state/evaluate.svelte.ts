@@ -2,18 +2,13 @@
 // side by side with their difference, and held-out success per family. Episodes are played by the
 // batched rollout loop (src/rl/rollout) here, with every model call in the policy worker, so the
 // page stays responsive; the grid is the unbiased estimator of src/rl/rollout/passkt.ts.
-import { DEFAULT_FORGE } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, forgedOptions } from '../../rl/forge/config.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
+import type { FamilyName } from '../../rl/envs/types.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
-
-/** The task options the shipped policy was forged on (e.g. guess with 4 candidates), so it is evaluated on them. */
-function forgedOptionsOf(family: FamilyName): JsonObject | undefined {
-  return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
-}
 
 /** The families the shipped policy was trained on. */
 export const FORGED_FAMILIES: FamilyName[] = DEFAULT_FORGE.mix.map((m) => m.family);
@@ -47,7 +42,7 @@ export class EvaluateState {
   readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
 
   private turnLimit(family: FamilyName): number {
-    const t = forgedOptionsOf(family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
+    const t = forgedOptions(family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
     return typeof t === 'number' ? t : 10;
   }
 
@@ -68,7 +63,7 @@ export class EvaluateState {
     const total = tasks * n;
     let done = 0;
     this.progress = { label, done, total };
-    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, forgedOptionsOf(family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
+    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, forgedOptions(family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
       onEvent: (e) => {
         if (this.cancelled) throw new Error('evaluation cancelled');
         if (e.kind === 'end') this.progress = { label, done: ++done, total };

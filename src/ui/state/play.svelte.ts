@@ -9,6 +9,7 @@ import { PolicyAgent, type GenerateApi } from '../../rl/runtime/policyAgent.ts';
 import type { TokenEvent } from '../../rl/runtime/engine/types.ts';
 import type { SamplingParams } from '../../rl/runtime/engine/sampling.ts';
 import { proxy } from 'comlink';
+import { forgedOptions } from '../../rl/forge/config.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
@@ -82,7 +83,9 @@ export class PlaySession {
     this.seed = seed ?? this.ctx.nextSeed();
     try {
       this.env = createEnv(this.family);
-      this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed });
+      // The tasks the shipped policy learned (e.g. guess with 4 candidates); other families keep their defaults.
+      const options = forgedOptions(this.family);
+      this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) });
       this.agent = this.agentKind === 'policy' ? await this.policyAgent(this.seed) : createAgent(this.agentKind, this.family, { seed: this.seed });
       this.turns = [];
       this.request = null;
