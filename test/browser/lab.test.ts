@@ -30,6 +30,9 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       await page.getByRole('link', { name: 'Play' }).click();
       await page.getByTestId('family').selectOption('guess');
       await page.getByTestId('agent-kind').selectOption('policy');
+      // With the critic loaded, the critic-based estimators join the live credit gutter.
+      await page.getByRole('button', { name: 'GAE (turn)' }).click();
+      await page.getByRole('button', { name: 'SWEET-RL' }).click();
       await page.getByTestId('new-episode').click();
       for (let i = 0; i < 8 && !(await page.getByTestId('outcome').count()); i++) {
         await page.getByTestId('reply-box').or(page.getByTestId('outcome')).first().waitFor({ timeout: 120_000 });
@@ -39,6 +42,8 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       }
       await page.getByTestId('outcome').waitFor({ timeout: 120_000 });
       expect(await page.getByTestId('credit-gutter').count()).toBeGreaterThan(0);
+      await expect.poll(() => page.getByTestId('credit-gutter').last().innerText(), { timeout: 60_000 }).toMatch(/GAE \(turn\)[\s\S]*SWEET-RL/);
+      await page.getByText('λ = 0.95').waitFor();
       await page.screenshot({ path: 'docs/screenshots/play-policy.png' });
 
       mark('Credit');
