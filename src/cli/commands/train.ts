@@ -13,6 +13,7 @@ import { needsCritic } from '../../rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
 import type { HeldOutResult } from '../../rl/algos/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
+import { forgedOptions } from '../../rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
 import { loadModel } from '../../rl/model/folder/folder.ts';
 import { nodeReader } from '../../rl/model/folder/nodeIo.ts';
@@ -61,7 +62,8 @@ export const train: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${values.backend}"`);
     const lr = values.lr === undefined ? 2e-4 : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
-    let options: JsonObject | undefined;
+    // Default: the task options the shipped policy was forged on (guess: 4 candidates, T = 4).
+    let options: JsonObject | undefined = forgedOptions(family);
     if (values.options !== undefined) {
       try {
         options = JSON.parse(values.options) as JsonObject;

@@ -10,6 +10,7 @@ import type { Adapter } from '../../rl/runtime/engine/types.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
+import { forgedOptions } from '../../rl/forge/config.ts';
 import type { ModelConfig } from '../../rl/model/llama/config.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
@@ -64,7 +65,8 @@ export class TrainState {
 
   /** The run's configuration from the form over the paper defaults; throws AlgoError on bad values. */
   config(): LoopConfig {
-    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr });
+    const options = forgedOptions(this.family); // the tasks the shipped policy learned
+    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, ...(options ? { options } : {}) });
     validateLoopConfig(c);
     return c;
   }
