@@ -18,6 +18,17 @@ export function dialogueOf(prompt: string, turns: readonly EpisodeTurn[]): Messa
   return out;
 }
 
+/**
+ * One agent message through both phases of a step: the collaborator's reply, when one is asked
+ * for, comes from `collaborator` (a person) or else the simulated suggestion.
+ */
+export async function playTurn(env: Env, action: string, collaborator?: Collaborator): Promise<EpisodeTurn> {
+  const pending = env.beginStep(action);
+  if (pending.kind === 'done') return { action, reply: null, replySource: null, ...pending.result };
+  const reply = collaborator ? await collaborator(pending.request) : pending.request.suggestion;
+  return { action, reply, replySource: collaborator ? 'person' : 'simulated', ...env.completeStep(reply) };
+}
+
 /** Plays one episode to the end (at most maxTurns agent messages). */
 export async function runEpisode(env: Env, agent: Agent, spec: TaskSpec, opts: RunOptions = {}): Promise<Episode> {
   const task = env.reset(spec);
@@ -25,20 +36,10 @@ export async function runEpisode(env: Env, agent: Agent, spec: TaskSpec, opts: R
   const dialogue: Message[] = [{ role: 'user', content: task.prompt }];
   while (!env.done) {
     const action = await agent.act(dialogue);
-    const pending = env.beginStep(action);
-    let reply: string | null = null;
-    let replySource: EpisodeTurn['replySource'] = null;
-    let result;
-    if (pending.kind === 'done') result = pending.result;
-    else {
-      reply = opts.collaborator ? await opts.collaborator(pending.request) : pending.request.suggestion;
-      replySource = opts.collaborator ? 'person' : 'simulated';
-      result = env.completeStep(reply);
-    }
-    const turn: EpisodeTurn = { action, reply, replySource, ...result };
+    const turn = await playTurn(env, action, opts.collaborator);
     turns.push(turn);
     opts.onTurn?.(turn, turns.length - 1);
-    dialogue.push({ role: 'assistant', content: action }, { role: 'user', content: result.observation });
+    dialogue.push({ role: 'assistant', content: action }, { role: 'user', content: turn.observation });
   }
   return {
     task,

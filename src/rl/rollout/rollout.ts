@@ -11,6 +11,7 @@
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
 import { FAMILIES, createEnv } from '../envs/registry.ts';
 import { BaseEnv } from '../envs/base.ts';
+import { playTurn } from '../envs/episode.ts';
 import type { Collaborator, Env, Episode, EpisodeTurn, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
 import { hashString } from '../util/rng.ts';
 import type { BatchAgent } from './agents.ts';
@@ -141,20 +142,10 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     for (const l of live) {
       const move = l.forced ? { text: l.forced.action, extras: l.forced.extras } : (moves.get(l.slot) as (typeof acted)[number]);
       l.forced = undefined;
-      const pending = l.env.beginStep(move.text);
-      let reply: string | null = null;
-      let replySource: EpisodeTurn['replySource'] = null;
-      let result;
-      if (pending.kind === 'done') result = pending.result;
-      else {
-        reply = opts.collaborator ? await opts.collaborator(pending.request) : pending.request.suggestion;
-        replySource = opts.collaborator ? 'person' : 'simulated';
-        result = l.env.completeStep(reply);
-      }
-      const turn: EpisodeTurn = { action: move.text, reply, replySource, ...result };
+      const turn = await playTurn(l.env, move.text, opts.collaborator);
       l.turns.push(turn);
       l.extras.push(move.extras);
-      l.dialogue.push({ role: 'assistant', content: move.text }, { role: 'user', content: result.observation });
+      l.dialogue.push({ role: 'assistant', content: move.text }, { role: 'user', content: turn.observation });
       await emit({ kind: 'turn', slot: l.slot, index: l.turns.length - 1, turn, extras: move.extras });
       if (l.env.done || l.turns.length >= l.limit) {
         done[l.slot] = finish(l, slots[l.slot].seed, agent.name, !l.env.done);
