@@ -116,7 +116,8 @@ describe('trajectory store in the lab', () => {
       await b.page.goto(`${server.url}#/data`);
       await b.page.getByTestId('empty').waitFor();
       const other = await b.context.newPage();
-      await other.goto(`${server.url}#/settings`);
+      await other.goto(`${server.url}#/data`);
+      await other.getByTestId('empty').waitFor(); // its own store is open too
       // A newer build would open the database at a higher version; do exactly that from the other tab.
       await other.evaluate(
         () =>
