@@ -10,6 +10,7 @@ import { rolloutBench } from './entries/rollout.ts';
 import { engine } from './entries/engine.ts';
 import { learning } from './entries/learning.ts';
 import { ui } from './entries/ui.ts';
+import { engineBrowser } from './entries/engineBrowser.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -20,3 +21,4 @@ BENCHES.push(engine);
 BENCHES.push(rolloutBench);
 BENCHES.push(learning);
 BENCHES.push(ui);
+BENCHES.push(engineBrowser);
