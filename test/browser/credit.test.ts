@@ -1,7 +1,7 @@
 // The Credit view in real Chromium: episodes played in the lab open as a turn × estimator heatmap
 // with the information-gain ground truth, and the fidelity table covers them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, serveApp } from './harness.ts';
+import { launch, playToEnd, serveApp } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -16,11 +16,7 @@ describe('Credit view', () => {
       const { page } = b;
       await page.goto(`${server.url}#/play`);
       await page.getByTestId('agent-kind').selectOption('noisy');
-      for (let i = 0; i < 3; i++) {
-        await page.getByTestId('new-episode').click();
-        await page.getByTestId('run-to-end').click();
-        await page.getByTestId('outcome').waitFor();
-      }
+      for (let i = 0; i < 3; i++) await playToEnd(page);
       await page.getByRole('link', { name: 'Credit' }).click();
       await expect.poll(() => page.getByTestId('credit-episode').count(), { timeout: 10_000 }).toBe(3);
       await page.getByTestId('credit-episode').first().click();

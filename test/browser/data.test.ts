@@ -5,7 +5,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, serveApp } from './harness.ts';
+import { launch, playToEnd, serveApp } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -51,9 +51,7 @@ describe('trajectory store in the lab', () => {
       const { page } = b;
       await page.goto(`${server.url}#/play`);
       await page.getByTestId('agent-kind').selectOption('expert');
-      await page.getByTestId('new-episode').click();
-      await page.getByTestId('run-to-end').click();
-      await page.getByTestId('outcome').waitFor();
+      await playToEnd(page);
       await page.getByRole('link', { name: 'Data' }).click();
       await page.getByTestId('episode-table').waitFor();
       await expect(page.locator('tbody tr').count()).resolves.toBe(1);
@@ -91,11 +89,7 @@ describe('trajectory store in the lab', () => {
       const perTab = 3;
       await Promise.all(
         tabs.map(async (tab) => {
-          for (let i = 0; i < perTab; i++) {
-            await tab.getByTestId('new-episode').click();
-            await tab.getByTestId('run-to-end').click();
-            await tab.getByTestId('outcome').waitFor();
-          }
+          for (let i = 0; i < perTab; i++) await playToEnd(tab);
         }),
       );
       // The third tab's list updates by itself (BroadcastChannel), without a reload.
