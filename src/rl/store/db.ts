@@ -10,7 +10,7 @@
 //      `outcomeKey`, and every listing index is [live, field, createdAt, id] so that a page of any
 //      filter is one bounded index range, newest first. Existing episodes are backfilled.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, TurnRole } from './schema.ts';
+import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRole } from './schema.ts';
 
 /** The current database version (the number of migrations). */
 export const DB_VERSION = 2;
@@ -19,17 +19,8 @@ export const DEFAULT_DB_NAME = 'turnwise';
 
 export type OutcomeKey = 'success' | 'failure' | 'none';
 
-export interface RunRow {
-  id: string;
-  name: string;
-  createdAt: number;
-  models: { policy: string; critic: string | null };
-  adapterId: string | null;
-  algorithm: string;
-  settings: JsonObject;
-  seed: number;
-  notes: string;
-}
+/** A stored run: the run line of our JSONL (schema.ts) without its `type`. */
+export type RunRow = Omit<RunRecord, 'type'>;
 
 /** Hidden task information, stored once per distinct task. */
 export interface TaskRow {

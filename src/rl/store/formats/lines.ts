@@ -135,6 +135,22 @@ export function parseJsonLine(text: string, maxDepth: number): ParsedLine {
   }
 }
 
+/** A non-blank line parsed as JSON, or why it could not be read (too long, not UTF-8) or parsed. */
+export type JsonLineEvent = { kind: 'json'; line: number; value: unknown } | { kind: 'bad'; stage: 'read' | 'parse'; line: number; message: string };
+
+/** The JSON value of every non-blank line (depth-bounded by parseJsonLine); read errors and bad JSON as 'bad'. */
+export async function* jsonLines(lines: AsyncIterable<LineEvent>, maxDepth: number): AsyncGenerator<JsonLineEvent> {
+  for await (const ev of lines) {
+    if (ev.kind === 'error') {
+      yield { kind: 'bad', stage: 'read', line: ev.line, message: ev.message };
+      continue;
+    }
+    if (ev.text.trim() === '') continue;
+    const parsed = parseJsonLine(ev.text, maxDepth);
+    yield parsed.ok ? { kind: 'json', line: ev.line, value: parsed.value } : { kind: 'bad', stage: 'parse', line: ev.line, message: parsed.message };
+  }
+}
+
 /** Joins an async stream of strings (e.g. an encoder's lines) into one string. */
 export async function collectText(chunks: AsyncIterable<string>): Promise<string> {
   const parts: string[] = [];

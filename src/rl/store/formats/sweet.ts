@@ -8,7 +8,7 @@
 // last agent turn) so someone's own ColBench runs can be opened in the credit view.
 import * as v from 'valibot';
 import { LIMITS, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
-import { parseJsonLine, type LineEvent } from './lines.ts';
+import { jsonLines, type LineEvent } from './lines.ts';
 import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
 import { JsonObjectSchema } from '../schema.ts';
 
@@ -133,24 +133,18 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
 
 /** Validates SWEET-RL JSONL line by line into episodes; blank lines are skipped. */
 export async function* decodeSweet(lines: AsyncIterable<LineEvent>, opts: SweetImportOptions): AsyncGenerator<DecodeEvent<PortableRecord>> {
-  for await (const ev of lines) {
-    if (ev.kind === 'error') {
+  for await (const ev of jsonLines(lines, LIMITS.maxDepth)) {
+    if (ev.kind === 'bad') {
       yield { kind: 'issue', issue: { line: ev.line, path: '', message: ev.message } };
       continue;
     }
-    if (ev.text.trim() === '') continue;
-    const parsed = parseJsonLine(ev.text, LIMITS.maxDepth);
-    if (!parsed.ok) {
-      yield { kind: 'issue', issue: { line: ev.line, path: '', message: parsed.message } };
-      continue;
-    }
-    const r = v.safeParse(SweetRecordSchema, parsed.value);
+    const r = v.safeParse(SweetRecordSchema, ev.value);
     if (!r.success) {
       for (const issue of toLineIssues(ev.line, r.issues)) yield { kind: 'issue', issue };
       continue;
     }
     // Extra fields must be JSON too (they are, coming from JSON.parse; the check keeps the types honest).
-    const extras = v.safeParse(v.object({ task: JsonObjectSchema, dialogue_history: v.array(JsonObjectSchema) }), parsed.value);
+    const extras = v.safeParse(v.object({ task: JsonObjectSchema, dialogue_history: v.array(JsonObjectSchema) }), ev.value);
     if (!extras.success) {
       for (const issue of toLineIssues(ev.line, extras.issues)) yield { kind: 'issue', issue };
       continue;

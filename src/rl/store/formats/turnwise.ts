@@ -4,7 +4,7 @@
 // Decoding validates every line with valibot and reports problems by line number and field path.
 import * as v from 'valibot';
 import { EpisodeSchema, FORMAT_NAME, FORMAT_VERSION, HeaderSchema, LIMITS, RunSchema, type HeaderRecord, type PortableRecord } from '../schema.ts';
-import { parseJsonLine, type LineEvent } from './lines.ts';
+import { jsonLines, type LineEvent } from './lines.ts';
 
 /** One problem with one line. `path` is the field, e.g. "turns[3].reward" ("" for the whole line). */
 export interface LineIssue {
@@ -77,32 +77,26 @@ const RecordSchema = v.variant('type', [RunSchema, EpisodeSchema]);
 export async function* decodeTurnwise(lines: AsyncIterable<LineEvent>): AsyncGenerator<DecodeEvent<PortableRecord>> {
   let seenHeader = false;
   const ids = new Set<string>();
-  for await (const ev of lines) {
-    if (ev.kind === 'error') {
+  for await (const ev of jsonLines(lines, LIMITS.maxDepth)) {
+    if (ev.kind === 'bad') {
       yield { kind: 'issue', issue: { line: ev.line, path: '', message: ev.message } };
-      continue;
-    }
-    if (ev.text.trim() === '') continue;
-    const parsed = parseJsonLine(ev.text, LIMITS.maxDepth);
-    if (!parsed.ok) {
-      yield { kind: 'issue', issue: { line: ev.line, path: '', message: parsed.message } };
-      if (!seenHeader) seenHeader = true; // report a broken first line once, then go on validating
+      if (ev.stage === 'parse') seenHeader = true; // report a broken first line once, then go on validating
       continue;
     }
     if (!seenHeader) {
       seenHeader = true;
-      const h = v.safeParse(HeaderSchema, parsed.value);
+      const h = v.safeParse(HeaderSchema, ev.value);
       if (!h.success) {
-        const version = (parsed.value as { version?: unknown } | null)?.version;
+        const version = (ev.value as { version?: unknown } | null)?.version;
         const message =
-          (parsed.value as { format?: unknown } | null)?.format === FORMAT_NAME
+          (ev.value as { format?: unknown } | null)?.format === FORMAT_NAME
             ? `unsupported format version ${String(version)} (this lab reads version ${FORMAT_VERSION})`
             : `the first line must be the header {"format":"${FORMAT_NAME}","version":${FORMAT_VERSION}}`;
         yield { kind: 'issue', issue: { line: ev.line, path: '', message } };
       }
       continue;
     }
-    const r = v.safeParse(RecordSchema, parsed.value);
+    const r = v.safeParse(RecordSchema, ev.value);
     if (!r.success) {
       for (const issue of toLineIssues(ev.line, r.issues)) yield { kind: 'issue', issue };
       continue;
