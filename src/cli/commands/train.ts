@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { defaultLoopConfig } from '../../rl/algos/config.ts';
+import { defaultLoopConfig, overrideConfig } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
@@ -25,7 +25,7 @@ function line(r: IterationReport): string {
   const m = r.metrics;
   const f = (k: string, d = 3) => (m[k] === undefined ? '–' : m[k].toFixed(d));
   const guess = m.early_answer_rate === undefined ? '' : ` early ${f('early_answer_rate', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
-  return `iter ${r.iteration}: reward ${f('reward_mean')} ±${f('reward_spread')} success ${f('success', 2)} entropy ${f('entropy', 2)} kl ${f('kl_ref', 4)} grad ${f('grad_norm')} len ${f('response_length', 1)} clip ${f('clip_frac', 3)}${guess} lr ${m.lr.toExponential(1)} ${f('seconds', 1)} s${r.warnings.length ? `\n  ! ${r.warnings.join('\n  ! ')}` : ''}`;
+  return `iter ${r.iteration}: reward ${f('reward_mean')} ±${f('reward_spread')} success ${f('success', 2)} entropy ${f('entropy', 2)} kl ${f('kl_ref', 4)} grad ${f('grad_norm')} len ${f('response_length', 1)} clip ${f('clip_frac', 3)}${guess} ${m.train_rows === undefined ? '' : ` rows ${m.train_rows}`} lr ${m.lr.toExponential(1)} ${f('seconds', 1)} s (rollout ${f('rollout_seconds', 1)})${r.warnings.length ? `\n  ! ${r.warnings.join('\n  ! ')}` : ''}`;
 }
 
 function evalLine(name: string, r: HeldOutResult): string {
@@ -39,17 +39,19 @@ export const train: Command = {
   summary: 'train a LoRA adapter with SWEET-RL, StarPO(-S)/PPO/GRPO, multi-turn DPO or rejection fine-tuning',
   usage: [
     `Usage: npx turnwise train --algo ${ALGO_NAMES.join('|')} --family F [--iterations N] [--seed S] [--out DIR] [--json]`,
-    '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON]',
+    '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON] [--config JSON]',
+    '                          [--eval-split test|train]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
     '--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --lr 2e-4, --models public/models, --backend node.',
     'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
+    '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
       algo: { type: 'string' }, family: { type: 'string' }, iterations: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
       tasks: { type: 'string' }, k: { type: 'string' }, eval: { type: 'string' }, lr: { type: 'string' }, models: { type: 'string' },
-      backend: { type: 'string' }, options: { type: 'string' },
+      backend: { type: 'string' }, options: { type: 'string' }, config: { type: 'string' }, 'eval-split': { type: 'string' },
     });
     const algo = values.algo as AlgoName;
     if (!ALGO_NAMES.includes(algo)) throw new UsageError(`--algo must be one of ${ALGO_NAMES.join(', ')}, got "${values.algo ?? ''}"`);
@@ -58,6 +60,8 @@ export const train: Command = {
     const iterations = intOption(values.iterations, 'iterations', 10, 0, 100_000);
     const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
     const evalTasks = intOption(values.eval, 'eval', 50, 0, 100_000);
+    const evalSplit = values['eval-split'] ?? 'test';
+    if (evalSplit !== 'test' && evalSplit !== 'train') throw new UsageError(`--eval-split must be test or train, got "${evalSplit}"`);
     const backend = (values.backend ?? 'node') as BackendKind;
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${values.backend}"`);
     const lr = values.lr === undefined ? 2e-4 : Number(values.lr);
@@ -71,7 +75,17 @@ export const train: Command = {
         throw new UsageError('--options must be a JSON object');
       }
     }
-    const config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
+    let config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
+    if (values.config !== undefined) {
+      let over: unknown;
+      try {
+        over = JSON.parse(values.config);
+      } catch {
+        throw new UsageError('--config must be a JSON object');
+      }
+      if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');
+      config = overrideConfig(config, over as JsonObject);
+    }
     const root = values.models ?? modelsDir();
     const read = nodeReader(root);
     const manifestBytes = await read('manifest.json');
@@ -90,11 +104,12 @@ export const train: Command = {
       };
       const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
       const loop = await TrainingLoop.create({ engine, runtime, models, config, checkpoints: new MemoryCheckpoints() });
-      const evalSeed = 100_000 + seed;
-      const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed }) : null;
+      // train-split evaluation (tuning) uses seeds far from the training draws' hashed ones
+      const evalSeed = (evalSplit === 'train' ? 900_000 : 100_000) + seed;
+      const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (before) log(evalLine('before', before));
       const reports = await loop.run(iterations, (r) => log(line(r)));
-      const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed }) : null;
+      const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (after) log(evalLine('after', after));
       if (values.out) {
         const files = exportPeftAdapter(models.policy.config, loop.adapter('policy'), { baseModel: join(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
@@ -103,7 +118,7 @@ export const train: Command = {
         log(`wrote the policy adapter to ${values.out}`);
       }
       const command = `npx turnwise train ${argv.filter((a) => a !== '--json').join(' ')}`;
-      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
+      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
       await loop.dispose();
     } finally {
       await engine.dispose();

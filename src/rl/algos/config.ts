@@ -190,6 +190,49 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
   };
 }
 
+/** Optional LoopConfig fields an override may set although the defaults leave them out. */
+const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens']);
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function mergeKnown(base: Record<string, unknown>, over: JsonObject, path: string, optional: ReadonlySet<string> = new Set()): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const at = path ? `${path}.${k}` : k;
+    if (!(k in base) && !optional.has(k)) throw new AlgoError('bad-config', `unknown config field "${at}" (known: ${[...Object.keys(base), ...optional].join(', ')})`);
+    const cur = base[k];
+    if (isPlain(cur) && isPlain(v) && k !== 'options') out[k] = mergeKnown(cur, v, at);
+    else if (cur !== undefined && typeof cur !== typeof v) throw new AlgoError('bad-config', `config field "${at}" must be a ${typeof cur}, got ${JSON.stringify(v)}`);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A loop configuration with fields overridden from JSON (the CLI's and the benchmark's `--config`):
+ * loop fields by name (`{"lr": 1e-3, "rollback": {"lrDecay": 0.5}}`) and the algorithm's own section
+ * under its key (`{"starpo": {"divideByStd": false}}`, `{"sweet": {"candidates": 8}}`). Unknown
+ * fields and type changes throw AlgoError('bad-config'); the result is validated.
+ */
+export function overrideConfig(config: LoopConfig, over: JsonObject): LoopConfig {
+  const { settings, ...loop } = config;
+  const section = settings.algo === 'starpo' || settings.algo === 'grpo' || settings.algo === 'ppo' ? 'starpo' : settings.algo;
+  const { [section]: algoOver, ...loopOver } = over;
+  for (const k of ['sweet', 'starpo', 'mtdpo', 'rft', 'settings']) {
+    if (k in loopOver) throw new AlgoError('bad-config', `config section "${k}" does not belong to --algo ${settings.algo} (its section is "${section}")`);
+  }
+  const merged = mergeKnown(loop as unknown as Record<string, unknown>, loopOver, '', OPTIONAL_FIELDS) as unknown as Omit<LoopConfig, 'settings'>;
+  let s: AlgoSettings = settings;
+  if (algoOver !== undefined) {
+    if (!isPlain(algoOver)) throw new AlgoError('bad-config', `config section "${section}" must be an object`);
+    const cur = (settings as unknown as Record<string, Record<string, unknown>>)[section];
+    s = { ...settings, [section]: mergeKnown(cur, algoOver as JsonObject, section) } as AlgoSettings;
+  }
+  return validateLoopConfig({ ...merged, settings: s });
+}
+
 function positive(field: string, v: number, integer = false): void {
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
 }

@@ -1,7 +1,7 @@
 // Held-out evaluation of a policy adapter: one episode per test-split task, sampled at temperature 1
 // and greedy, side by side with the early-answer and useless/repeated-question rates (DESIGN.md:
 // report sampled and greedy success together; sharpening alone raises one and lowers the other).
-import type { FamilyName, JsonObject } from '../envs/types.ts';
+import type { FamilyName, JsonObject, Split } from '../envs/types.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import type { GenerateApi } from '../runtime/policyAgent.ts';
@@ -11,8 +11,10 @@ import { rolloutMetrics } from './metrics.ts';
 export interface HeldOutConfig {
   family: FamilyName;
   options?: JsonObject;
-  /** Test-split tasks (one episode each). */
+  /** Tasks (one episode each). */
   tasks: number;
+  /** 'test' (default): held-out tasks; 'train': for tuning, so that the test split stays unseen (use seeds far from training draws). */
+  split?: Split;
   /** Task i has seed `seed + i`; also the sampling seed. */
   seed: number;
   turnLimit?: number;
@@ -28,7 +30,7 @@ export interface HeldOutResult {
 
 /** Plays the held-out tasks with `adapter` (null = the base policy), sampled and greedy. */
 export async function evaluateHeldOut(engine: GenerateApi, adapter: string | null, cfg: HeldOutConfig): Promise<HeldOutResult> {
-  const tasks = taskSpecs(cfg.family, 'test', cfg.tasks, cfg.seed, cfg.options);
+  const tasks = taskSpecs(cfg.family, cfg.split ?? 'test', cfg.tasks, cfg.seed, cfg.options);
   const out: Partial<HeldOutResult> = { adapter };
   for (const mode of ['sampled', 'greedy'] as const) {
     const agent = await PolicyBatchAgent.create(engine, { adapter, sampling: { temperature: mode === 'greedy' ? 0 : 1, maxNewTokens: cfg.maxNewTokens } });

@@ -12,7 +12,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainerError } from '../model/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
-import type { TaskSpec } from '../envs/types.ts';
+import type { Split, TaskSpec } from '../envs/types.ts';
 import { validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from './evaluate.ts';
@@ -206,13 +206,14 @@ export class TrainingLoop {
   }
 
   /** Held-out evaluation, sampled and greedy, of the trained policy adapter or (base) the base policy. */
-  evaluate(which: 'trained' | 'base', opts: { tasks: number; seed: number }): Promise<HeldOutResult> {
+  evaluate(which: 'trained' | 'base', opts: { tasks: number; seed: number; split?: Split }): Promise<HeldOutResult> {
     const cfg = this.ctx.config;
     return evaluateHeldOut(this.o.engine, which === 'trained' ? this.ctx.adapterIds.policy : null, {
       family: cfg.family,
       options: cfg.options,
       tasks: opts.tasks,
       seed: opts.seed,
+      split: opts.split,
       turnLimit: cfg.turnLimit,
       maxNewTokens: this.ctx.windows.policyReserve,
     });

@@ -60,6 +60,10 @@ export class Starpo implements Algorithm {
     }
     const { rows, refs } = ctx.turnRows(keptEpisodes);
     rows.forEach((row, i) => setReply(row, 'advantages', adv[refs[i].episode][refs[i].turn]));
+    // Turns played without recorded log-probs (stored or scripted episodes) would otherwise get
+    // old_logp = 0, a ratio π/1 far below 1 − ε whose clipped branch drops every negative advantage.
+    const missing = rows.filter((r) => !r.f.old_logp);
+    if (missing.length) await ctx.fillLogprobs('policy', ctx.adapterIds.policy, missing, 'old_logp');
     const fb = feedbackRows(ctx, input.feedback);
     const w = ctx.config.feedbackWeight;
     const extra: Row[] = [];

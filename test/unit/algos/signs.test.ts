@@ -1,0 +1,90 @@
+// The advantages reach the loss with the right sign: one GRPO update (Starpo 'grpo' over the real
+// train-step graph, tiny random model) on a group where one reply earned the reward raises that
+// reply's log-probability under the new adapter and lowers the other's; flipping the rewards flips
+// both. A sign error anywhere between groupAdvantages, setReply, packRows and the clipped objective
+// fails it. Cost: ~10 s (wasm).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
+import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
+import { AlgoContext } from '../../../src/rl/algos/context.ts';
+import { Starpo } from '../../../src/rl/algos/starpo.ts';
+import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
+import { defaultLoopConfig } from '../../../src/rl/algos/config.ts';
+import { createEnv } from '../../../src/rl/envs/registry.ts';
+import { stepInfo } from '../../../src/rl/envs/base.ts';
+import { dialogueOf } from '../../../src/rl/envs/episode.ts';
+import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { tinyModels } from '../engine/fixtures.ts';
+
+const engine = new PolicyEngine();
+let runtime: OrtRuntime;
+let models: { policy: LoadedModel; critic: LoadedModel };
+
+beforeAll(async () => {
+  const m = await tinyModels(9, 512);
+  const read = async (p: string) => m.files[p] ?? null;
+  models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
+  await engine.init('wasm');
+  await engine.load('policy', { kind: 'files', files: m.files });
+  runtime = await OrtRuntime.create('wasm');
+});
+afterAll(async () => {
+  await engine.dispose();
+  await runtime.dispose();
+});
+
+const task = createEnv('bandit').reset({ family: 'bandit', split: 'train', seed: 4 });
+const GOOD = 'GUESS: apple';
+const BAD = 'Is it red? Yes.';
+
+/** One-turn episodes of the bandit task with the given replies and returns (no recorded log-probs). */
+function group(replies: [string, number][]): RolloutEpisode[] {
+  return replies.map(([action, reward], i) => ({
+    task,
+    agent: 'policy',
+    turns: [{ action, reply: null, replySource: null, observation: '', reward, done: true, info: stepInfo('move', {}, false, reward > 0) }],
+    totalReward: reward,
+    success: reward > 0,
+    slot: i,
+    seed: i,
+    extras: [{}],
+    prefixTurns: 0,
+    truncated: false,
+  }));
+}
+
+/** Mean per-token log-prob of each reply after the prompt, under the adapter `id` (null: base). */
+async function replyLogp(ctx: AlgoContext, id: string | null, replies: string[]): Promise<number[]> {
+  const prompt = ctx.policyPrompt(dialogueOf(task.prompt, []));
+  const r = await engine.score({ model: 'policy', adapter: id, items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })) });
+  return r.items.map((it) => it.mean);
+}
+
+describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
+  it.each([
+    ['GOOD rewarded', 1, 0],
+    ['BAD rewarded', 0, 1],
+  ])('one update raises the log-prob of the rewarded reply (%s)', async (_name, rGood, rBad) => {
+    const config = defaultLoopConfig('grpo', 'bandit', { seed: 2, tasksPerIteration: 1, k: 4, lr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
+    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, batch: 4 });
+    const ids = { policy: `signs-${divideByStd}-${rGood}/policy`, critic: 'unused' };
+    const ctx = new AlgoContext(engine, runtime, { policy: models.policy, critic: null }, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
+    const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
+    const learner = algo.learners.policy!;
+    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+    const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+    const base = await replyLogp(ctx, null, [GOOD, BAD]);
+    // a fresh adapter (B = 0) is the base model
+    expect(before[0]).toBeCloseTo(base[0], 4);
+    const r = await algo.update(ctx, { episodes: group([[GOOD, rGood], [BAD, rBad], [GOOD, rGood], [BAD, rBad]]), k: 4, feedback: NO_FEEDBACK });
+    expect(r.skipped).toBeUndefined();
+    expect(r.stats.train_rows).toBe(4);
+    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+    const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+    const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
+    expect(after[up]).toBeGreaterThan(before[up]);
+    expect(after[down]).toBeLessThan(before[down]);
+    await learner.dispose();
+  }, 60_000);
+});
