@@ -74,6 +74,7 @@ export class StoreCheckpoints implements CheckpointStore {
       lossHistory: c.lossHistory,
       gradNormHistory: c.gradNormHistory,
       spreadHistory: c.spreadHistory,
+      firstDistinct: c.firstDistinct ?? null,
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
@@ -96,6 +97,6 @@ export class StoreCheckpoints implements CheckpointStore {
       const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
       learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
     }
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, learners };
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, learners };
   }
 }

@@ -104,8 +104,18 @@ export interface EchoConfig {
   spreadDrop: number;
   /** Warn when the grad norm exceeds this multiple of its recent median. */
   gradSpike: number;
-  /** Warn when distinct replies / agent turns falls below this. */
-  distinctMin: number;
+  /**
+   * Warn when distinct replies / agent turns falls below this share of the first iteration's (the
+   * base policy's own diversity: small action spaces such as bandit arms or guess questions repeat
+   * replies by nature, so an absolute floor would fire from the start).
+   */
+  distinctDrop: number;
+  /**
+   * Also roll back (to the last adapter before any warning sign) when an iteration's update shows a
+   * gradient-norm spike, RAGEN's mark of an unrecoverable collapse. Default false: a spike alone also
+   * comes with a policy that got much better (all groups solved, spread 0).
+   */
+  rollbackOnSpike: boolean;
 }
 
 /** The training loop. */
@@ -185,7 +195,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     maxGradNorm: 1,
     feedbackWeight: 1,
     rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5 },
-    echo: { spreadDrop: 0.2, gradSpike: 5, distinctMin: 0.2 },
+    echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
 }

@@ -60,6 +60,13 @@ export class TrainingLoop {
   private lossHistory: Record<string, number[]> = {};
   private gradNormHistory: number[] = [];
   private spreadHistory: number[] = [];
+  private firstDistinct: number | null = null;
+  /**
+   * The adapters (and AdamW state) that produced the rollouts of the latest iteration without any
+   * warning sign, and that iteration's index: where a rollback returns. The adapters right before a
+   * failing update may already have collapsed (spread gone, templates) without a loss spike.
+   */
+  private lastClean: { iteration: number; states: LearnerState[] } | null = null;
   private stopping = false;
 
   private constructor(
@@ -166,11 +173,19 @@ export class TrainingLoop {
         }
       }
     }
+    const gradNormNow = update && !failure ? update.gradNorm : 0;
+    const distinct = metrics.distinct_replies ?? 0;
+    this.firstDistinct ??= distinct;
+    const echo = echoTrapWarnings(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct });
+    if (!failure && cfg.echo.rollbackOnSpike && echo.some((w) => w.includes('gradient norm'))) failure = 'Echo Trap gradient-norm spike';
+    // the adapters that played this iteration showed no sign in their rollouts: a safe return point
+    if (echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
     if (failure) {
-      for (const s of good) this.algo.learners[s.target]?.load(s);
+      const target = this.lastClean ?? { iteration: it, states: good };
+      for (const s of target.states) this.algo.learners[s.target]?.load(s);
       for (const l of Object.values(this.algo.learners)) if (l) l.lr *= cfg.rollback.lrDecay;
       this.rollbacks++;
-      warnings.push(`rolled back to the adapters of iteration ${it} (${failure}); learning rate lowered to ${this.lr().toPrecision(3)}`);
+      warnings.push(`rolled back to the adapters of iteration ${target.iteration} (${failure}); learning rate lowered to ${this.lr().toPrecision(3)}`);
     } else if (update) {
       for (const [target, losses] of Object.entries(update.losses)) {
         const h = (this.lossHistory[target] ??= []);
@@ -180,7 +195,7 @@ export class TrainingLoop {
       if (update.skipped) warnings.push(`no update: ${update.skipped}`);
     }
     const gradNorm = update && !failure ? update.gradNorm : 0;
-    warnings.push(...echoTrapWarnings(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm, distinct: metrics.distinct_replies }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory }));
+    warnings.push(...echo);
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
@@ -241,6 +256,7 @@ export class TrainingLoop {
       lossHistory: this.lossHistory,
       gradNormHistory: this.gradNormHistory,
       spreadHistory: this.spreadHistory,
+      firstDistinct: this.firstDistinct,
       learners: this.states(),
     };
   }
@@ -259,6 +275,7 @@ export class TrainingLoop {
     this.lossHistory = c.lossHistory;
     this.gradNormHistory = c.gradNormHistory;
     this.spreadHistory = c.spreadHistory;
+    this.firstDistinct = c.firstDistinct ?? null;
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */

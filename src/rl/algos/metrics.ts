@@ -71,8 +71,12 @@ function median(xs: readonly number[]): number {
   return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : 0;
 }
 
-/** Echo Trap warnings for this iteration given the run's history (RAGEN §4: spread collapses first, then grad norms spike). */
-export function echoTrapWarnings(cfg: EchoConfig, now: { spread: number; gradNorm: number; distinct: number }, history: { spreads: readonly number[]; gradNorms: readonly number[] }): string[] {
+/** Echo Trap warnings for this iteration given the run's history (RAGEN §4: spread collapses first, then grad norms spike, replies fall onto templates). */
+export function echoTrapWarnings(
+  cfg: EchoConfig,
+  now: { spread: number; gradNorm: number; distinct: number },
+  history: { spreads: readonly number[]; gradNorms: readonly number[]; firstDistinct: number | null },
+): string[] {
   const out: string[] = [];
   const best = Math.max(0, ...history.spreads);
   if (best > 0 && now.spread < cfg.spreadDrop * best) {
@@ -82,7 +86,10 @@ export function echoTrapWarnings(cfg: EchoConfig, now: { spread: number; gradNor
   if (history.gradNorms.length >= 2 && med > 0 && now.gradNorm > cfg.gradSpike * med) {
     out.push(`Echo Trap: gradient norm ${now.gradNorm.toFixed(3)} is ${(now.gradNorm / med).toFixed(1)}× its recent median`);
   }
-  if (now.distinct < cfg.distinctMin) out.push(`Echo Trap: only ${(now.distinct * 100).toFixed(0)}% of replies are distinct (repeated templates)`);
+  const first = history.firstDistinct;
+  if (first !== null && first > 0 && now.distinct < cfg.distinctDrop * first) {
+    out.push(`Echo Trap: only ${(now.distinct * 100).toFixed(0)}% of replies are distinct, below ${Math.round(cfg.distinctDrop * 100)}% of the first iteration's ${(first * 100).toFixed(0)}% (repeated templates)`);
+  }
   return out;
 }
 

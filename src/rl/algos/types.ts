@@ -46,6 +46,8 @@ export interface TrainCheckpoint {
   /** Recent grad norms and reward spreads (the Echo Trap detector's window). */
   gradNormHistory: number[];
   spreadHistory: number[];
+  /** Distinct-reply share of the first iteration (the Echo Trap template rule's reference); absent in older checkpoints. */
+  firstDistinct?: number | null;
   learners: LearnerState[];
 }
 

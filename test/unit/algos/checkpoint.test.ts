@@ -22,6 +22,7 @@ function checkpoint(iteration: number): TrainCheckpoint {
     lossHistory: { policy: [0.7, 0.69], critic: [0.69] },
     gradNormHistory: [0.5],
     spreadHistory: [0.3, 0.2],
+    firstDistinct: 0.4,
     learners: (['policy', 'critic'] as const).map((target) => ({
       target,
       spec: { rank: 2, alpha: 4, targets: ['q_proj'] as const },

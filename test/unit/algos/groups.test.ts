@@ -90,14 +90,16 @@ describe('rows', () => {
 });
 
 describe('monitors', () => {
-  const echo = { spreadDrop: 0.2, gradSpike: 5, distinctMin: 0.2 };
+  const echo = { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false };
   it('warns of the Echo Trap signs', () => {
-    expect(echoTrapWarnings(echo, { spread: 0.5, gradNorm: 1, distinct: 0.9 }, { spreads: [0.6], gradNorms: [1, 1] })).toEqual([]);
-    const w = echoTrapWarnings(echo, { spread: 0.05, gradNorm: 6, distinct: 0.1 }, { spreads: [0.6, 0.3], gradNorms: [1, 1, 2] });
+    expect(echoTrapWarnings(echo, { spread: 0.5, gradNorm: 1, distinct: 0.9 }, { spreads: [0.6], gradNorms: [1, 1], firstDistinct: 0.9 })).toEqual([]);
+    // a family whose replies repeat by nature (17% distinct from the start) is no template collapse
+    expect(echoTrapWarnings(echo, { spread: 0.5, gradNorm: 1, distinct: 0.17 }, { spreads: [0.6], gradNorms: [1, 1], firstDistinct: 0.2 })).toEqual([]);
+    const w = echoTrapWarnings(echo, { spread: 0.05, gradNorm: 6, distinct: 0.1 }, { spreads: [0.6, 0.3], gradNorms: [1, 1, 2], firstDistinct: 0.5 });
     expect(w).toHaveLength(3);
     expect(w[0]).toMatch(/reward spread 0.050 fell below 20% of its best 0.600/);
     expect(w[1]).toMatch(/gradient norm 6.000 is 6.0× its recent median/);
-    expect(w[2]).toMatch(/only 10% of replies are distinct/);
+    expect(w[2]).toMatch(/only 10% of replies are distinct, below 25% of the first iteration's 50%/);
   });
 
   it('flags NaN and loss spikes', () => {

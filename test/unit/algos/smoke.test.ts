@@ -129,6 +129,23 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it('rolls back past iterations that showed Echo Trap signs, to the last adapter before them', async () => {
+    const config = tinyConfig('grpo', 5);
+    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0 };
+    // every spread after the first is "below 200% of its best": iterations 2 and 3 show the sign
+    config.echo = { ...config.echo, spreadDrop: 2 };
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'echo-rollback' });
+    const first = loop.adapter('policy');
+    const early = await loop.run(3);
+    expect(early.map((r) => r.warnings.some((w) => w.includes('reward spread')))).toEqual([false, true, true]);
+    const [r] = await loop.run(1);
+    expect(r.metrics.rolled_back).toBe(1);
+    expect(r.warnings.join(' ')).toMatch(/rolled back to the adapters of iteration 0 /);
+    const now = loop.adapter('policy');
+    for (const n of Object.keys(first.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(first.weights[n]));
+    await loop.dispose();
+  }, 120_000);
+
   it('names what is wrong with a configuration', async () => {
     const bad = tinyConfig('starpo');
     if (bad.settings.algo === 'starpo') bad.settings.starpo.keepFraction = 0;
