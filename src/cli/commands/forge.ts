@@ -19,7 +19,8 @@ export const forge: Command = {
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
     '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide] [--smoke] [--json]',
-    '--init DIR continues from DIR\'s policy (its tokenizer and weights); --mix JSON replaces the family mixture.',
+    '--init DIR continues from DIR\'s policy (its tokenizer and weights); --mix JSON replaces the family mixture;',
+    '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'.',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban.',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
@@ -30,7 +31,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
     });
     const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
@@ -53,6 +54,14 @@ export const forge: Command = {
       } catch {
         throw new UsageError('--mix must be JSON: [{"family":"guess","weight":1,"options":{...}}, …]');
       }
+    }
+    if (values.refine !== undefined) {
+      try {
+        cfg.refine = JSON.parse(values.refine) as ForgeConfig['refine'];
+      } catch {
+        throw new UsageError('--refine must be JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]');
+      }
+      if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
     }
     const start = values.init === undefined ? undefined : await loadModel(nodeReader(values.init), 'policy');
     const out = values.out ?? modelsDir();

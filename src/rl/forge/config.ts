@@ -14,6 +14,20 @@ export interface FamilyMix {
   options?: JsonObject;
 }
 
+/**
+ * A later policy stage: the SFT continued, with a fresh AdamW state, on new shares of the mixture's
+ * families (their options unchanged). The shipped forge first learns every family, then leans on the
+ * ones whose replies are long or whose decision is one token (backend, bandit), which the first stage
+ * under-trains (docs/forge.md).
+ */
+export interface RefineStage {
+  steps: number;
+  /** Peak learning rate of this stage (its own warm-up and cosine decay). */
+  lr: number;
+  /** Episode shares by family; every family must be in `mix`. */
+  weights: Partial<Record<FamilyName, number>>;
+}
+
 /** Everything `runForge` needs. */
 export interface ForgeConfig {
   /** Seeds data, initialisation and evaluation. */
@@ -38,8 +52,10 @@ export interface ForgeConfig {
   seqLen: number;
   /** Rows per step. */
   batch: number;
-  /** Policy SFT steps. */
+  /** Policy SFT steps (first stage). */
   steps: number;
+  /** Policy stages after the first, in order. */
+  refine: RefineStage[];
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -101,7 +117,8 @@ export const DEFAULT_FORGE: ForgeConfig = {
   dFf: 352,
   seqLen: 256,
   batch: 16,
-  steps: 1200,
+  steps: 1000,
+  refine: [{ steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } }],
   criticSteps: 40,
   valueSteps: 40,
   lr: 3e-3,
@@ -128,6 +145,7 @@ export const SMOKE_FORGE: ForgeConfig = {
   seqLen: 128,
   batch: 4,
   steps: 30,
+  refine: [{ steps: 4, lr: 1e-3, weights: { guess: 1 } }],
   criticSteps: 4,
   valueSteps: 4,
   lr: 5e-3,
@@ -156,8 +174,16 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     if (!FAMILY_NAMES.includes(m.family)) throw new ForgeConfigError('mix', `forge: unknown family "${m.family}"`);
     if (!(m.weight > 0)) throw new ForgeConfigError('mix', `forge: family ${m.family} needs a weight > 0, got ${m.weight}`);
   }
+  const families = new Set(cfg.mix.map((m) => m.family));
+  for (const [i, st] of cfg.refine.entries()) {
+    if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0 and lr > 0`);
+    const entries = Object.entries(st.weights);
+    if (entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
+      throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+    }
+  }
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })) });
+  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights } })) });
 }
 
 /**
@@ -166,4 +192,12 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
  */
 export function forgedOptions(family: FamilyName): JsonObject | undefined {
   return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
+}
+
+/** The mixture of a refine stage: the config's families and options with the stage's shares. */
+export function stageMix(cfg: ForgeConfig, stage: RefineStage): FamilyMix[] {
+  return cfg.mix.flatMap((m) => {
+    const weight = stage.weights[m.family];
+    return weight === undefined ? [] : [{ ...m, weight }];
+  });
 }

@@ -26,7 +26,7 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat, windowIds } from './chat.ts';
-import { ForgeConfigError, validateForgeConfig, type ForgeConfig } from './config.ts';
+import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
@@ -127,8 +127,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
   const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
-  const policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
+  let policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
   const phases = [policy.report];
+  for (const [i, stage] of cfg.refine.entries()) {
+    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, () => ({ kind: 'noisy', noise: cfg.noise }));
+    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}`);
+    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
+    policy = r;
+    phases.push(r.report);
+  }
 
   let critic = policy.weights;
   if (cfg.criticSteps > 0) {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMOKE_FORGE, validateForgeConfig, ForgeConfigError } from '../../../src/rl/forge/config.ts';
+import { SMOKE_FORGE, stageMix, validateForgeConfig, ForgeConfigError } from '../../../src/rl/forge/config.ts';
 import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
@@ -53,6 +53,16 @@ describe('forge (smoke)', () => {
     expect(result.heldOut.map((r) => r.agent)).toContain('policy-sampled');
   });
 
+  it('runs the refine stages after the first, each with its own steps', () => {
+    expect(result.phases.map((p) => [p.phase, p.steps])).toEqual([
+      ['policy', 40],
+      ['policy stage 2', SMOKE_FORGE.refine[0].steps],
+      ['critic', SMOKE_FORGE.criticSteps],
+      ['value', SMOKE_FORGE.valueSteps],
+    ]);
+    expect(lines).toContain('[forge] policy stage 2: 4 steps at lr 0.001; families guess 1');
+  });
+
   it('is deterministic from its seed: same weights, same files', () => {
     for (const m of ['policy', 'critic']) {
       const a = result.manifest[m].files.map((f) => [f.path, f.sha256]);
@@ -68,5 +78,18 @@ describe('forge config', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, dFf: 60 })).toThrow('must be multiples of 32');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [] })).toThrow('the family mixture is empty');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, steps: 0 })).toThrow('forge: steps must be a positive integer, got 0');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { sokoban: 1 } }] })).toThrow(
+      'forge: refine stage 1 weights must name families of the mixture (guess, bandit) with shares > 0',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 0, lr: 1e-3, weights: { guess: 1 } }] })).toThrow('refine stage 1 needs steps > 0');
+  });
+
+  it('a refine stage keeps the mixture\'s options and takes its own shares', () => {
+    const cfg = { ...SMOKE_FORGE, mix: [{ family: 'guess' as const, weight: 0.9, options: { candidates: 4 } }, { family: 'bandit' as const, weight: 0.1 }] };
+    expect(stageMix(cfg, { steps: 1, lr: 1e-3, weights: { bandit: 0.7, guess: 0.3 } })).toEqual([
+      { family: 'guess', weight: 0.3, options: { candidates: 4 } },
+      { family: 'bandit', weight: 0.7 },
+    ]);
+    expect(stageMix(cfg, { steps: 1, lr: 1e-3, weights: { bandit: 1 } })).toEqual([{ family: 'bandit', weight: 1 }]);
   });
 });
