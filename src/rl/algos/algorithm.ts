@@ -52,6 +52,7 @@ export async function makeLearner(ctx: AlgoContext, target: LearnerTarget, loss:
     seqLen,
     adamw: { lr: target === 'policy' ? ctx.config.lr : ctx.config.criticLr, maxGradNorm: ctx.config.maxGradNorm, weightDecay: 0 },
     seed: ctx.config.seed * 1000 + seedSalt,
+    initStd: ctx.config.loraInitStd ?? 1 / Math.sqrt(model.config.dModel),
   });
 }
 

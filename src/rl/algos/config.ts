@@ -137,6 +137,14 @@ export interface LoopConfig {
   maxNewTokens?: number;
   /** The LoRA shape of both adapters; must fit the engine's adapter slot (default rank 8, α 16, all projections). */
   lora: LoraSpec;
+  /**
+   * Standard deviation of the LoRA A matrices at initialisation (B starts at zero). Default
+   * 1/√d_model, the order of PEFT's Kaiming-uniform A. AdamW moves every entry by about lr per step
+   * whatever the gradient's size, so A's scale sets how fast A is rewritten relative to itself: at
+   * 0.02 (initLora's default) and lr 3e-3 the shipped policy's A changed by several times its own
+   * size in one iteration and the policy collapsed (docs/training.md, calibration).
+   */
+  loraInitStd?: number;
   /** Policy learning rate (AdamW). */
   lr: number;
   /** Critic learning rate. */
@@ -201,7 +209,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
 }
 
 /** Optional LoopConfig fields an override may set although the defaults leave them out. */
-const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens']);
+const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens', 'loraInitStd']);
 
 function isPlain(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -255,6 +263,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   positive('k', c.k, true);
   if (c.k < 2) throw new AlgoError('bad-config', `k must be at least 2 (groups compare episodes of one task), got ${c.k}`);
   positive('lr', c.lr);
+  if (c.loraInitStd !== undefined) positive('loraInitStd', c.loraInitStd);
   positive('criticLr', c.criticLr);
   positive('maxGradNorm', c.maxGradNorm);
   positive('lora.rank', c.lora.rank, true);

@@ -31,6 +31,8 @@ export interface LearnerSpec {
   adamw: Partial<AdamWConfig>;
   /** Seeds the adapter's A matrices (B starts at zero: a fresh adapter is the base model). */
   seed: number;
+  /** Standard deviation of A at initialisation (config.ts loraInitStd). */
+  initStd: number;
 }
 
 /** Mean statistics of several steps, plus the largest grad norm and the step losses. */
@@ -61,7 +63,7 @@ export class Learner {
     });
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
-    const trainer = await Trainer.create(runtime, graph, initLora(spec.model.config, spec.lora, spec.seed), spec.adamw);
+    const trainer = await Trainer.create(runtime, graph, initLora(spec.model.config, spec.lora, spec.seed, spec.initStd), spec.adamw);
     return new Learner(spec, trainer, floats);
   }
 
