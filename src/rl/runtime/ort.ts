@@ -1,6 +1,12 @@
 // The one owner of onnxruntime-web (STYLE.md point 5): execution-provider choice, session creation,
 // a run queue so runs on one device never overlap, and disposal. Everything else in Turnwise talks
 // to ONNX Runtime through `OrtRuntime` and plain `TensorData` records.
+// Browsers get two onnxruntime-web builds, each with its own wasm instance: the JSEP build
+// (`onnxruntime-web`, WebGPU + wasm) for WebGPU, and the plain wasm build (`onnxruntime-web/wasm`)
+// for wasm. The split is needed for the device-loss fallback: a run in flight when the GPU device
+// is lost never settles, and the JSEP instance then refuses every later run ("Session already
+// started"), so the wasm runtime that replaces it must be another instance. In Node,
+// `onnxruntime-web` resolves to its Node build, which is the plain wasm one already.
 import * as ortWeb from 'onnxruntime-web';
 import type * as OrtWeb from 'onnxruntime-web';
 import { loadOrtNode, type OrtModule } from './ortNode.ts';
@@ -89,7 +95,7 @@ export class ManagedSession {
       for (const [name, t] of Object.entries(feeds)) inputs[name] = new this.runtime.ort.Tensor(t.type, t.data, t.dims);
       let outputs: OrtWeb.InferenceSession.OnnxValueMapType;
       try {
-        outputs = await this.session.run(inputs);
+        outputs = await Promise.race([this.session.run(inputs), this.runtime.lost]);
       } catch (e) {
         throw new RuntimeError('run', `running ${this.label} on ${this.runtime.info.kind} failed: ${(e as Error).message}`);
       }
@@ -106,8 +112,10 @@ export class ManagedSession {
     if (this.disposed) return;
     this.disposed = true;
     this.runtime.forget(this);
-    // Releasing a session whose GPU device is already lost can fail; the session is gone either way.
-    await this.session.release().catch((e: Error) => console.warn(`releasing ${this.label}: ${e.message}`));
+    // Releasing a session whose GPU device is already lost can fail or never settle (a run of it may
+    // still hang in ORT); the session is gone either way, so do not wait for it then.
+    const released = this.session.release().catch((e: Error) => console.warn(`releasing ${this.label}: ${e.message}`));
+    if (!this.runtime.lostReason) await released;
   }
 }
 
@@ -120,13 +128,21 @@ export class OrtRuntime {
   private readonly sessions = new Set<ManagedSession>();
   private disposed = false;
   private lostListeners: ((reason: string) => void)[] = [];
+  private lostWhy: string | null = null;
+  private failRuns: (e: Error) => void = () => undefined;
+  /** Rejects when the device is lost: raced against every run, since ORT's runs on a lost device may never settle. */
+  readonly lost: Promise<never> = new Promise<never>((_, reject) => (this.failRuns = reject));
   private device: GPUDevice | null = null;
+  /** Set by simulateSessionFailure: every later WebGPU session creation on this runtime fails with it. */
+  private sessionFailure: string | null = null;
 
   private constructor(
     readonly info: BackendInfo,
     /** @internal the ONNX Runtime module behind this device. */
     readonly ort: OrtModule = ortWeb,
-  ) {}
+  ) {
+    this.lost.catch(() => undefined);
+  }
 
   /** `fallbackReason` marks a wasm runtime made because WebGPU failed; it becomes `info.reason`. */
   static async create(preference: BackendPreference = 'auto', fallbackReason?: string): Promise<OrtRuntime> {
@@ -138,18 +154,28 @@ export class OrtRuntime {
       crossOriginIsolated: isNode() ? false : !!globalThis.crossOriginIsolated,
       ortVersion: ortWeb.env.versions.web ?? 'unknown',
     };
+    const wasm = async (reason: string) => {
+      const ort = await wasmModule();
+      ort.env.wasm.numThreads = threads;
+      return new OrtRuntime({ ...base, kind: 'wasm', reason }, ort);
+    };
     if (preference === 'node') {
       const ortNode = await loadOrtNode();
       if (ortNode) return new OrtRuntime({ ...base, kind: 'node', ortVersion: ortNode.env.versions.node ?? 'unknown' }, ortNode);
-      return new OrtRuntime({ ...base, kind: 'wasm', reason: 'onnxruntime-node is not available here' });
+      return wasm('onnxruntime-node is not available here');
     }
-    if (fallbackReason) return new OrtRuntime({ ...base, kind: 'wasm', reason: fallbackReason });
-    if (preference === 'wasm') return new OrtRuntime({ ...base, kind: 'wasm', reason: 'wasm was chosen in settings' });
-    if (isNode()) return new OrtRuntime({ ...base, kind: 'wasm', reason: 'onnxruntime-web in Node runs on wasm only' });
+    if (fallbackReason) return wasm(fallbackReason);
+    if (preference === 'wasm') return wasm('wasm was chosen in settings');
+    if (isNode()) return wasm('onnxruntime-web in Node runs on wasm only');
     const probe = await probeWebGpu();
-    if (!probe.ok) return new OrtRuntime({ ...base, kind: 'wasm', reason: probe.reason });
+    if (!probe.ok) return wasm(probe.reason);
     ortWeb.env.webgpu.adapter = probe.adapter;
     return new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });
+  }
+
+  /** Why the GPU device was lost, once it was (null before). */
+  get lostReason(): string | null {
+    return this.lostWhy;
   }
 
   /** Called once if the GPU device is lost; owners then fall back to a wasm runtime. */
@@ -162,8 +188,10 @@ export class OrtRuntime {
     const device = await this.ort.env.webgpu.device;
     this.device = device;
     watchDevice(device, (reason, fatal) => {
-      if (fatal) this.lostListeners.forEach((fn) => fn(reason));
-      else console.warn(reason);
+      if (!fatal) return void console.warn(reason);
+      this.lostWhy = reason;
+      this.failRuns(new RuntimeError('run', reason));
+      this.lostListeners.forEach((fn) => fn(reason));
     });
   }
 
@@ -174,6 +202,16 @@ export class OrtRuntime {
     await this.device.lost;
   }
 
+  /**
+   * Makes every later session creation on this WebGPU runtime fail, as a driver or the WebGPU EP
+   * refusing a graph would (SwiftShader accepts ours, so the browser test needs this to reach the
+   * fallback). Only the trigger is simulated; what follows is the real fallback path.
+   */
+  simulateSessionFailure(reason = 'simulated WebGPU session failure'): void {
+    if (this.info.kind !== 'webgpu') throw new RuntimeError('bad-input', `the ${this.info.kind} backend has no WebGPU sessions to fail`);
+    this.sessionFailure = reason;
+  }
+
   /** Live sessions on this runtime (tests count them to catch leaks). */
   get liveSessions(): number {
     return this.sessions.size;
@@ -181,6 +219,7 @@ export class OrtRuntime {
 
   async createSession(model: Uint8Array, options: SessionOptions): Promise<ManagedSession> {
     if (this.disposed) throw new RuntimeError('disposed', 'the runtime was disposed');
+    if (this.sessionFailure) throw new RuntimeError('session-create', `could not create session ${options.label} on webgpu: ${this.sessionFailure}`);
     let session: OrtWeb.InferenceSession;
     try {
       session = await this.enqueue(() =>
@@ -215,6 +254,12 @@ export class OrtRuntime {
     await Promise.all([...this.sessions].map((s) => s.dispose()));
     this.disposed = true;
   }
+}
+
+/** The onnxruntime-web build for the wasm backend: the plain wasm build in browsers, the Node build in Node. */
+function wasmModule(): Promise<OrtModule> {
+  if (isNode()) return Promise.resolve(ortWeb);
+  return import('onnxruntime-web/wasm');
 }
 
 /**

@@ -139,6 +139,16 @@ export class PolicyEngine {
     await this.settled;
   }
 
+  /**
+   * Makes every later WebGPU session creation fail (ort.ts simulateSessionFailure): the next load,
+   * or the first scoring call of a loaded model, then falls back to wasm. For the browser test of
+   * that fallback; a real driver failure takes the same path.
+   */
+  async simulateSessionFailure(reason?: string): Promise<void> {
+    await this.settled;
+    this.requireRuntime().simulateSessionFailure(reason);
+  }
+
   /** Stops every request (CancelledError), unloads every model and releases the backend. */
   async dispose(): Promise<void> {
     this.requests.cancelAll('disposed');
@@ -303,7 +313,11 @@ export class PolicyEngine {
 
   // ---- internals ----------------------------------------------------------------------------
 
-  /** Runs `work` under a cancellable ticket; retries once on wasm when a WebGPU fallback happened meanwhile. */
+  /**
+   * Runs `work` under a cancellable ticket; retries once on wasm when a WebGPU fallback happened
+   * meanwhile (device loss), or falls back itself when a session (the lazily created scoring one)
+   * could not be created on WebGPU.
+   */
   private async withRequest<T>(request: RequestCommon, work: (lm: LoadedLm, ticket: Ticket) => Promise<T>): Promise<T> {
     this.requireReady();
     await this.settled;
@@ -314,6 +328,9 @@ export class PolicyEngine {
         return await work(this.lm(request.model ?? 'policy'), ticket);
       } catch (e) {
         if ((e as Error).name === 'CancelledError') throw e;
+        if (e instanceof RuntimeError && e.code === 'session-create' && runtime?.info.kind === 'webgpu' && this.runtime === runtime) {
+          this.settled = this.fallBack(`WebGPU could not create a session (${e.message})`);
+        }
         await this.settled;
         if (this.runtime === runtime || this.phase !== 'ready' || ticket.cancelled) throw e;
         return await work(this.lm(request.model ?? 'policy'), ticket);
