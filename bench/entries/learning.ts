@@ -4,66 +4,203 @@
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
 //   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,frozenlake), LEARNING_SEEDS (1,2,3),
-//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (2e-4).
+//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (2e-4),
+//   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
+//   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
+// Parallel shards (one case per process, each on one core):
+//   LEARNING_CASES=grpo:guess:1,sweet:bandit:2   only these cases (algo:family:seed), instead of the product;
+//   LEARNING_JOBS=16                             run the cases in that many child processes at once
+//                                                (pinned to one core each with taskset where present);
+//   LEARNING_SHARD_DIR=DIR                       every finished case also writes DIR/<algo>-<family>-<seed>.json;
+//   LEARNING_MERGE=DIR                           run nothing: the table from the case files in DIR.
+// A child is `node --import tsx bench/entries/learning.ts <algo:family:seed> <out.json>` with the same
+// LEARNING_* variables; it writes one case file and no bench result.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { defaultLoopConfig } from '../../src/rl/algos/config.ts';
+import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';
-import type { FamilyName } from '../../src/rl/envs/types.ts';
+import { forgedOptions } from '../../src/rl/forge/config.ts';
+import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../src/rl/envs/types.ts';
 import { loadModel } from '../../src/rl/model/folder/folder.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
 
-const env = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
+/** One cell of the table. */
+export interface LearningCase {
+  algo: AlgoName;
+  family: FamilyName;
+  seed: number;
+}
+
+/** What one case writes (a shard file) and the table is built from. */
+export interface CaseResult {
+  case: LearningCase;
+  rows: BenchRow[];
+  /** Wall time of the case (training and both evaluations), minutes. */
+  minutes: number;
+  line: string;
+}
+
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** Parses "algo:family:seed". */
+export function parseCase(s: string): LearningCase {
+  const [algo, family, seed] = s.split(':');
+  if (!ALGO_NAMES.includes(algo as AlgoName) || !FAMILY_NAMES.includes(family as FamilyName) || !Number.isInteger(Number(seed))) {
+    throw new Error(`learning case "${s}" is not algo:family:seed (algos ${ALGO_NAMES.join('|')}, families ${FAMILY_NAMES.join('|')})`);
+  }
+  return { algo: algo as AlgoName, family: family as FamilyName, seed: Number(seed) };
+}
+
+const caseName = (c: LearningCase) => `${c.algo}-${c.family}-${c.seed}`;
+
+/** The cases the environment asks for: LEARNING_CASES, else families × algorithms × seeds. */
+export function casesFromEnv(): LearningCase[] {
+  if (process.env.LEARNING_CASES) return list('LEARNING_CASES', '').map(parseCase);
+  const algos = list('LEARNING_ALGOS', ALGO_NAMES.join(','));
+  const families = list('LEARNING_FAMILIES', 'guess,backend,frozenlake');
+  const seeds = list('LEARNING_SEEDS', '1,2,3');
+  return families.flatMap((f) => algos.flatMap((a) => seeds.map((s) => parseCase(`${a}:${f}:${s}`))));
+}
+
+/** LEARNING_CONFIG's overrides for one algorithm ("*" first, then the algorithm's own). */
+function overridesFor(algo: AlgoName): JsonObject[] {
+  if (!process.env.LEARNING_CONFIG) return [];
+  const all = JSON.parse(process.env.LEARNING_CONFIG) as Record<string, JsonObject>;
+  return [all['*'], all[algo]].filter((o): o is JsonObject => !!o);
+}
+
+/** Trains and evaluates one case in this process (onnxruntime-node). */
+export async function runCase(c: LearningCase): Promise<CaseResult> {
+  const [iterations, tasks, k, evalTasks, lr] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100), num('LEARNING_LR', 2e-4)];
+  const split = process.env.LEARNING_EVAL_SPLIT === 'train' ? 'train' : 'test';
+  const read = nodeReader(modelsDir());
+  const start = performance.now();
+  const engine = new PolicyEngine();
+  await engine.init('node');
+  const runtime = await OrtRuntime.create('node');
+  try {
+    const options = forgedOptions(c.family);
+    let config = defaultLoopConfig(c.algo, c.family, { seed: c.seed, lr, criticLr: lr, tasksPerIteration: tasks, k, ...(options ? { options } : {}) });
+    for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
+    const critic = needsCritic(config.settings);
+    await engine.loadFrom('policy', { kind: 'reader', read, manifest: true, name: 'policy' });
+    if (critic) await engine.loadFrom('critic', { kind: 'reader', read, manifest: true, name: 'critic' });
+    const models = { policy: await loadModel(read, 'policy'), critic: critic ? await loadModel(read, 'critic') : null };
+    const loop = await TrainingLoop.create({ engine, runtime, models, config });
+    const evalSeed = (split === 'train' ? 900_000 : 100_000) + c.seed;
+    const before = await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split });
+    const reports = await loop.run(iterations);
+    const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
+    await loop.dispose();
+    const minutes = (performance.now() - start) / 60_000;
+    const label = `${c.family} ${c.algo} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
+    const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
+    const rows: BenchRow[] = [];
+    for (const mode of ['sampled', 'greedy'] as const) {
+      rows.push({ case: label, metric: `${mode} success before`, value: 100 * before[mode].success, unit: '%' });
+      rows.push({ case: label, metric: `${mode} success after`, value: 100 * after[mode].success, unit: '%', note });
+      for (const m of ['early_answer_rate', 'useless_question_rate', 'repeated_question_rate']) {
+        if (after[mode][m] !== undefined) rows.push({ case: label, metric: `${mode} ${m} before→after`, value: after[mode][m], unit: `from ${before[mode][m].toFixed(3)}` });
+      }
+    }
+    rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
+    const line = `learning ${label}: sampled ${(100 * before.sampled.success).toFixed(1)}% → ${(100 * after.sampled.success).toFixed(1)}%, greedy ${(100 * before.greedy.success).toFixed(1)}% → ${(100 * after.greedy.success).toFixed(1)}% (${note})`;
+    return { case: c, rows, minutes, line };
+  } finally {
+    await engine.dispose();
+    await runtime.dispose();
+  }
+}
+
+async function writeCase(dir: string, r: CaseResult): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${caseName(r.case)}.json`), `${JSON.stringify(r, null, 2)}\n`);
+}
+
+/** Every case file in a shard folder, in table order (family, algorithm, seed). */
+export async function readShards(dir: string): Promise<CaseResult[]> {
+  const out: CaseResult[] = [];
+  for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult);
+  const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${String(c.seed).padStart(6, '0')}`;
+  return out.sort((a, b) => key(a.case).localeCompare(key(b.case)));
+}
+
+const SELF = fileURLToPath(import.meta.url);
+
+/** One child process per case, `jobs` at a time, each pinned to its own core when taskset exists. */
+async function runChildren(cases: LearningCase[], jobs: number, dir: string, log: (l: string) => void): Promise<void> {
+  const pin = existsSync('/usr/bin/taskset');
+  const cores = cpus().length;
+  let next = 0;
+  const failures: string[] = [];
+  const worker = async (slot: number) => {
+    while (next < cases.length) {
+      const c = cases[next++];
+      const out = join(dir, `${caseName(c)}.json`);
+      const args = ['--import', 'tsx', SELF, `${c.algo}:${c.family}:${c.seed}`, out];
+      const [cmd, argv] = pin ? ['/usr/bin/taskset', ['-c', String(slot % cores), process.execPath, ...args]] : [process.execPath, args];
+      const code = await new Promise<number>((resolve) => {
+        const child = spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
+        child.on('exit', (c) => resolve(c ?? 1));
+      });
+      if (code !== 0) failures.push(`${caseName(c)} (exit ${code})`);
+      else log(`learning: ${caseName(c)} done`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, cases.length) }, (_, i) => worker(i)));
+  if (failures.length) throw new Error(`learning cases failed: ${failures.join(', ')}`);
+}
 
 export const learning: BenchEntry = {
   name: 'learning',
-  description: 'held-out success before/after training, every algorithm at the same budget (slow; sizes from LEARNING_* variables)',
+  description: 'held-out success before/after training, every algorithm at the same budget (slow; sizes from LEARNING_* variables; LEARNING_JOBS shards)',
   byDefault: false,
   async run(log) {
-    const algos = env('LEARNING_ALGOS', ALGO_NAMES.join(',')) as AlgoName[];
-    const families = env('LEARNING_FAMILIES', 'guess,backend,frozenlake') as FamilyName[];
-    const seeds = env('LEARNING_SEEDS', '1,2,3').map(Number);
-    const [iterations, tasks, k, evalTasks] = ['LEARNING_ITERATIONS:20', 'LEARNING_TASKS:8', 'LEARNING_K:8', 'LEARNING_EVAL:100'].map((s) => Number(process.env[s.split(':')[0]] ?? s.split(':')[1]));
-    const lr = Number(process.env.LEARNING_LR ?? 2e-4);
-    const read = nodeReader(modelsDir());
-    const models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
-    const rows: BenchRow[] = [];
-    for (const family of families) {
-      for (const algo of algos) {
-        for (const seed of seeds) {
-          const engine = new PolicyEngine();
-          await engine.init('node');
-          const runtime = await OrtRuntime.create('node');
-          await engine.loadFrom('policy', { kind: 'reader', read, manifest: true, name: 'policy' });
-          await engine.loadFrom('critic', { kind: 'reader', read, manifest: true, name: 'critic' });
-          const config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: tasks, k });
-          const start = performance.now();
-          const loop = await TrainingLoop.create({ engine, runtime, models: { policy: models.policy, critic: needsCritic(config.settings) ? models.critic : null }, config });
-          const evalSeed = 100_000 + seed;
-          const before = await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed });
-          const reports = await loop.run(iterations);
-          const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed });
-          const minutes = (performance.now() - start) / 60_000;
-          const c = `${family} ${algo} seed ${seed} (${iterations} it × ${tasks} tasks × K ${k}, eval ${evalTasks})`;
-          const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
-          for (const mode of ['sampled', 'greedy'] as const) {
-            rows.push({ case: c, metric: `${mode} success before`, value: 100 * before[mode].success, unit: '%' });
-            rows.push({ case: c, metric: `${mode} success after`, value: 100 * after[mode].success, unit: '%', note });
-            for (const m of ['early_answer_rate', 'useless_question_rate', 'repeated_question_rate']) {
-              if (after[mode][m] !== undefined) rows.push({ case: c, metric: `${mode} ${m} before→after`, value: after[mode][m], unit: `from ${before[mode][m].toFixed(3)}` });
-            }
-          }
-          log(`learning ${c}: sampled ${(100 * before.sampled.success).toFixed(1)}% → ${(100 * after.sampled.success).toFixed(1)}%, greedy ${(100 * before.greedy.success).toFixed(1)}% → ${(100 * after.greedy.success).toFixed(1)}% (${note})`);
-          await loop.dispose();
-          await engine.dispose();
-          await runtime.dispose();
+    const merge = process.env.LEARNING_MERGE;
+    let results: CaseResult[];
+    if (merge) {
+      results = await readShards(merge);
+    } else {
+      const cases = casesFromEnv();
+      const jobs = num('LEARNING_JOBS', 1);
+      const dir = process.env.LEARNING_SHARD_DIR ?? (jobs > 1 ? await mkdtemp(join(tmpdir(), 'learning-')) : null);
+      if (jobs > 1 && dir) {
+        log(`learning: ${cases.length} cases in ${jobs} processes, case files in ${dir}`);
+        await runChildren(cases, jobs, dir, log);
+        results = await readShards(dir);
+      } else {
+        results = [];
+        for (const c of cases) {
+          const r = await runCase(c);
+          log(r.line);
+          if (dir) await writeCase(dir, r);
+          results.push(r);
         }
       }
     }
-    return rows;
+    for (const r of results) log(r.line);
+    return results.flatMap((r) => r.rows);
   },
 };
+
+// `node --import tsx bench/entries/learning.ts algo:family:seed out.json`: one case, one file.
+if (process.argv[1] === SELF) {
+  const [spec, out] = process.argv.slice(2);
+  const r = await runCase(parseCase(spec ?? ''));
+  process.stdout.write(`${r.line}\n`);
+  if (out) {
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, `${JSON.stringify(r, null, 2)}\n`);
+  }
+}
