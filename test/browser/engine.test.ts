@@ -2,7 +2,8 @@
 // driven through comlink exactly as the UI drives it): a tiny random model that this test writes
 // under dist/ is loaded by URL (manifest, sha256, Cache Storage), and
 //  - the same seed gives the same sampled tokens on wasm in Node and in the browser worker;
-//  - WebGPU (SwiftShader) and wasm give the same greedy tokens;
+//  - WebGPU (SwiftShader) and wasm give the same greedy (and seeded) tokens, the KV cache staying on
+//    the GPU between decode steps with no GPU tensor left alive afterwards;
 //  - tokens stream back through a comlink proxy, and the second load is served from the cache.
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -49,6 +50,7 @@ interface PageRun {
   greedy: GenerateResult;
   streamed: number;
   live: number;
+  gpu: { live: number; made: number };
   progress: string[];
 }
 
@@ -69,6 +71,7 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
         load(name: string, src: object, opts: object, onProgress: unknown): Promise<ModelInfo>;
         generate(r: object, onToken?: unknown): Promise<GenerateResult>;
         liveSessions(): Promise<number>;
+        gpuTensors(): Promise<{ live: number; made: number }>;
         dispose(): Promise<void>;
       };
       const comlink = (globalThis as unknown as { comlinkForTest: { wrap(w: Worker): Remote; proxy<T>(f: T): T } }).comlinkForTest;
@@ -83,9 +86,10 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
       const greedy = await engine.generate(a.greedy);
       const second = await engine.load('policy', src, { precision: 'fp32' }, null);
       const live = await engine.liveSessions();
+      const gpu = await engine.gpuTensors();
       await engine.dispose();
       w.terminate();
-      return { info: [first, second], backend, sampled, greedy, streamed, live, progress };
+      return { info: [first, second], backend, sampled, greedy, streamed, live, gpu, progress };
     }, args);
   } catch (e) {
     throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
@@ -110,13 +114,19 @@ describe('inference engine in the policy worker (Chromium)', () => {
     expect(r.streamed).toBe(r.sampled.generations.reduce((a, g) => a + g.completionTokens, 0));
     expect(tokens(r.greedy)).toEqual(tokens(node.greedy));
     expect(r.live).toBe(2);
+    expect(r.gpu).toEqual({ live: 0, made: 0 });
   });
 
-  it('gives the same greedy tokens on WebGPU as on wasm', async () => {
+  it('gives the same greedy tokens on WebGPU as on wasm, with the KV cache kept on the GPU and every GPU tensor freed', async () => {
     const r = await runInWorker('webgpu');
     expect(r.backend).toBe('webgpu');
     expect(r.info[0].backend).toBe('webgpu');
     expect(tokens(r.greedy)).toEqual(tokens(node.greedy));
+    // the sampled request (2 prompts × 2 samples: K-repeat and finished rows go through JS) too
+    expect(tokens(r.sampled)).toEqual(tokens(node.sampled));
+    // present.* of every prefill and decode step stayed on the GPU: 2 layers × (key, value) per step
+    expect(r.gpu.made).toBeGreaterThanOrEqual(4 * (r.greedy.generations[0].completionTokens + 1));
+    expect(r.gpu.live).toBe(0);
     r.greedy.generations[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.greedy.generations[0].logprobs[j], 3));
   });
 });

@@ -67,6 +67,27 @@ export interface SessionOptions {
   label: string;
   /** 'all' by default; float64 check graphs need 'basic' (ORT fuses x·sigmoid(x) into a float-only op). */
   optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** Outputs that runMixed leaves on the GPU (preferredOutputLocation 'gpu-buffer'); ignored off WebGPU. */
+  gpuOutputs?: readonly string[];
+}
+
+/**
+ * A tensor that a run left in GPU memory (WebGPU only), to be fed to a later run unchanged. Whoever
+ * receives it owns it: `runtime.releaseGpu` or `runtime.download` frees it. Never crosses a worker.
+ */
+export interface GpuTensor {
+  location: 'gpu';
+  type: TensorType;
+  dims: number[];
+  /** @internal the ORT tensor holding the GPU buffer. */
+  tensor: OrtWeb.Tensor;
+}
+
+/** A feed or output of runMixed: plain data, or a tensor left on the GPU. */
+export type AnyTensor = TensorData | GpuTensor;
+
+export function isGpuTensor(t: AnyTensor): t is GpuTensor {
+  return 'location' in t && t.location === 'gpu';
 }
 
 /** A session whose runs go through its runtime's queue. Dispose it when done. */
@@ -89,20 +110,32 @@ export class ManagedSession {
 
   /** Runs the graph once; resolves with every output as plain data. */
   run(feeds: Record<string, TensorData>): Promise<Record<string, TensorData>> {
+    return this.runAny(feeds, false) as Promise<Record<string, TensorData>>;
+  }
+
+  /**
+   * Like run, but feeds may be GPU tensors (used as they are, not freed) and the session's
+   * `gpuOutputs` come back as GpuTensors that the caller owns.
+   */
+  runMixed(feeds: Record<string, AnyTensor>): Promise<Record<string, AnyTensor>> {
+    return this.runAny(feeds, true);
+  }
+
+  private runAny(feeds: Record<string, AnyTensor>, keepGpu: boolean): Promise<Record<string, AnyTensor>> {
     if (this.disposed) return Promise.reject(new RuntimeError('disposed', `session ${this.label} was disposed`));
     return this.runtime.enqueue(async () => {
       const inputs: Record<string, OrtWeb.Tensor> = {};
-      for (const [name, t] of Object.entries(feeds)) inputs[name] = new this.runtime.ort.Tensor(t.type, t.data, t.dims);
+      for (const [name, t] of Object.entries(feeds)) inputs[name] = isGpuTensor(t) ? t.tensor : new this.runtime.ort.Tensor(t.type, t.data, t.dims);
       let outputs: OrtWeb.InferenceSession.OnnxValueMapType;
       try {
         outputs = await Promise.race([this.session.run(inputs), this.runtime.lost]);
       } catch (e) {
         throw new RuntimeError('run', `running ${this.label} on ${this.runtime.info.kind} failed: ${(e as Error).message}`);
       }
-      const result: Record<string, TensorData> = {};
+      const result: Record<string, AnyTensor> = {};
       for (const [name, t] of Object.entries(outputs)) {
-        const data = (await t.getData(true)) as TensorData['data'];
-        result[name] = { type: t.type as TensorType, data, dims: [...t.dims] };
+        if (keepGpu && t.location === 'gpu-buffer') result[name] = this.runtime.adoptGpu(t);
+        else result[name] = { type: t.type as TensorType, data: (await t.getData(true)) as TensorData['data'], dims: [...t.dims] };
       }
       return result;
     });
@@ -212,6 +245,40 @@ export class OrtRuntime {
     this.sessionFailure = reason;
   }
 
+  private gpuLive = 0;
+  private gpuMade = 0;
+
+  /** GPU tensors handed out by runMixed and not yet freed, and how many were ever handed out (tests count leaks). */
+  get gpuTensors(): { live: number; made: number } {
+    return { live: this.gpuLive, made: this.gpuMade };
+  }
+
+  /** @internal wraps an output left on the GPU. */
+  adoptGpu(t: OrtWeb.Tensor): GpuTensor {
+    this.gpuLive++;
+    this.gpuMade++;
+    return { location: 'gpu', type: t.type as TensorType, dims: [...t.dims], tensor: t };
+  }
+
+  /** Frees a GPU tensor (a lost device may refuse; the buffer is gone with it then). */
+  releaseGpu(t: GpuTensor): void {
+    this.gpuLive--;
+    try {
+      t.tensor.dispose();
+    } catch (e) {
+      console.warn(`releasing a GPU tensor: ${(e as Error).message}`);
+    }
+  }
+
+  /** Copies a GPU tensor to plain data and frees it (queued: never overlaps a run). */
+  download(t: GpuTensor): Promise<TensorData> {
+    return this.enqueue(async () => {
+      this.gpuLive--;
+      const data = (await Promise.race([t.tensor.getData(true), this.lost])) as TensorData['data'];
+      return { type: t.type, data, dims: [...t.dims] };
+    });
+  }
+
   /** Live sessions on this runtime (tests count them to catch leaks). */
   get liveSessions(): number {
     return this.sessions.size;
@@ -226,6 +293,9 @@ export class OrtRuntime {
         this.ort.InferenceSession.create(model, {
           executionProviders: [this.info.kind === 'node' ? 'cpu' : this.info.kind],
           graphOptimizationLevel: options.optimization ?? 'all',
+          ...(this.info.kind === 'webgpu' && options.gpuOutputs?.length
+            ? { preferredOutputLocation: Object.fromEntries(options.gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) }
+            : {}),
         }),
       );
     } catch (e) {

@@ -89,6 +89,11 @@ export class PolicyEngine {
     return this.runtime?.liveSessions ?? 0;
   }
 
+  /** GPU tensors (KV caches kept on the GPU) not yet freed, and how many were made, on the current backend. */
+  gpuTensors(): { live: number; made: number } {
+    return this.runtime?.gpuTensors ?? { live: 0, made: 0 };
+  }
+
   /**
    * Builds the probe MLP (4-bit MatMulNBits layer) in TypeScript, runs it on the active backend
    * and compares it with the plain reference. A WebGPU failure falls back to wasm and retries.

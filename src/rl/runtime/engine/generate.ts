@@ -2,12 +2,12 @@
 // left-padded), each prompt's cache repeated for its K samples, then one decode run per step over
 // the rows still generating. Sampling is seeded per sample index (the same seed, prompt and sample
 // index give the same tokens whatever else is in the batch), so batched equals one at a time.
-import type { KvState, StepResult } from '../../model/llama/runner.ts';
 import { Rng } from '../../util/rng.ts';
 import type { AdapterFeeds } from './adapters.ts';
 import { repeatIndex, selectMatrixRows, selectRows } from './kv.ts';
 import type { LoadedLm } from './lm.ts';
 import type { Ticket } from './requests.ts';
+import type { EngineKv, EngineStep } from './stepper.ts';
 import { sampleToken, type SamplingParams } from './sampling.ts';
 import type { FinishReason, Generation, TokenEvent, Timing } from './types.ts';
 
@@ -84,72 +84,77 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   ticket.check();
   let t = performance.now();
   runner.extraFeeds = job.feeds; // read synchronously by the call below, so concurrent requests cannot mix adapters
-  let step: StepResult = await runner.prefill(job.prompts);
+  let step: EngineStep = await runner.prefill(job.prompts);
   timing.prefillMs = performance.now() - t;
   // active[i] = index into `rows` of cache row i
   let active = rows.map((_, i) => i);
   let logits = step.logits;
-  let state: KvState = step.state;
-  if (n > 1) {
-    const idx = repeatIndex(job.prompts.length, n);
-    state = selectRows(state, idx);
-    logits = selectMatrixRows(logits, vocab, idx);
-  }
-
-  for (;;) {
-    t = performance.now();
-    const next: number[] = [];
-    const keep: number[] = [];
-    active.forEach((r, i) => {
-      const row = rows[r];
-      const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng, row.tokens.length < params.minNewTokens ? bannedEarly : banned);
-      row.tokens.push(s.token);
-      row.logprobs.push(s.logprob);
-      if (s.token === end) row.finish = 'end';
-      else {
-        row.text = tok.decode(row.tokens);
-        // A run of byte tokens decodes as a whole (invalid UTF-8 → U+FFFD per byte), so it may still change.
-        if (!byteToken[s.token]) row.stable = row.text.length;
-        for (const stop of params.stop) {
-          const at = row.text.indexOf(stop);
-          // Searching the already-cut text keeps the earliest match when two stops appear at once.
-          if (at >= 0) {
-            row.finish = 'stop';
-            row.stop = stop;
-            row.text = row.text.slice(0, at);
-          }
-        }
-        if (!row.finish && row.tokens.length >= row.budget) row.finish = 'length';
-      }
-      if (job.onToken) {
-        // Hold back an unfinished run of byte tokens and a possible start of a stop string.
-        const visible = row.finish ? row.text.length : Math.max(row.emitted, Math.min(row.stable, row.text.length - pendingStopPrefix(row.text, params.stop)));
-        const delta = row.text.slice(row.emitted, visible);
-        row.emitted = visible;
-        const ev: TokenEvent = { row: r, prompt: row.prompt, sample: row.sample, token: s.token, logprob: s.logprob, delta, ...(row.finish ? { finishReason: row.finish } : {}) };
-        // A callback across comlink returns a promise; generation does not wait for the page.
-        void Promise.resolve(job.onToken(ev)).catch(() => undefined);
-      }
-      if (!row.finish) {
-        next.push(s.token);
-        keep.push(i);
-      }
-    });
-    timing.sampleMs += performance.now() - t;
-    if (timing.firstTokenMs === 0) timing.firstTokenMs = performance.now() - job.startedAt;
-    if (!keep.length) break;
-    if (keep.length < active.length) {
-      state = selectRows(state, keep);
-      active = keep.map((i) => active[i]);
+  // The cache may live on the GPU (engine/stepper.ts): every exit path below must release it.
+  let state: EngineKv = step.state;
+  try {
+    if (n > 1) {
+      const idx = repeatIndex(job.prompts.length, n);
+      state = selectRows(await runner.toCpu(state), idx);
+      logits = selectMatrixRows(logits, vocab, idx);
     }
-    ticket.check();
-    t = performance.now();
-    runner.extraFeeds = job.feeds;
-    step = await runner.decode(state, next);
-    timing.decodeMs += performance.now() - t;
-    timing.decodeSteps++;
-    state = step.state;
-    logits = step.logits;
+
+    for (;;) {
+      t = performance.now();
+      const next: number[] = [];
+      const keep: number[] = [];
+      active.forEach((r, i) => {
+        const row = rows[r];
+        const s = sampleToken(logits.subarray(i * vocab, (i + 1) * vocab), params, row.rng, row.tokens.length < params.minNewTokens ? bannedEarly : banned);
+        row.tokens.push(s.token);
+        row.logprobs.push(s.logprob);
+        if (s.token === end) row.finish = 'end';
+        else {
+          row.text = tok.decode(row.tokens);
+          // A run of byte tokens decodes as a whole (invalid UTF-8 → U+FFFD per byte), so it may still change.
+          if (!byteToken[s.token]) row.stable = row.text.length;
+          for (const stop of params.stop) {
+            const at = row.text.indexOf(stop);
+            // Searching the already-cut text keeps the earliest match when two stops appear at once.
+            if (at >= 0) {
+              row.finish = 'stop';
+              row.stop = stop;
+              row.text = row.text.slice(0, at);
+            }
+          }
+          if (!row.finish && row.tokens.length >= row.budget) row.finish = 'length';
+        }
+        if (job.onToken) {
+          // Hold back an unfinished run of byte tokens and a possible start of a stop string.
+          const visible = row.finish ? row.text.length : Math.max(row.emitted, Math.min(row.stable, row.text.length - pendingStopPrefix(row.text, params.stop)));
+          const delta = row.text.slice(row.emitted, visible);
+          row.emitted = visible;
+          const ev: TokenEvent = { row: r, prompt: row.prompt, sample: row.sample, token: s.token, logprob: s.logprob, delta, ...(row.finish ? { finishReason: row.finish } : {}) };
+          // A callback across comlink returns a promise; generation does not wait for the page.
+          void Promise.resolve(job.onToken(ev)).catch(() => undefined);
+        }
+        if (!row.finish) {
+          next.push(s.token);
+          keep.push(i);
+        }
+      });
+      timing.sampleMs += performance.now() - t;
+      if (timing.firstTokenMs === 0) timing.firstTokenMs = performance.now() - job.startedAt;
+      if (!keep.length) break;
+      if (keep.length < active.length) {
+        state = selectRows(await runner.toCpu(state), keep);
+        active = keep.map((i) => active[i]);
+      }
+      ticket.check();
+      t = performance.now();
+      runner.extraFeeds = job.feeds;
+      step = await runner.decode(state, next);
+      timing.decodeMs += performance.now() - t;
+      timing.decodeSteps++;
+      state = step.state;
+      logits = step.logits;
+    }
+  } finally {
+    runner.release(state);
   }
   timing.totalMs = performance.now() - job.startedAt;
   const generations = rows.map(

@@ -1,22 +1,22 @@
 // One loaded language model on one OrtRuntime: tokenizer, config, the prefill/decode sessions
-// (LlamaRunner) and a scoring session, the adapter registry and the feeds of its adapter slot.
+// (engine/stepper.ts, which keeps the KV cache on the GPU under WebGPU) and a scoring session, the adapter registry and the feeds of its adapter slot.
 // The weights stay in memory so the sessions can be rebuilt on another runtime after a WebGPU
 // fallback. This class owns its sessions and disposes them (STYLE.md point 6).
 import type { LoadedModel } from '../../model/folder/folder.ts';
 import { blocksQuant4, paramSource, type ParamSource } from '../../model/llama/params.ts';
-import { LlamaRunner } from '../../model/llama/runner.ts';
 import { countParams, type LoraSpec } from '../../model/llama/weights.ts';
 import { isByteToken, type Tokenizer } from '../../model/tokenizer/tokenizer.ts';
 import type { ManagedSession, OrtRuntime } from '../ort.ts';
 import { adapterFeeds, zeroFeeds, type AdapterFeeds } from './adapters.ts';
 import { AdapterError, EngineDisposedError } from './errors.ts';
 import { buildScoreGraph } from './graphs.ts';
+import { Stepper } from './stepper.ts';
 import type { Adapter, ModelInfo } from './types.ts';
 
 export type Precision = 'fp32' | 'quant4';
 
 export class LoadedLm {
-  private runnerValue: LlamaRunner | null = null;
+  private runnerValue: Stepper | null = null;
   private scoreSession: Promise<ManagedSession> | null = null;
   private readonly adapters = new Map<string, AdapterFeeds>();
   private readonly base: AdapterFeeds;
@@ -93,7 +93,7 @@ export class LoadedLm {
     await this.detach();
     this.runtime = runtime;
     this.info.backend = runtime.info.kind;
-    this.runnerValue = await LlamaRunner.create(runtime, this.cfg, this.params, {
+    this.runnerValue = await Stepper.create(runtime, this.cfg, this.params, {
       lora: this.slot ?? undefined,
       heads: this.model.heads,
       label: this.name,
@@ -101,7 +101,7 @@ export class LoadedLm {
     });
   }
 
-  get runner(): LlamaRunner {
+  get runner(): Stepper {
     if (!this.runnerValue) throw new EngineDisposedError(`model ${this.name} has no open sessions (it was unloaded or its backend was lost)`);
     return this.runnerValue;
   }
