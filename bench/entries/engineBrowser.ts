@@ -17,6 +17,7 @@ import { loadModel } from '../../src/rl/model/folder/folder.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { paramSource } from '../../src/rl/model/llama/params.ts';
 import { buildOptimumDecoder, OPTIMUM_MODEL_FILE } from '../../src/rl/runtime/engine/optimumExport.ts';
+import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import { Rng } from '../../src/rl/util/rng.ts';
 import { launch, serveApp } from '../../test/browser/harness.ts';
 import { buildBenchWorker } from '../engineBrowser/build.ts';
@@ -26,6 +27,7 @@ const NEW = 32;
 const PROMPT = 64;
 const ROUNDS = 5;
 const WARMUP = 4;
+const CURVE = 20;
 const DIR = 'bench-engine';
 
 export const engineBrowser: BenchEntry = {
@@ -83,10 +85,14 @@ export const engineBrowser: BenchEntry = {
             exportRoot: `${server.url}${DIR}/export/`,
             preference,
             sideBySide: preference === 'wasm',
-            cases: preference === 'wasm' ? cases : cases.map((c) => ({ ...c, prompts: c.prompts.map((p) => p.slice(0, 16)) })),
-            newTokens: preference === 'wasm' ? NEW : 8,
-            rounds: preference === 'wasm' ? ROUNDS : 1,
-            warmup: preference === 'wasm' ? WARMUP : 1,
+            cases,
+            newTokens: NEW,
+            rounds: ROUNDS,
+            warmup: WARMUP,
+            curve: preference === 'wasm' ? CURVE : 0,
+            slot: preference === 'wasm',
+            cpuKv: preference === 'webgpu',
+            reduceOnSoftware: true,
             pad: policy.tokenizer.special.pad,
           };
           result = await b.page.evaluate(runPage, args);
@@ -101,20 +107,66 @@ export const engineBrowser: BenchEntry = {
       await server.close();
       rmSync(out, { recursive: true, force: true });
     }
+    // The same B=1 case on wasm in this Node process, right after, timed the same way.
+    for (const [label, adapterSlot] of [['', null], [' with the LoRA slot', undefined]] as const) {
+      const v = await nodeDecode(join(dist, 'models'), one, adapterSlot);
+      rows.push({ case: `Node engine decode B=1${label}, wasm (same run)`, metric: 'decode tokens/s', value: v, unit: 'tok/s', note: 'onnxruntime-web Node build, 1 thread; the browser rows\' prompt and timing' });
+      log(`engine-browser Node B=1${label}: ${v.toFixed(0)} tok/s`);
+    }
     return rows;
   },
 };
 
+/** Decode tokens/s at B=1 in this process (wasm), warmed up and timed as the page does. */
+async function nodeDecode(modelsDir: string, prompt: number[], adapterSlot: null | undefined): Promise<number> {
+  const e = new PolicyEngine();
+  await e.init('wasm');
+  try {
+    await e.loadFrom('policy', { kind: 'reader', read: nodeReader(modelsDir), name: 'policy', manifest: true }, { precision: 'fp32', ...(adapterSlot === null ? { adapterSlot } : {}) });
+    const req = (max: number) => ({ prompts: [{ ids: prompt }], sampling: { temperature: 0, maxNewTokens: max, minNewTokens: max, banSpecial: false } });
+    for (let i = 0; i < WARMUP; i++) await e.generate(req(NEW));
+    let one = Infinity;
+    let many = Infinity;
+    for (let r = 0; r < ROUNDS; r++) {
+      let t = performance.now();
+      await e.generate(req(1));
+      one = Math.min(one, performance.now() - t);
+      t = performance.now();
+      await e.generate(req(NEW));
+      many = Math.min(many, performance.now() - t);
+    }
+    return ((NEW - 1) * 1000) / (many - one);
+  } finally {
+    await e.dispose();
+  }
+}
+
 function toRows(r: PageResult, note: string, log: (line: string) => void): BenchRow[] {
   const rows: BenchRow[] = [];
   const env = `${r.threads} wasm thread${r.threads === 1 ? '' : 's'}, cross-origin isolated ${r.crossOriginIsolated}`;
+  if (r.curve.length) {
+    rows.push({ case: 'browser engine decode ms/step over the policy worker\'s first runs, B=1, wasm', metric: 'decode ms/step, first run', value: r.curve[0], unit: 'ms', note: `runs 1..${r.curve.length}: ${r.curve.map((x) => x.toFixed(1)).join(' ')}` });
+    log(`engine-browser warm-up curve (ms/step): ${r.curve.map((x) => x.toFixed(1)).join(' ')}`);
+  }
   for (const c of r.cases) {
-    if (r.backend === 'webgpu') {
-      rows.push({ case: `browser engine decode ${c.name}, webgpu`, metric: 'decode tokens/s', value: c.tokS.app, unit: 'tok/s', note: 'SwiftShader WebGPU: timing not meaningful; 16-token prompts, 8 new tokens, one round' });
-      log(`engine-browser webgpu (SwiftShader) ${c.name}: ${c.tokS.app.toFixed(0)} tok/s`);
+    const step = (k: string) => (c.stepMs[k] ? `; ${c.stepMs[k].decode.toFixed(2)} ms/decode step, ${c.stepMs[k].sample.toFixed(3)} ms/token sampling` : '');
+    if (r.backend === 'webgpu' && r.software) {
+      for (const [runner, what] of [['app', 'KV cache on the GPU'], ['appCpuKv', 'KV cache copied through JS']] as const) {
+        rows.push({ case: `browser engine ${c.name}, webgpu, ${what}`, metric: 'end-to-end tokens/s', value: c.endToEnd[runner], unit: 'tok/s', note: 'SwiftShader WebGPU: timing not meaningful; rows·8 / t(8 new tokens), prefill of 16-token prompts included, one round' });
+      }
+      log(`engine-browser webgpu (SwiftShader) ${c.name}: ${c.endToEnd.app.toFixed(0)} tok/s end to end (KV copied through JS: ${c.endToEnd.appCpuKv.toFixed(0)})`);
       continue;
     }
-    const step = (k: string) => (c.stepMs[k] ? `; ${c.stepMs[k].decode.toFixed(2)} ms/decode step, ${c.stepMs[k].sample.toFixed(3)} ms/token sampling` : '');
+    if (r.backend === 'webgpu') {
+      rows.push({ case: `browser engine decode ${c.name}, webgpu, KV cache on the GPU`, metric: 'decode tokens/s', value: c.tokS.app, unit: 'tok/s', note: `${note}${step('app')}` });
+      rows.push({ case: `browser engine decode ${c.name}, webgpu, KV cache copied through JS`, metric: 'decode tokens/s', value: c.tokS.appCpuKv, unit: 'tok/s', note: `LoadOptions.gpuKv false${step('appCpuKv')}` });
+      rows.push({ case: `KV on the GPU ÷ copied through JS, decode ${c.name}, webgpu`, metric: 'ratio', value: c.tokS.app / c.tokS.appCpuKv, unit: '×' });
+      log(`engine-browser webgpu ${c.name}: ${c.tokS.app.toFixed(0)} tok/s, KV copied through JS ${c.tokS.appCpuKv.toFixed(0)} tok/s`);
+      continue;
+    }
+    if (c.tokS.appSlot) {
+      rows.push({ case: `browser engine decode ${c.name} with the LoRA slot (rank 8, all projections), wasm (policy worker)`, metric: 'decode tokens/s', value: c.tokS.appSlot, unit: 'tok/s', note: `as the lab loads the policy${step('appSlot')}` });
+    }
     rows.push({ case: `browser engine decode ${c.name}, wasm (policy worker)`, metric: 'decode tokens/s', value: c.tokS.app, unit: 'tok/s', note: `${note}; ${env}${step('app')}` });
     rows.push({ case: `browser engine decode ${c.name}, wasm (in-thread in a worker)`, metric: 'decode tokens/s', value: c.tokS.inThread, unit: 'tok/s', note: `no comlink${step('inThread')}` });
     rows.push({ case: `browser transformers.js decode ${c.name}, wasm`, metric: 'decode tokens/s', value: c.tokS.tjs, unit: 'tok/s', note: `@huggingface/transformers ${r.tjsVersion} in a worker, same onnxruntime-web wasm build, same model exported to ${OPTIMUM_MODEL_FILE}${c.name === 'K=8' ? '; the prompt repeated 8 times' : ''}; greedy tokens ${c.sameTokens ? 'equal' : 'DIFFER'}` });

@@ -192,11 +192,11 @@ export class PolicyEngine {
     const info = { bytes: read.bytes, verified: read.verified, cachedFiles: read.cachedFiles, loadMs: 0 };
     let lm: LoadedLm;
     try {
-      lm = await LoadedLm.open(name, read.model, runtime, { precision, slot, info });
+      lm = await LoadedLm.open(name, read.model, runtime, { precision, slot, info, gpuKv: opts.gpuKv !== false });
     } catch (e) {
       if (runtime.info.kind !== 'webgpu') throw e;
       await this.fallBack(`WebGPU could not open model ${name} (${(e as Error).message})`);
-      lm = await LoadedLm.open(name, read.model, this.requireRuntime(), { precision: opts.precision === 'quant4' ? 'quant4' : 'fp32', slot, info });
+      lm = await LoadedLm.open(name, read.model, this.requireRuntime(), { precision: opts.precision === 'quant4' ? 'quant4' : 'fp32', slot, info, gpuKv: opts.gpuKv !== false });
     }
     await this.lms.get(name)?.dispose();
     this.lms.set(name, lm);

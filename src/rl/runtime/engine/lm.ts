@@ -31,6 +31,8 @@ export class LoadedLm {
     readonly model: LoadedModel,
     readonly precision: Precision,
     readonly slot: LoraSpec | null,
+    /** Keep the KV cache on the GPU under WebGPU (LoadOptions.gpuKv). */
+    readonly gpuKv: boolean,
     private runtime: OrtRuntime,
     readonly info: ModelInfo,
   ) {
@@ -43,7 +45,7 @@ export class LoadedLm {
     name: string,
     model: LoadedModel,
     runtime: OrtRuntime,
-    opts: { precision: Precision; slot: LoraSpec | null; info: Omit<ModelInfo, 'name' | 'config' | 'heads' | 'precision' | 'adapterSlot' | 'backend' | 'params'> },
+    opts: { precision: Precision; slot: LoraSpec | null; gpuKv: boolean; info: Omit<ModelInfo, 'name' | 'config' | 'heads' | 'precision' | 'adapterSlot' | 'backend' | 'params'> },
   ): Promise<LoadedLm> {
     const info: ModelInfo = {
       name,
@@ -56,7 +58,7 @@ export class LoadedLm {
       ...(model.turnwise ? { turnwise: model.turnwise } : {}),
       ...opts.info,
     };
-    const lm = new LoadedLm(name, model, opts.precision, opts.slot, runtime, info);
+    const lm = new LoadedLm(name, model, opts.precision, opts.slot, opts.gpuKv, runtime, info);
     await lm.attach(runtime);
     return lm;
   }
@@ -98,6 +100,7 @@ export class LoadedLm {
       heads: this.model.heads,
       label: this.name,
       padId: this.tokenizer.special.pad,
+      gpuKv: this.gpuKv,
     });
   }
 

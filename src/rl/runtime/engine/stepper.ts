@@ -40,9 +40,9 @@ export class Stepper {
   ) {}
 
   /** Builds the prefill and decode graphs and opens their sessions; on WebGPU the caches they return stay there. */
-  static async create(runtime: OrtRuntime, cfg: ModelConfig, params: ParamSource, opts: { lora?: LoraSpec; heads?: HeadsSpec; label: string; padId: number }): Promise<Stepper> {
+  static async create(runtime: OrtRuntime, cfg: ModelConfig, params: ParamSource, opts: { lora?: LoraSpec; heads?: HeadsSpec; label: string; padId: number; gpuKv?: boolean }): Promise<Stepper> {
     const common = { params, lora: opts.lora, heads: opts.heads };
-    const gpuOutputs = Array.from({ length: cfg.nLayers }, (_, l) => [presentKeyName(l), presentValueName(l)]).flat();
+    const gpuOutputs = opts.gpuKv === false ? [] : Array.from({ length: cfg.nLayers }, (_, l) => [presentKeyName(l), presentValueName(l)]).flat();
     const pre = buildGraph(cfg, { kind: 'prefill', ...common });
     const dec = buildGraph(cfg, { kind: 'decode', ...common });
     const ps = await runtime.createSession(pre.bytes, { label: `${opts.label}.prefill`, gpuOutputs });

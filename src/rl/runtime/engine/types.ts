@@ -187,6 +187,8 @@ export interface LoadOptions {
   precision?: 'auto' | 'fp32' | 'quant4';
   /** The LoRA shape built into the graphs; any adapter of lower rank over a subset of targets fits. null = no adapter inputs. */
   adapterSlot?: LoraSpec | null;
+  /** On WebGPU, keep the KV cache in GPU memory between decode steps (default true); false copies it through JS each step, for comparison. */
+  gpuKv?: boolean;
 }
 
 export type LoadStage = 'manifest' | 'download' | 'verify' | 'parse' | 'build' | 'sessions' | 'ready';
