@@ -3,9 +3,9 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { defaultLoopConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { defaultLoopConfig, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
-import type { FamilyName } from '../../rl/envs/types.ts';
+import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter } from '../../rl/runtime/engine/types.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
@@ -42,6 +42,8 @@ export class TrainState {
   k = $state(8);
   lr = $state(2e-4);
   seed = $state(1);
+  /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
+  overrides = $state('');
   phase = $state<TrainPhase>('idle');
   error = $state<string | null>(null);
   reports = $state.raw<IterationReport[]>([]);
@@ -52,6 +54,10 @@ export class TrainState {
   planned = $state(0);
   startedAt = $state(0);
   runId = $state<string | null>(null);
+  /** The backend the trainer worker trains on ('webgpu' or 'wasm'). */
+  trainerBackend = $state<string | null>(null);
+  /** The adapter the policy worker reports active after the latest publish (null: the base policy). */
+  workerActive = $state<string | null>(null);
 
   private trainer: TrainerClient | null = null;
   private worker: Worker | null = null;
@@ -66,9 +72,16 @@ export class TrainState {
   /** The run's configuration from the form over the paper defaults; throws AlgoError on bad values. */
   config(): LoopConfig {
     const options = forgedOptions(this.family); // the tasks the shipped policy learned
-    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, ...(options ? { options } : {}) });
-    validateLoopConfig(c);
-    return c;
+    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, criticLr: this.lr, ...(options ? { options } : {}) });
+    if (!this.overrides.trim()) return validateLoopConfig(c);
+    let over: unknown;
+    try {
+      over = JSON.parse(this.overrides);
+    } catch {
+      throw new Error('the config overrides are not valid JSON');
+    }
+    if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new Error('the config overrides must be a JSON object');
+    return overrideConfig(c, over as JsonObject);
   }
 
   /** Starts a new run in a fresh trainer worker. */
@@ -93,6 +106,7 @@ export class TrainState {
       await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
       const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config });
       this.runId = status.runId;
+      this.trainerBackend = status.backend;
       await this.run();
     } catch (e) {
       this.fail(e);
@@ -165,6 +179,7 @@ export class TrainState {
     const engine = this.policy();
     await engine?.setAdapter(id, adapter, { activate: true });
     this.liveAdapter = id;
+    this.workerActive = engine ? (await engine.adapters()).active : null;
     const iteration = this.reports.length + 1;
     this.adapters = [...this.adapters.filter((a) => a.id !== id), { id, target, runId: this.runId ?? '', algo: this.algo, iteration }];
   }

@@ -1,0 +1,52 @@
+// Issue #8: one training iteration runs in the browser on WebGPU, in the trainer worker, and the
+// policy worker then uses the adapter it produced. The smallest budget that still updates: GRPO on
+// the one-turn bandit, 2 tasks × K 4, replies of at most 8 tokens, policy batches of 4 rows (Train
+// view → Advanced overrides). WebGPU here is SwiftShader (correct, slow): this test took 7 min
+// (423 s, models loading included) on the 2 shared cores, so it runs only with TRAIN_WEBGPU=1;
+// `npm test` skips it (docs/training.md).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serveApp } from './harness.ts';
+
+const shipped = existsSync(join(new URL('../../', import.meta.url).pathname, 'public', 'models', 'manifest.json'));
+let server: Awaited<ReturnType<typeof serveApp>>;
+beforeAll(async () => {
+  server = await serveApp();
+});
+afterAll(async () => server?.close());
+
+describe.runIf(shipped && process.env.TRAIN_WEBGPU === '1')('training in the browser', () => {
+  it('trains one GRPO iteration on WebGPU in the trainer worker; the policy worker then runs its adapter', { timeout: 600_000 }, async () => {
+    const b = await launch({ webgpu: true });
+    const t0 = Date.now();
+    const mark = (what: string) => console.log(`train test: ${what} at ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/settings`);
+      await page.getByTestId('model-policy').filter({ hasText: 'loaded on' }).waitFor({ timeout: 180_000 });
+      mark('policy loaded');
+      await page.getByRole('link', { name: 'Train' }).click();
+      await page.getByTestId('algo').selectOption('grpo');
+      await page.getByLabel('Family').selectOption('bandit');
+      await page.getByTestId('iterations').fill('1');
+      await page.getByLabel('Tasks per iteration').fill('2');
+      await page.getByLabel('K episodes per task').fill('4');
+      await page.getByText('Advanced').click();
+      await page.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 4}}');
+      await page.getByTestId('train-start').click();
+      await page.locator('[data-testid=train-progress][data-iterations="1"], [data-testid=train-error]').first().waitFor({ timeout: 540_000 });
+      mark('iteration done');
+      expect(await page.getByTestId('train-error').count()).toBe(0);
+      // the trainer worker trained on WebGPU, not on its wasm fallback
+      await expect(page.getByTestId('train-progress').getAttribute('data-backend')).resolves.toBe('webgpu');
+      // the policy worker holds the run's adapter and reports it as the active one
+      await expect.poll(() => page.getByTestId('adapters').getAttribute('data-worker-active')).toBe('train-grpo-bandit-1/policy');
+      await page.getByTestId('adapters').getByText('live').waitFor();
+      // onnxruntime-web logs its execution-provider placement notes at error level; those are no failures
+      expect(b.errors.filter((e) => !/W:onnxruntime/.test(e))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+});
