@@ -1,6 +1,7 @@
 // The one owner of onnxruntime-web (STYLE.md point 5): execution-provider choice, session creation,
 // a run queue so runs on one device never overlap, and disposal. Everything else in Turnwise talks
-// to ONNX Runtime through `OrtRuntime` and plain `TensorData` records.
+// to ONNX Runtime through `OrtRuntime` and plain `TensorData` records, or `GpuTensor` handles for
+// outputs a WebGPU run leaves in GPU memory (counted, owned by whoever receives them).
 // Browsers get two onnxruntime-web builds, each with its own wasm instance: the JSEP build
 // (`onnxruntime-web`, WebGPU + wasm) for WebGPU, and the plain wasm build (`onnxruntime-web/wasm`)
 // for wasm. The split is needed for the device-loss fallback: a run in flight when the GPU device
