@@ -27,7 +27,7 @@ export interface PageArgs {
   slot: boolean;
   /** On WebGPU: also time the policy with its KV cache copied through JS each step (LoadOptions.gpuKv false). */
   cpuKv: boolean;
-  /** On a software WebGPU adapter (SwiftShader): cut prompts to 16 tokens, 8 new tokens, one round, no warm-up. */
+  /** On a software WebGPU adapter (SwiftShader): cut prompts to 16 tokens, 8 new tokens, one round after one warm-up run. */
   reduceOnSoftware: boolean;
   pad: number;
 }
@@ -71,7 +71,7 @@ export async function runPage(a: PageArgs): Promise<PageResult> {
   const info = await app.init(a.preference);
   const software = !!info.adapter?.software;
   if (software && a.reduceOnSoftware) {
-    a = { ...a, cases: a.cases.map((c) => ({ ...c, prompts: c.prompts.map((p) => p.slice(0, 16)) })), newTokens: 8, rounds: 1, warmup: 0 };
+    a = { ...a, cases: a.cases.map((c) => ({ ...c, prompts: c.prompts.map((p) => p.slice(0, 16)) })), newTokens: 8, rounds: 1, warmup: 1 };
   }
   await app.load('policy', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32', adapterSlot: null });
   if (a.slot) await app.load('slot', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32' });

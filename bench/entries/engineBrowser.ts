@@ -25,7 +25,7 @@ import { runPage, type PageArgs, type PageResult } from '../engineBrowser/page.t
 
 const NEW = 32;
 const PROMPT = 64;
-const ROUNDS = 5;
+const ROUNDS = 8;
 const WARMUP = 4;
 const CURVE = 20;
 const DIR = 'bench-engine';
@@ -152,7 +152,7 @@ function toRows(r: PageResult, note: string, log: (line: string) => void): Bench
     const step = (k: string) => (c.stepMs[k] ? `; ${c.stepMs[k].decode.toFixed(2)} ms/decode step, ${c.stepMs[k].sample.toFixed(3)} ms/token sampling` : '');
     if (r.backend === 'webgpu' && r.software) {
       for (const [runner, what] of [['app', 'KV cache on the GPU'], ['appCpuKv', 'KV cache copied through JS']] as const) {
-        rows.push({ case: `browser engine ${c.name}, webgpu, ${what}`, metric: 'end-to-end tokens/s', value: c.endToEnd[runner], unit: 'tok/s', note: 'SwiftShader WebGPU: timing not meaningful; rows·8 / t(8 new tokens), prefill of 16-token prompts included, one round' });
+        rows.push({ case: `browser engine ${c.name}, webgpu, ${what}`, metric: 'end-to-end tokens/s', value: c.endToEnd[runner], unit: 'tok/s', note: 'SwiftShader WebGPU: timing not meaningful; rows·8 / t(8 new tokens), prefill of 16-token prompts included, one round after one warm-up run' });
       }
       log(`engine-browser webgpu (SwiftShader) ${c.name}: ${c.endToEnd.app.toFixed(0)} tok/s end to end (KV copied through JS: ${c.endToEnd.appCpuKv.toFixed(0)})`);
       continue;
