@@ -16,6 +16,8 @@ export interface UpdateInput {
   episodes: RolloutEpisode[];
   k: number;
   feedback: Feedback;
+  /** Iterations completed before this one (0 for the first). */
+  iteration: number;
 }
 
 /** What an update did. */

@@ -16,6 +16,14 @@ export interface SweetConfig {
   criticBeta: number;
   /** Passes over the iteration's trajectory pairs for the critic. */
   criticEpochs: number;
+  /**
+   * Iterations at the start that train only the critic. The paper trains the critic on the whole
+   * offline data first; online, a fresh critic ranks candidates by noise, and DPO on noise pairs
+   * moves the policy far (docs/training.md, calibration).
+   */
+  criticWarmup: number;
+  /** Pairs need a critic-advantage gap above this (0: any strict gap). */
+  minMargin: number;
   /** Agent turns per iteration (drawn from the rollouts) that get N candidate replies. */
   turnsPerIteration: number;
   /** N: candidate replies per sampled turn (paper: 16). */
@@ -157,7 +165,7 @@ export interface LoopConfig {
   echo: EchoConfig;
 }
 
-export const SWEET_DEFAULTS: SweetConfig = { criticBeta: 1, criticEpochs: 1, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
+export const SWEET_DEFAULTS: SweetConfig = { criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
 const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;

@@ -160,7 +160,7 @@ export class TrainingLoop {
     let update: UpdateResult | null = null;
     let failure: string | null = null;
     try {
-      update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback });
+      update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback, iteration: it });
     } catch (e) {
       if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
       failure = (e as Error).message;

@@ -64,6 +64,10 @@ export class Sweet implements Algorithm {
       // the policy's candidates are ranked by the critic as just updated
       await ctx.engine.setAdapter(ctx.adapterIds.critic, (this.learners.critic as Learner).adapter(), { model: 'critic', activate: false });
     }
+    if (input.iteration < this.cfg.criticWarmup) {
+      stats.turn_pairs = 0;
+      return { stats, losses, gradNorm, skipped: `critic warm-up (${input.iteration + 1} of ${this.cfg.criticWarmup}): the policy is not updated` };
+    }
     // 2. policy: N candidates at sampled turns, ranked by critic advantage
     const turns = ctx.rng.shuffle(episodes.flatMap((e, ei) => e.turns.map((_, ti) => [ei, ti] as const))).slice(0, this.cfg.turnsPerIteration);
     const dpo: [Row, Row][] = [];
@@ -86,7 +90,7 @@ export class Sweet implements Algorithm {
         const prompt = ctx.policyPrompt(p.dialogue);
         for (let i = 0; i < this.cfg.pairsPerTurn; i++) {
           const [hi, lo] = [order[i], order[N - 1 - i]];
-          if (!(adv[hi] - adv[lo] > 1e-6) || cands[hi].text === cands[lo].text || !cands[hi].ids.length || !cands[lo].ids.length) continue;
+          if (!(adv[hi] - adv[lo] > Math.max(1e-6, this.cfg.minMargin)) || cands[hi].text === cands[lo].text || !cands[hi].ids.length || !cands[lo].ids.length) continue;
           dpo.push([turnRow(prompt, cands[hi].ids, ctx.windows.policyBudget), turnRow(prompt, cands[lo].ids, ctx.windows.policyBudget)]);
           margin += adv[hi] - adv[lo];
         }

@@ -77,7 +77,7 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
     const base = await replyLogp(ctx, null, [GOOD, BAD]);
     // a fresh adapter (B = 0) is the base model
     expect(before[0]).toBeCloseTo(base[0], 4);
-    const r = await algo.update(ctx, { episodes: group([[GOOD, rGood], [BAD, rBad], [GOOD, rGood], [BAD, rBad]]), k: 4, feedback: NO_FEEDBACK });
+    const r = await algo.update(ctx, { episodes: group([[GOOD, rGood], [BAD, rBad], [GOOD, rGood], [BAD, rBad]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
     expect(r.skipped).toBeUndefined();
     expect(r.stats.train_rows).toBe(4);
     await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
