@@ -1,15 +1,16 @@
 // The policy engine's own WebGPU → wasm fallbacks, in the app's policy worker in Chromium with a
-// real (tiny, random) model loaded by URL: a WebGPU session that fails to create while loading, and
-// a device lost in the middle of a generation. Each must rebuild the model on wasm, say why
+// real (tiny, random) model loaded by URL: a WebGPU session that fails to create while loading, or
+// later (the scoring session a model opens on its first score call), and a device lost in the
+// middle of a generation. Each must rebuild the model on wasm, say why
 // ("…; fell back to wasm"), emit a fallback event and give the same greedy tokens as wasm in Node,
 // with only the rebuilt sessions alive. The session failure is injected (SwiftShader accepts our
 // graphs; PolicyEngine.simulateSessionFailure); the device loss is real (GPUDevice.destroy()).
-// Cost: ~20–40 s on 2 cores (one SwiftShader model load, a few SwiftShader decode steps).
+// Cost: ~30–45 s on 2 cores (two SwiftShader model loads, a few SwiftShader decode steps).
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
-import type { GenerateRequest, GenerateResult } from '../../src/rl/runtime/engine/types.ts';
+import type { GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
 import { tinyModels } from '../unit/engine/fixtures.ts';
 import { launch, serveApp } from './harness.ts';
 
@@ -17,9 +18,11 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const DIR = `engine-fallback-${process.pid}`;
 // Long enough that the device is lost while the generation is still running on WebGPU.
 const GREEDY: GenerateRequest = { prompts: [{ text: 'Is it red?' }], sampling: { temperature: 0, maxNewTokens: 40, minNewTokens: 40 } };
+const SCORE: ScoreRequest = { items: [{ context: { text: 'Is it red?' }, continuation: ' Yes.' }] };
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 let wasmTokens: number[][];
+let wasmScore: ScoreResult;
 
 beforeAll(async () => {
   const { files } = await tinyModels(8, 128);
@@ -34,6 +37,7 @@ beforeAll(async () => {
   await engine.init('wasm');
   await engine.load('policy', { kind: 'files', files });
   wasmTokens = (await engine.generate(GREEDY)).generations.map((g) => g.tokenIds);
+  wasmScore = await engine.score(SCORE);
   await engine.dispose();
   server = await serveApp();
 });
@@ -51,10 +55,17 @@ interface FallbackRun {
   reason: string;
   events: { kind: string; reason?: string }[];
   live: number;
+  /** The scoring call made after loading ('score' scenario). */
+  scored?: ScoreResult;
+  scoredBackend?: string;
 }
 
-/** In the page: the app's policy worker on WebGPU, then either a failing session at load or a device lost mid-generation. */
-async function run(scenario: 'session' | 'device'): Promise<FallbackRun> {
+/**
+ * In the page: the app's policy worker on WebGPU, then a session failing at load ('session'), the
+ * scoring session failing on the first score call after a WebGPU load ('score'), or the device lost
+ * mid-generation ('device').
+ */
+async function run(scenario: 'session' | 'score' | 'device'): Promise<FallbackRun> {
   const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
   if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
   const b = await launch();
@@ -71,6 +82,7 @@ async function run(scenario: 'session' | 'device'): Promise<FallbackRun> {
           loseDevice(): Promise<void>;
           load(name: string, src: object, opts: object): Promise<{ backend: string }>;
           generate(r: object, onToken?: unknown): Promise<GenerateResult>;
+          score(r: object): Promise<ScoreResult>;
           backendInfo(): Promise<{ kind: string; reason?: string }>;
           liveSessions(): Promise<number>;
           dispose(): Promise<void>;
@@ -84,6 +96,13 @@ async function run(scenario: 'session' | 'device'): Promise<FallbackRun> {
         if (a.scenario === 'session') await engine.simulateSessionFailure();
         const src = { kind: 'url', baseUrl: new URL(`/${a.dir}/`, location.href).href, name: 'policy', cache: false };
         const loaded = (await engine.load('policy', src, { precision: 'fp32' })).backend;
+        let scored: ScoreResult | undefined;
+        let scoredBackend: string | undefined;
+        if (a.scenario === 'score') {
+          await engine.simulateSessionFailure();
+          scored = await engine.score(a.score);
+          scoredBackend = (await engine.backendInfo()).kind;
+        }
         let streamed = 0;
         let streamedBeforeLoss = -1;
         let lost: Promise<void> | null = null;
@@ -101,9 +120,9 @@ async function run(scenario: 'session' | 'device'): Promise<FallbackRun> {
         const live = await engine.liveSessions();
         await engine.dispose();
         w.terminate();
-        return { initial, loaded, result, streamedBeforeLoss, reason: info.reason ?? '', events, live };
+        return { initial, loaded, result, streamedBeforeLoss, reason: info.reason ?? '', events, live, scored, scoredBackend };
       },
-      { workerUrl: `/assets/${worker}`, dir: DIR, scenario, request: GREEDY },
+      { workerUrl: `/assets/${worker}`, dir: DIR, scenario, request: GREEDY, score: SCORE },
     );
   } catch (e) {
     throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
@@ -123,6 +142,21 @@ describe('policy engine fallbacks in the policy worker (Chromium)', () => {
     expect(r.events[0].reason).toMatch(/could not open model policy/);
     expect(r.result.generations.map((g) => g.tokenIds)).toEqual(wasmTokens);
     expect(r.live).toBe(2);
+  });
+
+  it('falls back to wasm when the scoring session fails to create on WebGPU after loading, and says so', async () => {
+    const r = await run('score');
+    expect(r.initial).toBe('webgpu');
+    expect(r.loaded).toBe('webgpu');
+    expect(r.scoredBackend).toBe('wasm');
+    expect(r.reason).toMatch(/^WebGPU could not create a session \(could not create session policy\.score on webgpu: simulated WebGPU session failure\); fell back to wasm$/);
+    expect(r.events.map((e) => e.kind)).toEqual(['fallback']);
+    expect(r.scored?.items[0].tokens).toEqual(wasmScore.items[0].tokens);
+    r.scored?.items[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(wasmScore.items[0].logprobs[j], 4));
+    expect(r.result.backend).toBe('wasm');
+    expect(r.result.generations.map((g) => g.tokenIds)).toEqual(wasmTokens);
+    // prefill + decode rebuilt, plus the scoring session opened on wasm by the retried call
+    expect(r.live).toBe(3);
   });
 
   it('rebuilds the model on wasm when the GPU device is lost mid-generation, and says so', { timeout: 120_000 }, async () => {
