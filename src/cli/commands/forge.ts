@@ -19,7 +19,9 @@ export const forge: Command = {
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
     '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide] [--smoke] [--json]',
-    '--init DIR continues from DIR\'s policy (its tokenizer and weights); --mix JSON replaces the family mixture;',
+    '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
+    'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
+    'whole forge would; --mix JSON replaces the family mixture;',
     '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'.',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban.',
     '',
@@ -31,7 +33,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
     });
     const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
@@ -63,7 +65,9 @@ export const forge: Command = {
       }
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
     }
-    const start = values.init === undefined ? undefined : await loadModel(nodeReader(values.init), 'policy');
+    if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
+    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1);
+    const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
     const out = values.out ?? modelsDir();
     const json = values.json === true;
     const runtime = await OrtRuntime.create('node');

@@ -118,7 +118,10 @@ export const DEFAULT_FORGE: ForgeConfig = {
   seqLen: 256,
   batch: 16,
   steps: 1000,
-  refine: [{ steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } }],
+  refine: [
+    { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } },
+    { steps: 400, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 } },
+  ],
   criticSteps: 40,
   valueSteps: 40,
   lr: 3e-3,

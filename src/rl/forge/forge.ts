@@ -41,8 +41,12 @@ export interface ForgeRun {
   log: (line: string) => void;
   /** The command line recorded in the manifest. */
   command: string;
-  /** Continue from this policy (its tokenizer, architecture and weights) instead of fitting and initialising. */
-  start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights };
+  /**
+   * Continue from this policy (its tokenizer, architecture and weights) instead of fitting and
+   * initialising. With `stagesDone` k, the policy is the result of this config's first k policy
+   * stages, which are skipped: the rest of the forge then writes what the whole forge would.
+   */
+  start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights; stagesDone?: number };
 }
 
 /** What the forge produced. */
@@ -121,15 +125,23 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
 
   const init = initWeights(model, cfg.seed, { heads: { value: true } });
   const backbone: ModelWeights = run.start ? { ...run.start.weights } : Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
-  if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters`);
+  if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters${run.start.stagesDone ? ` after policy stage ${run.start.stagesDone}` : ''}`);
   const graph = sftGraph(model, backbone, cfg.batch, cfg.seqLen);
   const packer = () => new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft');
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
-  const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
-  let policy = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
-  const phases = [policy.report];
+  const done = run.start?.stagesDone ?? 0;
+  if (done > cfg.refine.length + 1) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${cfg.refine.length + 1}`);
+  let policy: { weights: ModelWeights } = { weights: backbone };
+  const phases: PhaseReport[] = [];
+  if (done < 1) {
+    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
+    const r = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
+    policy = r;
+    phases.push(r.report);
+  }
   for (const [i, stage] of cfg.refine.entries()) {
+    if (i + 2 <= done) continue;
     const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, () => ({ kind: 'noisy', noise: cfg.noise }));
     log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}`);
     const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });

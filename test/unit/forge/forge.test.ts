@@ -14,6 +14,8 @@ let dir: string;
 let dir2: string;
 let result: ForgeResult;
 let second: ForgeResult;
+let resumed: ForgeResult;
+let dir3: string;
 const lines: string[] = [];
 
 beforeAll(async () => {
@@ -23,11 +25,19 @@ beforeAll(async () => {
   const cfg = { ...SMOKE_FORGE, steps: 40, evalEpisodes: 1 };
   result = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
   second = await runForge(cfg, { write: nodeWriter(dir2), runtime, log: () => {}, command: 'test' });
-}, 120_000);
+  // a forge resumed from the policy its first stage wrote (its refine stage, critic and value head re-run)
+  dir3 = await mkdtemp(join(tmpdir(), 'forge-'));
+  const stage1 = await mkdtemp(join(tmpdir(), 'forge-'));
+  await runForge({ ...cfg, refine: [], criticSteps: 0, valueSteps: 0, evalEpisodes: 0 }, { write: nodeWriter(stage1), runtime, log: () => {}, command: 'test' });
+  const start = { ...(await loadModel(nodeReader(stage1), 'policy')), stagesDone: 1 };
+  resumed = await runForge(cfg, { write: nodeWriter(dir3), runtime, log: () => {}, command: 'test', start });
+  await rm(stage1, { recursive: true, force: true });
+}, 180_000);
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
   await rm(dir2, { recursive: true, force: true });
+  await rm(dir3, { recursive: true, force: true });
 });
 
 describe('forge (smoke)', () => {
@@ -68,6 +78,13 @@ describe('forge (smoke)', () => {
       const a = result.manifest[m].files.map((f) => [f.path, f.sha256]);
       const b = second.manifest[m].files.map((f) => [f.path, f.sha256]);
       expect(b).toEqual(a);
+    }
+  });
+
+  it('resumed after stage 1 from the policy that stage wrote, it writes the same files as the whole forge', () => {
+    expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 2', 'critic', 'value']);
+    for (const m of ['policy', 'critic']) {
+      expect(resumed.manifest[m].files.map((f) => [f.path, f.sha256])).toEqual(result.manifest[m].files.map((f) => [f.path, f.sha256]));
     }
   });
 });
