@@ -69,9 +69,11 @@ export interface Segment {
 /**
  * Cuts an encoded chat into training segments of at most `maxLen` tokens: each starts with the head
  * (system [+ hidden]) followed by whole turns from a 'user' turn (or the first agent turn), the way
- * `windowIds` shows them at play time. Agent-turn tokens weigh 1; user-turn tokens `obsWeight`.
+ * `windowIds` shows them at play time. Agent-turn tokens weigh 1; user-turn tokens `obsWeight`; the
+ * head's tokens `promptWeight` (default 0: a prompt that restates its own names, as bandit's "Answer
+ * like <answer>X</answer> or <answer>Y</answer>", then trains copying them).
  */
-export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number): Segment[] {
+export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, promptWeight = 0): Segment[] {
   const enc: EncodedChat = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;
@@ -83,6 +85,9 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     // a segment starts at turn i (a user turn giving context, or the first agent turn)
     const ids = [...head];
     const weight = new Array<number>(head.length).fill(0);
+    // as for a turn: the role token predicts the first content token … the last content token <|end|>;
+    // the head's <|end|> predicts the next role token (not trained)
+    for (let k = 1; k < head.length - 1; k++) weight[k] = promptWeight;
     let j = i;
     let trained = false;
     while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {

@@ -26,6 +26,8 @@ export interface RefineStage {
   lr: number;
   /** Episode shares by family; every family must be in `mix`. */
   weights: Partial<Record<FamilyName, number>>;
+  /** Loss weight of the task prompt's tokens (default 0; see `segments`). */
+  promptWeight?: number;
 }
 
 /** Everything `runForge` needs. */
@@ -121,6 +123,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
   refine: [
     { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } },
     { steps: 400, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 } },
+    { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25 },
   ],
   criticSteps: 40,
   valueSteps: 40,
@@ -179,7 +182,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   }
   const families = new Set(cfg.mix.map((m) => m.family));
   for (const [i, st] of cfg.refine.entries()) {
-    if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0 and lr > 0`);
+    if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
     const entries = Object.entries(st.weights);
     if (entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
       throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);

@@ -79,13 +79,13 @@ async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
 }
 
 /** Endless segments of a stream's episodes; `hidden` puts the task's hidden information in the prompt. */
-function segmentSource(stream: EpisodeStream, tok: Tokenizer, seqLen: number, obsWeight: number, hidden: boolean): () => Promise<PackSegment> {
+function segmentSource(stream: EpisodeStream, tok: Tokenizer, seqLen: number, obsWeight: number, hidden: boolean, promptWeight = 0): () => Promise<PackSegment> {
   const queue: PackSegment[] = [];
   return async () => {
     while (queue.length === 0) {
       const ep = await stream.next();
       const chat = toChat(dialogueOf(ep.task.prompt, ep.turns), hidden ? ep.task.hidden : undefined);
-      queue.push(...segments(tok, chat, seqLen, obsWeight));
+      queue.push(...segments(tok, chat, seqLen, obsWeight, promptWeight));
     }
     return queue.shift() as PackSegment;
   };
@@ -143,8 +143,8 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   for (const [i, stage] of cfg.refine.entries()) {
     if (i + 2 <= done) continue;
     const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, () => ({ kind: 'noisy', noise: cfg.noise }));
-    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}`);
-    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
+    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}`);
+    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
     policy = r;
     phases.push(r.report);
   }

@@ -53,6 +53,14 @@ describe('segments', () => {
     expect(seg.weight.slice(0, enc.spans[0].end).every((w) => w === 0)).toBe(true);
   });
 
+  it('weighs the prompt promptWeight, like a turn: role token … last content token, not its <|end|>', () => {
+    const chat = toChat(dialogue);
+    const [seg] = segments(tok, chat, 1000, 0.5, 0.25);
+    const p = encodeChat(tok, chat).spans[0];
+    expect(seg.weight.slice(0, p.end)).toEqual([0, ...new Array<number>(p.end - 2).fill(0.25), 0]);
+    expect(p.start - 1).toBe(1); // <|bos|> <|system|> content…: the role token at 1 predicts the first content token
+  });
+
   it('cuts long chats: every segment starts with the prompt and fits the budget; every agent turn is trained once', () => {
     const chat = toChat(dialogue);
     const head = encodeChat(tok, chat.slice(0, 1)).ids;
