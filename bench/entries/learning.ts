@@ -4,7 +4,7 @@
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
 //   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,frozenlake), LEARNING_SEEDS (1,2,3),
-//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (2e-4),
+//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (DEFAULT_LR, 1e-3),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
 // Parallel shards (one case per process, each on one core):
@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
+import { DEFAULT_LR, defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';
@@ -82,7 +82,7 @@ function overridesFor(algo: AlgoName): JsonObject[] {
 
 /** Trains and evaluates one case in this process (onnxruntime-node). */
 export async function runCase(c: LearningCase): Promise<CaseResult> {
-  const [iterations, tasks, k, evalTasks, lr] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100), num('LEARNING_LR', 2e-4)];
+  const [iterations, tasks, k, evalTasks, lr] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100), num('LEARNING_LR', DEFAULT_LR)];
   const split = process.env.LEARNING_EVAL_SPLIT === 'train' ? 'train' : 'test';
   const read = nodeReader(modelsDir());
   const start = performance.now();

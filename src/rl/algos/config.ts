@@ -194,6 +194,14 @@ export function defaultSettings(algo: AlgoName): AlgoSettings {
   }
 }
 
+/**
+ * Default AdamW learning rate of the LoRA adapters (policy and critic). With A at 1/√d_model, 1e-3
+ * moved the shipped policy steadily (KL to the base 0.005 → 0.11 over 8 GRPO iterations on guess, no
+ * collapse in 16) and lifted bandit's held-out success 59.5% → 87% in 10 iterations; 2e-4 barely
+ * moved it (docs/training.md, calibration).
+ */
+export const DEFAULT_LR = 1e-3;
+
 /** Default LoRA: rank 8, α 16 over every projection (the engine's default adapter slot). */
 export const DEFAULT_LORA: LoraSpec = { rank: 8, alpha: 16, targets: ALL_LORA_TARGETS };
 
@@ -206,8 +214,8 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     tasksPerIteration: 8,
     k: 8,
     lora: DEFAULT_LORA,
-    lr: 2e-4,
-    criticLr: 2e-4,
+    lr: DEFAULT_LR,
+    criticLr: DEFAULT_LR,
     maxGradNorm: 1,
     feedbackWeight: 1,
     rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5 },

@@ -3,7 +3,7 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { defaultLoopConfig, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { DEFAULT_LR, defaultLoopConfig, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter } from '../../rl/runtime/engine/types.ts';
@@ -40,7 +40,7 @@ export class TrainState {
   iterations = $state(10);
   tasksPerIteration = $state(8);
   k = $state(8);
-  lr = $state(2e-4);
+  lr = $state(DEFAULT_LR);
   seed = $state(1);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
   overrides = $state('');
