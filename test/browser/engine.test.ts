@@ -5,12 +5,12 @@
 //  - WebGPU (SwiftShader) and wasm give the same greedy (and seeded) tokens, the KV cache staying on
 //    the GPU between decode steps with no GPU tensor left alive afterwards;
 //  - tokens stream back through a comlink proxy, and the second load is served from the cache.
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ModelInfo } from '../../src/rl/runtime/engine/types.ts';
-import { tinyModels } from '../unit/engine/fixtures.ts';
+import { removeEngineSite, writeEngineSite } from './engineSite.ts';
 import { launch, serveApp } from './harness.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -22,15 +22,7 @@ let server: Awaited<ReturnType<typeof serveApp>>;
 let node: { sampled: GenerateResult; greedy: GenerateResult };
 
 beforeAll(async () => {
-  const { files } = await tinyModels(8, 128);
-  for (const [path, bytes] of Object.entries(files)) {
-    const full = join(ROOT, 'dist', DIR, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, bytes);
-  }
-  copyFileSync(join(ROOT, 'node_modules/comlink/dist/esm/comlink.mjs'), join(ROOT, 'dist', DIR, 'comlink.mjs'));
-  // a file, not an inline script: the app's CSP allows scripts from 'self' only
-  writeFileSync(join(ROOT, 'dist', DIR, 'boot.mjs'), "import * as c from './comlink.mjs';\nglobalThis.comlinkForTest = c;\n");
+  const files = await writeEngineSite(DIR);
   const engine = new PolicyEngine();
   await engine.init('wasm');
   await engine.load('policy', { kind: 'files', files });
@@ -40,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(join(ROOT, 'dist', DIR), { recursive: true, force: true });
+  removeEngineSite(DIR);
 });
 
 interface PageRun {

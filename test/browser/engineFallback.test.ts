@@ -6,12 +6,12 @@
 // with only the rebuilt sessions alive. The session failure is injected (SwiftShader accepts our
 // graphs; PolicyEngine.simulateSessionFailure); the device loss is real (GPUDevice.destroy()).
 // Cost: ~30–45 s on 2 cores (two SwiftShader model loads, a few SwiftShader decode steps).
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
-import { tinyModels } from '../unit/engine/fixtures.ts';
+import { removeEngineSite, writeEngineSite } from './engineSite.ts';
 import { launch, serveApp } from './harness.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -25,14 +25,7 @@ let wasmTokens: number[][];
 let wasmScore: ScoreResult;
 
 beforeAll(async () => {
-  const { files } = await tinyModels(8, 128);
-  for (const [path, bytes] of Object.entries(files)) {
-    const full = join(ROOT, 'dist', DIR, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, bytes);
-  }
-  copyFileSync(join(ROOT, 'node_modules/comlink/dist/esm/comlink.mjs'), join(ROOT, 'dist', DIR, 'comlink.mjs'));
-  writeFileSync(join(ROOT, 'dist', DIR, 'boot.mjs'), "import * as c from './comlink.mjs';\nglobalThis.comlinkForTest = c;\n");
+  const files = await writeEngineSite(DIR);
   const engine = new PolicyEngine();
   await engine.init('wasm');
   await engine.load('policy', { kind: 'files', files });
@@ -43,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(join(ROOT, 'dist', DIR), { recursive: true, force: true });
+  removeEngineSite(DIR);
 });
 
 interface FallbackRun {

@@ -1,0 +1,29 @@
+// The site the engine's browser tests serve beside the built app: a tiny random model (the engine
+// unit tests' tinyModels(8, 128)) and a comlink boot module under dist/<dir>/, so the app's
+// own policy worker loads the model by URL and the page drives it through comlink. A file, not an
+// inline script: the app's CSP allows scripts from 'self' only.
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tinyModels } from '../unit/engine/fixtures.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+export type SiteFiles = Awaited<ReturnType<typeof tinyModels>>['files'];
+
+/** Writes the model files and boot.mjs under dist/<dir>/ and returns the model files (for Node). */
+export async function writeEngineSite(dir: string): Promise<SiteFiles> {
+  const { files } = await tinyModels(8, 128);
+  for (const [path, bytes] of Object.entries(files)) {
+    const full = join(ROOT, 'dist', dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, bytes);
+  }
+  copyFileSync(join(ROOT, 'node_modules/comlink/dist/esm/comlink.mjs'), join(ROOT, 'dist', dir, 'comlink.mjs'));
+  writeFileSync(join(ROOT, 'dist', dir, 'boot.mjs'), "import * as c from './comlink.mjs';\nglobalThis.comlinkForTest = c;\n");
+  return files;
+}
+
+/** Removes dist/<dir>/. */
+export function removeEngineSite(dir: string): void {
+  rmSync(join(ROOT, 'dist', dir), { recursive: true, force: true });
+}
