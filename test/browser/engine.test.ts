@@ -5,15 +5,12 @@
 //  - WebGPU (SwiftShader) and wasm give the same greedy (and seeded) tokens, the KV cache staying on
 //    the GPU between decode steps with no GPU tensor left alive afterwards;
 //  - tokens stream back through a comlink proxy, and the second load is served from the cache.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ModelInfo } from '../../src/rl/runtime/engine/types.ts';
-import { removeEngineSite, writeEngineSite } from './engineSite.ts';
+import { openWithComlink, policyWorkerUrl, removeEngineSite, writeEngineSite } from './engineSite.ts';
 import { launch, serveApp } from './harness.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const DIR = `engine-test-${process.pid}`;
 const SAMPLED: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }], n: 2, sampling: { seed: 21, maxNewTokens: 16 } };
 const GREEDY: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Which fruit is it?' }] }], sampling: { temperature: 0, maxNewTokens: 16 } };
@@ -48,15 +45,11 @@ interface PageRun {
 
 /** In the page: spawn the app's policy worker, wrap it with comlink, load the model by URL, generate. */
 async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
-  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
-  if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
+  const workerUrl = policyWorkerUrl();
   const b = await launch();
   try {
-    await b.page.goto(`${server.url}#/settings`);
-    // comlink itself, as the app bundles it (an import inside evaluate would be rewritten by vitest)
-    await b.page.addScriptTag({ type: 'module', url: `/${DIR}/boot.mjs` });
-    await b.page.waitForFunction(() => 'comlinkForTest' in globalThis);
-    const args = { workerUrl: `/assets/${worker}`, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY };
+    await openWithComlink(b.page, server.url, DIR);
+    const args = { workerUrl, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY };
     return await b.page.evaluate(async (a) => {
       type Remote = {
         init(p: string): Promise<{ kind: string }>;

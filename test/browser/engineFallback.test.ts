@@ -6,15 +6,12 @@
 // with only the rebuilt sessions alive. The session failure is injected (SwiftShader accepts our
 // graphs; PolicyEngine.simulateSessionFailure); the device loss is real (GPUDevice.destroy()).
 // Cost: ~30–45 s on 2 cores (two SwiftShader model loads, a few SwiftShader decode steps).
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
-import { removeEngineSite, writeEngineSite } from './engineSite.ts';
+import { openWithComlink, policyWorkerUrl, removeEngineSite, writeEngineSite } from './engineSite.ts';
 import { launch, serveApp } from './harness.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const DIR = `engine-fallback-${process.pid}`;
 // Long enough that the device is lost while the generation is still running on WebGPU.
 const GREEDY: GenerateRequest = { prompts: [{ text: 'Is it red?' }], sampling: { temperature: 0, maxNewTokens: 40, minNewTokens: 40 } };
@@ -59,13 +56,10 @@ interface FallbackRun {
  * mid-generation ('device').
  */
 async function run(scenario: 'session' | 'score' | 'device'): Promise<FallbackRun> {
-  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
-  if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
+  const workerUrl = policyWorkerUrl();
   const b = await launch();
   try {
-    await b.page.goto(`${server.url}#/settings`);
-    await b.page.addScriptTag({ type: 'module', url: `/${DIR}/boot.mjs` });
-    await b.page.waitForFunction(() => 'comlinkForTest' in globalThis);
+    await openWithComlink(b.page, server.url, DIR);
     return await b.page.evaluate(
       async (a) => {
         type Remote = {
@@ -115,7 +109,7 @@ async function run(scenario: 'session' | 'score' | 'device'): Promise<FallbackRu
         w.terminate();
         return { initial, loaded, result, streamedBeforeLoss, reason: info.reason ?? '', events, live, scored, scoredBackend };
       },
-      { workerUrl: `/assets/${worker}`, dir: DIR, scenario, request: GREEDY, score: SCORE },
+      { workerUrl, dir: DIR, scenario, request: GREEDY, score: SCORE },
     );
   } catch (e) {
     throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);

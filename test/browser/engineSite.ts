@@ -2,7 +2,8 @@
 // unit tests' tinyModels(8, 128)) and a comlink boot module under dist/<dir>/, so the app's
 // own policy worker loads the model by URL and the page drives it through comlink. A file, not an
 // inline script: the app's CSP allows scripts from 'self' only.
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { dirname, join } from 'node:path';
 import { tinyModels } from '../unit/engine/fixtures.ts';
 
@@ -26,4 +27,21 @@ export async function writeEngineSite(dir: string): Promise<SiteFiles> {
 /** Removes dist/<dir>/. */
 export function removeEngineSite(dir: string): void {
   rmSync(join(ROOT, 'dist', dir), { recursive: true, force: true });
+}
+
+/** The built app's policy worker, as a URL path (/assets/policy.worker-*.js). */
+export function policyWorkerUrl(): string {
+  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
+  if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
+  return `/assets/${worker}`;
+}
+
+/**
+ * Opens the app and loads comlink into the page as the app bundles it (an import inside evaluate
+ * would be rewritten by vitest), as globalThis.comlinkForTest.
+ */
+export async function openWithComlink(page: Page, serverUrl: string, dir: string): Promise<void> {
+  await page.goto(`${serverUrl}#/settings`);
+  await page.addScriptTag({ type: 'module', url: `/${dir}/boot.mjs` });
+  await page.waitForFunction(() => 'comlinkForTest' in globalThis);
 }
