@@ -36,6 +36,15 @@ export function intOption(value: string | undefined, name: string, fallback: num
   return n;
 }
 
+/** Parses a JSON-valued option; a value that is not JSON is refused as "--name must be <expected>". */
+export function jsonOption(value: string, name: string, expected: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new UsageError(`--${name} must be ${expected}`);
+  }
+}
+
 /** Prints either JSON (with --json) or the human-readable text. */
 export function report(json: boolean, value: unknown, text: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);

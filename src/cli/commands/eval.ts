@@ -2,7 +2,7 @@
 // rate, mean reward, mean turns, Pass@(1,T) and family figures. Agents come from `evalAgents`;
 // a learned policy plugs in by adding an entry that returns an Agent (types.ts) per task seed.
 import { writeFile } from 'node:fs/promises';
-import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
 import { evaluate, type EvalSummary } from '../../rl/envs/evaluate.ts';
 import { createAgent } from '../../rl/envs/registry.ts';
@@ -61,14 +61,7 @@ export const evalCommand: Command = {
     const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
     const noise = values.noise === undefined ? DEFAULT_NOISE : Number(values.noise);
     if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${values.noise}"`);
-    let options: JsonObject | undefined;
-    if (values.options !== undefined) {
-      try {
-        options = JSON.parse(values.options) as JsonObject;
-      } catch {
-        throw new UsageError('--options must be a JSON object');
-      }
-    }
+    const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     const summaries: EvalSummary[] = [];
     const lines: string[] = [];
     for (const family of families) {

@@ -4,7 +4,7 @@
 // forge on a tiny model (for checking the pipeline, never for shipping).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { DEFAULT_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
@@ -50,19 +50,9 @@ export const forge: Command = {
       ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
     };
-    if (values.mix !== undefined) {
-      try {
-        cfg.mix = JSON.parse(values.mix) as ForgeConfig['mix'];
-      } catch {
-        throw new UsageError('--mix must be JSON: [{"family":"guess","weight":1,"options":{...}}, …]');
-      }
-    }
+    if (values.mix !== undefined) cfg.mix = jsonOption(values.mix, 'mix', 'JSON: [{"family":"guess","weight":1,"options":{...}}, …]') as ForgeConfig['mix'];
     if (values.refine !== undefined) {
-      try {
-        cfg.refine = JSON.parse(values.refine) as ForgeConfig['refine'];
-      } catch {
-        throw new UsageError('--refine must be JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]');
-      }
+      cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
     }
     if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');

@@ -4,7 +4,7 @@
 // greedy) before and after; `--out DIR` writes the trained policy adapter as PEFT files.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { DEFAULT_LR, defaultLoopConfig, overrideConfig } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
@@ -68,21 +68,10 @@ export const train: Command = {
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     // Default: the task options the shipped policy was forged on (guess: 4 candidates, T = 4).
     let options: JsonObject | undefined = forgedOptions(family);
-    if (values.options !== undefined) {
-      try {
-        options = JSON.parse(values.options) as JsonObject;
-      } catch {
-        throw new UsageError('--options must be a JSON object');
-      }
-    }
+    if (values.options !== undefined) options = jsonOption(values.options, 'options', 'a JSON object') as JsonObject;
     let config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
     if (values.config !== undefined) {
-      let over: unknown;
-      try {
-        over = JSON.parse(values.config);
-      } catch {
-        throw new UsageError('--config must be a JSON object');
-      }
+      const over = jsonOption(values.config, 'config', 'a JSON object');
       if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');
       config = overrideConfig(config, over as JsonObject);
     }
