@@ -28,6 +28,12 @@ export interface RefineStage {
   weights: Partial<Record<FamilyName, number>>;
   /** Loss weight of the task prompt's tokens (default 0; see `segments`). */
   promptWeight?: number;
+  /**
+   * Mistake rate of this stage's noisy experts by family (default: the config's `noise`). The
+   * shipped stage 5 imitates a cleaner bandit teacher: at 0.3 the teacher itself succeeds 70% of
+   * the time, so a sampled imitator sat within 7 points of random (51%; docs/forge.md).
+   */
+  noise?: Partial<Record<FamilyName, number>>;
 }
 
 /** Everything `runForge` needs. */
@@ -124,6 +130,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
     { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } },
     { steps: 400, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 } },
     { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25 },
+    { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25, noise: { bandit: 0.1 } },
   ],
   criticSteps: 40,
   valueSteps: 40,
@@ -187,9 +194,12 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     if (entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
       throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
     }
+    if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {
+      throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} noise must name families of the mixture with rates in [0, 1]`);
+    }
   }
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights } })) });
+  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
 /**

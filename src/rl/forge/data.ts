@@ -25,8 +25,8 @@ export class EpisodeStream {
   constructor(
     private readonly mix: readonly FamilyMix[],
     seed: number | string,
-    /** Chooses the player of each episode (default: noisy expert at DEFAULT_NOISE). */
-    private readonly player: (rng: Rng) => Player = () => ({ kind: 'noisy', noise: DEFAULT_NOISE }),
+    /** Chooses the player of each episode of a family (default: noisy expert at DEFAULT_NOISE). */
+    private readonly player: (rng: Rng, family: FamilyName) => Player = () => ({ kind: 'noisy', noise: DEFAULT_NOISE }),
   ) {
     this.rng = new Rng(`forge/episodes/${seed}`);
     this.total = mix.reduce((a, m) => a + m.weight, 0);
@@ -53,7 +53,7 @@ export class EpisodeStream {
     const i = this.counts.get(m.family) ?? 0;
     this.counts.set(m.family, i + 1);
     const seed = this.rng.int(1_000_000_000);
-    const p = this.player(this.rng);
+    const p = this.player(this.rng, m.family);
     const agent = createAgent(p.kind, m.family, { seed, ...(p.kind === 'noisy' ? { noise: p.noise } : {}) });
     return runEpisode(env, agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
   }

@@ -142,8 +142,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   }
   for (const [i, stage] of cfg.refine.entries()) {
     if (i + 2 <= done) continue;
-    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, () => ({ kind: 'noisy', noise: cfg.noise }));
-    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}`);
+    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, (_, family) => ({ kind: 'noisy', noise: stage.noise?.[family] ?? cfg.noise }));
+    const noises = Object.entries(stage.noise ?? {}).map(([f, n]) => `${f} ${n}`);
+    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}`);
     const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
     policy = r;
     phases.push(r.report);

@@ -99,6 +99,10 @@ describe('forge config', () => {
       'forge: refine stage 1 weights must name families of the mixture (guess, bandit) with shares > 0',
     );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 0, lr: 1e-3, weights: { guess: 1 } }] })).toThrow('refine stage 1 needs steps > 0');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { bandit: 1.5 } }] })).toThrow(
+      'forge: refine stage 1 noise must name families of the mixture with rates in [0, 1]',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { sokoban: 0.1 } }] })).toThrow('refine stage 1 noise must name');
   });
 
   it('a refine stage keeps the mixture\'s options and takes its own shares', () => {

@@ -2,7 +2,7 @@
 // block-diagonal causal bias, the learning-rate schedule and the sampler.
 import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/forge/chat.ts';
-import { Packer } from '../../../src/rl/forge/data.ts';
+import { EpisodeStream, Packer } from '../../../src/rl/forge/data.ts';
 import { bannedTokens, sampleToken } from '../../../src/rl/forge/sampler.ts';
 import { learningRate } from '../../../src/rl/forge/train.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
@@ -73,6 +73,26 @@ describe('segments', () => {
       expect(s.ids.length).toBeLessThanOrEqual(budget);
       expect(s.ids.slice(0, head.length)).toEqual(head);
     }
+  });
+});
+
+describe('EpisodeStream', () => {
+  it('asks for each episode\'s player by family, so a stage can give one family a cleaner teacher', async () => {
+    const mix = [
+      { family: 'bandit' as const, weight: 1 },
+      { family: 'guess' as const, weight: 1, options: { candidates: 4, maxTurns: 4 } },
+    ];
+    const stream = new EpisodeStream(mix, 'test', (_, family) => ({ kind: 'noisy', noise: family === 'bandit' ? 0 : 1 }));
+    const seen = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const ep = await stream.next();
+      seen.add(ep.task.spec.family);
+      const bandit = ep.task.spec.family === 'bandit';
+      expect(ep.agent).toBe(bandit ? 'noisy(0)' : 'noisy(1)');
+      // noise 0 on bandit: the expert's pick (the risky arm, success) every time
+      if (bandit) expect(ep.success).toBe(true);
+    }
+    expect([...seen].sort()).toEqual(['bandit', 'guess']);
   });
 });
 
