@@ -8,10 +8,20 @@
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
+import { PAIRINGS, type Pairing } from './groups.ts';
 import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
 
 /** SWEET-RL: critic BT on trajectory pairs, then per-turn DPO on critic-ranked candidates. */
 export interface SweetConfig {
+  /**
+   * How the critic's trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode of a task by
+   * realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size of the return
+   * gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky better one
+   * (bandit 59.5 → 8.0%, docs/training.md). 'gap' (default; our deviation for stochastic rewards):
+   * ⌊K/2⌋ pairs per group on average, drawn over the iteration's groups with probability ∝ r_i − r_j
+   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r.
+   */
+  pairing: Pairing;
   /** Bradley–Terry β of the critic's advantage β·mean log(π_critic/π_ref) (credit/sweetAdvantage.ts default). */
   criticBeta: number;
   /** Passes over the iteration's trajectory pairs for the critic. */
@@ -70,6 +80,15 @@ export interface StarpoConfig {
 
 /** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
 export interface MtdpoConfig {
+  /**
+   * How the trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode of a task by
+   * realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size of the return
+   * gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky better one
+   * (bandit 59.5 → 0.5%, docs/training.md). 'gap' (default; our deviation for stochastic rewards):
+   * ⌊K/2⌋ pairs per group on average, drawn over the iteration's groups with probability ∝ r_i − r_j
+   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r.
+   */
+  pairing: Pairing;
   /** DPO β. */
   beta: number;
   /** NLL coefficient on the chosen trajectory's agent tokens. */
@@ -165,7 +184,7 @@ export interface LoopConfig {
   echo: EchoConfig;
 }
 
-export const SWEET_DEFAULTS: SweetConfig = { criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
+export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
 const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
@@ -173,7 +192,7 @@ export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 export const GRPO_DEFAULTS: StarpoConfig = { ...STARPO_BASE, advantage: 'grpo' };
 /** StarPO-S: PPO with the critic, top 25% groups by spread, clip 0.2 / 0.28, no KL. */
 export const STARPO_S_DEFAULTS: StarpoConfig = { ...STARPO_BASE, keepFraction: 0.25, clipHigh: 0.28 };
-export const MTDPO_DEFAULTS: MtdpoConfig = { beta: 0.1, nllCoef: 0.01, epochs: 1, pairBatch: 4 };
+export const MTDPO_DEFAULTS: MtdpoConfig = { pairing: 'gap', beta: 0.1, nllCoef: 0.01, epochs: 1, pairBatch: 4 };
 export const RFT_DEFAULTS: RftConfig = { epochs: 1, batch: 8 };
 
 /** The default settings of an algorithm. */
@@ -271,6 +290,10 @@ function positive(field: string, v: number, integer = false): void {
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
 }
 
+function pairingOf(section: string, v: string): void {
+  if (!(PAIRINGS as readonly string[]).includes(v)) throw new AlgoError('bad-config', `${section}.pairing must be one of ${PAIRINGS.join(', ')}, got ${JSON.stringify(v)}`);
+}
+
 /** Checks a loop configuration; throws AlgoError('bad-config') naming the field. */
 export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!ALGO_NAMES.includes(c.settings.algo)) throw new AlgoError('bad-config', `unknown algorithm "${c.settings.algo}" (known: ${ALGO_NAMES.join(', ')})`);
@@ -293,6 +316,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     positive('batch', s.starpo.batch, true);
   }
   if (s.algo === 'sweet') {
+    pairingOf('sweet', s.sweet.pairing);
     positive('candidates', s.sweet.candidates, true);
     if (s.sweet.candidates < 2) throw new AlgoError('bad-config', 'candidates must be at least 2');
     if (s.sweet.pairsPerTurn > Math.floor(s.sweet.candidates / 2)) throw new AlgoError('bad-config', `pairsPerTurn ${s.sweet.pairsPerTurn} exceeds half of the ${s.sweet.candidates} candidates`);
@@ -300,6 +324,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     positive('pairBatch', s.sweet.pairBatch, true);
   }
   if (s.algo === 'mtdpo') {
+    pairingOf('mtdpo', s.mtdpo.pairing);
     positive('beta', s.mtdpo.beta);
     positive('pairBatch', s.mtdpo.pairBatch, true);
   }

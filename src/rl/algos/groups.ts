@@ -2,8 +2,17 @@
 // over episode returns laid out task-major: returns[task · K + k].
 //  - StarPO-S's variance filter (RAGEN, arXiv 2504.20073 §4): keep the groups with the highest
 //    reward spread (standard deviation of the K returns), a fixed share of them;
-//  - trajectory pairs of one task (SWEET-RL's critic data and multi-turn DPO): the i-th best episode
-//    against the i-th worst, only where their returns differ.
+//  - trajectory pairs of one task (SWEET-RL's critic data and multi-turn DPO), two ways:
+//    'rank', SWEET-RL's (arXiv 2503.15478 §4): the i-th best episode against the i-th worst, only
+//    where their returns differ; 'gap', ours for stochastic rewards: pairs (i, j) of one task with
+//    r_i > r_j drawn, over all groups of the iteration at once, with probability ∝ r_i − r_j, so that
+//    the expected number of times episode i is chosen minus rejected is ∝ Σ_j (r_i − r_j) = K(r_i − r̄)
+//    — the sign and size of GRPO's mean-only advantage. Rank pairs ignore the gap: on RAGEN's bandit a
+//    group [1, .15, .15, .15, 0, 0, 0, 0] (one lucky risky pull, three safe, four unlucky risky) gives
+//    three safe-over-risky pairs of four although the risky arm is better in expectation. Drawing a
+//    fixed number per group would not do either: a group whose spread is only safe-vs-unlucky (0.15)
+//    would weigh as much as one with a win (1), and the expected signal favours the safe arm again.
+import type { Rng } from '../util/rng.ts';
 import { AlgoError } from './types.ts';
 
 /** Mean and population standard deviation of each group. */
@@ -42,11 +51,19 @@ export function varianceFilter(spreads: readonly number[], keepFraction: number,
     .sort((a, b) => a - b);
 }
 
+/** How trajectory pairs are built (config.ts SweetConfig.pairing, MtdpoConfig.pairing). */
+export type Pairing = 'gap' | 'rank';
+export const PAIRINGS: readonly Pairing[] = ['gap', 'rank'];
+
+function allGroups(returns: ArrayLike<number>, k: number, groups?: readonly number[]): readonly number[] {
+  if (returns.length % k !== 0) throw new AlgoError('bad-config', `${returns.length} returns do not split into groups of ${k}`);
+  return groups ?? Array.from({ length: returns.length / k }, (_, g) => g);
+}
+
 /** [better, worse] episode indices (into returns) within each group; the i-th best vs the i-th worst. */
 export function trajectoryPairs(returns: ArrayLike<number>, k: number, groups?: readonly number[]): [number, number][] {
   const out: [number, number][] = [];
-  const gs = groups ?? Array.from({ length: returns.length / k }, (_, g) => g);
-  for (const g of gs) {
+  for (const g of allGroups(returns, k, groups)) {
     const idx = Array.from({ length: k }, (_, i) => g * k + i).sort((a, b) => returns[b] - returns[a] || a - b);
     for (let i = 0; i < Math.floor(k / 2); i++) {
       const [hi, lo] = [idx[i], idx[k - 1 - i]];
@@ -54,4 +71,49 @@ export function trajectoryPairs(returns: ArrayLike<number>, k: number, groups?: 
     }
   }
   return out;
+}
+
+/**
+ * [better, worse] episode indices drawn with replacement among all pairs (i, j) of one group with
+ * r_i − r_j > 1e-6, each with probability (r_i − r_j) / Σ gaps over every group: `count` draws in
+ * all (default ⌊K/2⌋ per group, as many as rank pairing makes at most), none when no group has a
+ * spread. A pair drawn twice trains twice, which is what keeps the signal proportional to the gap.
+ */
+export function gapPairs(returns: ArrayLike<number>, k: number, rng: Rng, count?: number, groups?: readonly number[]): [number, number][] {
+  const gs = allGroups(returns, k, groups);
+  const n = count ?? Math.floor(k / 2) * gs.length;
+  if (!(n >= 0) || !Number.isInteger(n)) throw new AlgoError('bad-config', `pair count must be a non-negative integer, got ${n}`);
+  const pairs: [number, number][] = [];
+  const cum: number[] = [];
+  let total = 0;
+  for (const g of gs) {
+    for (let i = g * k; i < (g + 1) * k; i++) {
+      for (let j = g * k; j < (g + 1) * k; j++) {
+        const gap = returns[i] - returns[j];
+        if (!(gap > 1e-6)) continue;
+        total += gap;
+        pairs.push([i, j]);
+        cum.push(total);
+      }
+    }
+  }
+  const out: [number, number][] = [];
+  if (pairs.length === 0) return out;
+  for (let d = 0; d < n; d++) {
+    const u = rng.next() * total;
+    let lo = 0;
+    let hi = cum.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cum[mid] > u) hi = mid;
+      else lo = mid + 1;
+    }
+    out.push([pairs[lo][0], pairs[lo][1]]);
+  }
+  return out;
+}
+
+/** Trajectory pairs the configured way; `rng` is drawn from by 'gap' only. */
+export function episodePairs(pairing: Pairing, returns: ArrayLike<number>, k: number, rng: Rng, groups?: readonly number[]): [number, number][] {
+  return pairing === 'gap' ? gapPairs(returns, k, rng, undefined, groups) : trajectoryPairs(returns, k, groups);
 }

@@ -1,5 +1,6 @@
 // Multi-turn DPO, SWEET-RL's trajectory-level baseline (arXiv 2503.15478 §5): pairs of episodes of
-// the same task (the i-th best vs the i-th worst by return, groups.ts trajectoryPairs), each episode
+// the same task (by default drawn ∝ their return gap, our deviation for stochastic rewards; or the
+// paper's i-th best vs i-th worst by return: groups.ts, config.ts MtdpoConfig.pairing), each episode
 // one row in the policy's chat (rows.ts episodeRow: head + the latest turns that fit T), DPO over
 // the log-ratio summed across all agent turns of the row (β 0.1, NLL 0.01 on the chosen episode).
 // A person's preference pairs join as single-turn pairs.
@@ -8,7 +9,7 @@ import { toChat } from '../forge/chat.ts';
 import type { MtdpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { trajectoryPairs } from './groups.ts';
+import { episodePairs } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -27,7 +28,7 @@ export class Mtdpo implements Algorithm {
 
   async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
     const { episodes, k } = input;
-    const pairs = trajectoryPairs(episodes.map((e) => e.totalReward), k);
+    const pairs = episodePairs(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng);
     const rowOf = new Map<number, Row>();
     let dropped = 0;
     for (const i of new Set(pairs.flat())) {

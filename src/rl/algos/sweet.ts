@@ -1,6 +1,7 @@
 // SWEET-RL (Zhou et al. 2025, arXiv 2503.15478), one iteration:
-//  1. Critic: pairs of trajectories of the same task (the i-th best vs the i-th worst by return,
-//     groups.ts trajectoryPairs); the critic (an LM that sees the hidden information) scores each
+//  1. Critic: pairs of trajectories of the same task (the paper's i-th best vs i-th worst by return,
+//     or by default pairs drawn ∝ their return gap, our deviation for stochastic rewards: groups.ts,
+//     config.ts SweetConfig.pairing); the critic (an LM that sees the hidden information) scores each
 //     agent turn with A_t = β · mean_tokens log(π_critic(a_t|o_t,c) / π_ref(a_t|o_t,c)), π_ref the
 //     critic's base model; trained with Bradley–Terry, L = −log σ(Σ_t A(chosen_t) − Σ_t A(rejected_t))
 //     (the 'bradley-terry' loss with source 'log-ratio'; turn_weights = 1/len(turn) gives the mean).
@@ -15,7 +16,7 @@ import { toChat } from '../forge/chat.ts';
 import type { SweetConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { trajectoryPairs } from './groups.ts';
+import { episodePairs } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, turnRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -42,7 +43,7 @@ export class Sweet implements Algorithm {
     const losses: UpdateResult['losses'] = {};
     let gradNorm = 0;
     // 1. critic
-    const pairs = trajectoryPairs(episodes.map((e) => e.totalReward), k);
+    const pairs = episodePairs(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng);
     stats.trajectory_pairs = pairs.length;
     const criticTok = ctx.critic().tokenizer;
     if (pairs.length) {
