@@ -3,7 +3,7 @@
 // useless/repeated-question rates on guess) before and after the same training budget (iterations ×
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
-//   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,frozenlake), LEARNING_SEEDS (1,2,3),
+//   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
 //   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (DEFAULT_LR, 1e-3),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
@@ -22,6 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
+import { summaryRows, type CaseFigures } from '../learningSummary.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
 import { DEFAULT_LR, defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
@@ -45,6 +46,8 @@ export interface LearningCase {
 export interface CaseResult {
   case: LearningCase;
   rows: BenchRow[];
+  /** Before/after success in % (the summary over seeds is built from these). */
+  figures: CaseFigures;
   /** Wall time of the case (training and both evaluations), minutes. */
   minutes: number;
   line: string;
@@ -68,7 +71,7 @@ const caseName = (c: LearningCase) => `${c.algo}-${c.family}-${c.seed}`;
 export function casesFromEnv(): LearningCase[] {
   if (process.env.LEARNING_CASES) return list('LEARNING_CASES', '').map(parseCase);
   const algos = list('LEARNING_ALGOS', ALGO_NAMES.join(','));
-  const families = list('LEARNING_FAMILIES', 'guess,backend,frozenlake');
+  const families = list('LEARNING_FAMILIES', 'guess,backend,bandit');
   const seeds = list('LEARNING_SEEDS', '1,2,3');
   return families.flatMap((f) => algos.flatMap((a) => seeds.map((s) => parseCase(`${a}:${f}:${s}`))));
 }
@@ -116,7 +119,8 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: sampled ${(100 * before.sampled.success).toFixed(1)}% → ${(100 * after.sampled.success).toFixed(1)}%, greedy ${(100 * before.greedy.success).toFixed(1)}% → ${(100 * after.greedy.success).toFixed(1)}% (${note})`;
-    return { case: c, rows, minutes, line };
+    const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
+    return { case: c, rows, figures: { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') } }, minutes, line };
   } finally {
     await engine.dispose();
     await runtime.dispose();
@@ -190,7 +194,7 @@ export const learning: BenchEntry = {
       }
     }
     for (const r of results) log(r.line);
-    return results.flatMap((r) => r.rows);
+    return [...results.flatMap((r) => r.rows), ...summaryRows(results.map((r) => r.figures))];
   },
 };
 

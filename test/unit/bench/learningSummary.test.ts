@@ -1,0 +1,33 @@
+// The learning table's summary over seeds: means, gains and Student-t intervals computed by hand.
+import { describe, expect, it } from 'vitest';
+import { meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
+
+describe('learning summary', () => {
+  it('gives the mean and the 95% t half-width over seeds', () => {
+    // mean 80, sample sd 10, n 3: half = 4.303 · 10 / √3
+    const { mean, half } = meanInterval([70, 80, 90]);
+    expect(mean).toBe(80);
+    expect(half).toBeCloseTo((4.303 * 10) / Math.sqrt(3), 6);
+    expect(Number.isNaN(meanInterval([42]).half)).toBe(true);
+  });
+
+  it('groups the cases by family and algorithm, gain = after − before per seed', () => {
+    const rows = summaryRows([
+      { algo: 'grpo', family: 'bandit', seed: 1, success: { sampled: [60, 87], greedy: [75, 95] } },
+      { algo: 'grpo', family: 'bandit', seed: 2, success: { sampled: [58, 83], greedy: [75, 94] } },
+      { algo: 'rft', family: 'bandit', seed: 1, success: { sampled: [60, 99], greedy: [75, 100] } },
+    ]);
+    const grpoGain = rows.find((r) => r.case.startsWith('bandit grpo, mean over 2 seeds (1, 2)') && r.metric === 'sampled gain');
+    expect(grpoGain?.value).toBe(26);
+    // gains 27 and 25: sd √2, half = 12.706 · √2 / √2
+    expect(grpoGain?.note).toBe('± 12.7 (95% t over seeds)');
+    const rft = rows.filter((r) => r.case.startsWith('bandit rft, mean over 1 seed (1)'));
+    expect(rft.map((r) => [r.metric, r.value])).toEqual([
+      ['sampled success after', 99],
+      ['sampled gain', 39],
+      ['greedy success after', 100],
+      ['greedy gain', 25],
+    ]);
+    expect(rft[0].note).toBe('one seed: no interval');
+  });
+});
