@@ -2,7 +2,7 @@
 // suite's noisy-expert dialogues and writes public/models/ (src/rl/forge/forge.ts). Options override
 // the shipped configuration (src/rl/forge/config.ts DEFAULT_FORGE); --smoke runs a seconds-long
 // forge on a tiny model (for checking the pipeline, never for shipping).
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
@@ -62,9 +62,22 @@ export const forge: Command = {
     const json = values.json === true;
     const runtime = await OrtRuntime.create('node');
     const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
+    const resumedFrom = values.init === undefined ? [] : await earlierRuns(values.init);
     const result = await runForge(cfg, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command, ...(start ? { start } : {}) });
-    await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result }, null, 2)}\n`);
+    await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result, ...(resumedFrom.length ? { resumedFrom } : {}) }, null, 2)}\n`);
     report(json, result, () => [`forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`, '', heldOutTable(result.heldOut)].join('\n'));
     return 0;
   },
 };
+
+/** A resumed forge keeps what the runs before it did: the --init folder's report and its own chain, oldest first. */
+async function earlierRuns(dir: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, 'forge-report.json'), 'utf8');
+  } catch {
+    return []; // a folder without a report (e.g. a hand-made policy): nothing to keep
+  }
+  const prev = JSON.parse(text) as { command?: string; phases?: unknown; heldOut?: unknown; seconds?: number; resumedFrom?: unknown[] };
+  return [...(prev.resumedFrom ?? []), { command: prev.command, phases: prev.phases, heldOut: prev.heldOut, seconds: prev.seconds }];
+}
