@@ -13,6 +13,7 @@
 //    fixed number per group would not do either: a group whose spread is only safe-vs-unlucky (0.15)
 //    would weigh as much as one with a win (1), and the expected signal favours the safe arm again.
 import type { Rng } from '../util/rng.ts';
+import type { EpisodeTurn } from '../envs/types.ts';
 import { AlgoError } from './types.ts';
 
 /** Mean and population standard deviation of each group. */
@@ -73,16 +74,34 @@ export function trajectoryPairs(returns: ArrayLike<number>, k: number, groups?: 
   return out;
 }
 
+/** Options of gapPairs. */
+export interface GapPairOptions {
+  /** Draws in all (default ⌊K/2⌋ per group, as many as rank pairing makes at most). */
+  count?: number;
+  /** Groups drawn from (default all). */
+  groups?: readonly number[];
+  /**
+   * The agent's side of each episode (e.g. its replies joined): two episodes with equal actions are
+   * never paired. Their rows differ only after the agent's turns, so DPO's and Bradley–Terry's margin
+   * is 0 by construction and the pair trains nothing but DPO's NLL term (bandit: a lucky and an
+   * unlucky pull of the same arm); leaving them out spends the draws on pairs that carry a signal,
+   * without changing its expected direction.
+   */
+  actions?: readonly string[];
+}
+
 /**
  * [better, worse] episode indices drawn with replacement among all pairs (i, j) of one group with
- * r_i − r_j > 1e-6, each with probability (r_i − r_j) / Σ gaps over every group: `count` draws in
- * all (default ⌊K/2⌋ per group, as many as rank pairing makes at most), none when no group has a
- * spread. A pair drawn twice trains twice, which is what keeps the signal proportional to the gap.
+ * r_i − r_j > 1e-6 (and different actions, when given), each with probability (r_i − r_j) / Σ gaps
+ * over every group; none when no such pair exists. A pair drawn twice trains twice, which is what
+ * keeps the expected signal proportional to the gap.
  */
-export function gapPairs(returns: ArrayLike<number>, k: number, rng: Rng, count?: number, groups?: readonly number[]): [number, number][] {
-  const gs = allGroups(returns, k, groups);
-  const n = count ?? Math.floor(k / 2) * gs.length;
+export function gapPairs(returns: ArrayLike<number>, k: number, rng: Rng, opts: GapPairOptions = {}): [number, number][] {
+  const gs = allGroups(returns, k, opts.groups);
+  const n = opts.count ?? Math.floor(k / 2) * gs.length;
   if (!(n >= 0) || !Number.isInteger(n)) throw new AlgoError('bad-config', `pair count must be a non-negative integer, got ${n}`);
+  const { actions } = opts;
+  if (actions && actions.length !== returns.length) throw new AlgoError('bad-config', `${actions.length} action keys for ${returns.length} returns`);
   const pairs: [number, number][] = [];
   const cum: number[] = [];
   let total = 0;
@@ -90,7 +109,7 @@ export function gapPairs(returns: ArrayLike<number>, k: number, rng: Rng, count?
     for (let i = g * k; i < (g + 1) * k; i++) {
       for (let j = g * k; j < (g + 1) * k; j++) {
         const gap = returns[i] - returns[j];
-        if (!(gap > 1e-6)) continue;
+        if (!(gap > 1e-6) || (actions && actions[i] === actions[j])) continue;
         total += gap;
         pairs.push([i, j]);
         cum.push(total);
@@ -113,7 +132,15 @@ export function gapPairs(returns: ArrayLike<number>, k: number, rng: Rng, count?
   return out;
 }
 
-/** Trajectory pairs the configured way; `rng` is drawn from by 'gap' only. */
-export function episodePairs(pairing: Pairing, returns: ArrayLike<number>, k: number, rng: Rng, groups?: readonly number[]): [number, number][] {
-  return pairing === 'gap' ? gapPairs(returns, k, rng, undefined, groups) : trajectoryPairs(returns, k, groups);
+/**
+ * Trajectory pairs the configured way; `rng` is drawn from by 'gap' only, `actions` used by 'gap'
+ * only ('rank' stays the paper's construction).
+ */
+export function pairTrajectories(pairing: Pairing, returns: ArrayLike<number>, k: number, rng: Rng, actions?: readonly string[]): [number, number][] {
+  return pairing === 'gap' ? gapPairs(returns, k, rng, { actions }) : trajectoryPairs(returns, k);
+}
+
+/** An episode's agent side as a gapPairs action key: its replies in order. */
+export function agentSide(e: { turns: readonly Pick<EpisodeTurn, 'action'>[] }): string {
+  return JSON.stringify(e.turns.map((t) => t.action));
 }

@@ -9,7 +9,7 @@ import { toChat } from '../forge/chat.ts';
 import type { MtdpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { episodePairs } from './groups.ts';
+import { agentSide, pairTrajectories } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -28,7 +28,7 @@ export class Mtdpo implements Algorithm {
 
   async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
     const { episodes, k } = input;
-    const pairs = episodePairs(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng);
+    const pairs = pairTrajectories(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng, episodes.map(agentSide));
     const rowOf = new Map<number, Row>();
     let dropped = 0;
     for (const i of new Set(pairs.flat())) {

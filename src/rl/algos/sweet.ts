@@ -16,7 +16,7 @@ import { toChat } from '../forge/chat.ts';
 import type { SweetConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { episodePairs } from './groups.ts';
+import { agentSide, pairTrajectories } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, turnRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -43,7 +43,7 @@ export class Sweet implements Algorithm {
     const losses: UpdateResult['losses'] = {};
     let gradNorm = 0;
     // 1. critic
-    const pairs = episodePairs(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng);
+    const pairs = pairTrajectories(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng, episodes.map(agentSide));
     stats.trajectory_pairs = pairs.length;
     const criticTok = ctx.critic().tokenizer;
     if (pairs.length) {

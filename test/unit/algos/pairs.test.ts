@@ -3,7 +3,7 @@
 // on hand-made groups and on RAGEN's bandit, where rank pairing teaches the worse arm.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { episodePairs, gapPairs, trajectoryPairs } from '../../../src/rl/algos/groups.ts';
+import { agentSide, gapPairs, pairTrajectories, trajectoryPairs } from '../../../src/rl/algos/groups.ts';
 import { defaultLoopConfig, overrideConfig, validateLoopConfig } from '../../../src/rl/algos/config.ts';
 import { AlgoError } from '../../../src/rl/algos/types.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
@@ -18,7 +18,7 @@ describe('gap pairs', () => {
     const a = gapPairs(returns, 8, new Rng(7));
     expect(a).toEqual(gapPairs(returns, 8, new Rng(7)));
     expect(a).toHaveLength(8);
-    expect(gapPairs(returns, 8, new Rng(8), 64)).not.toEqual(gapPairs(returns, 8, new Rng(7), 64));
+    expect(gapPairs(returns, 8, new Rng(8), { count: 64 })).not.toEqual(gapPairs(returns, 8, new Rng(7), { count: 64 }));
   });
 
   it('pair only a better episode with a worse one of the same group, ⌊K/2⌋ per group (property)', () => {
@@ -38,11 +38,11 @@ describe('gap pairs', () => {
 
   it('draw each pair with probability ∝ its gap, groups of larger spread more often', () => {
     // group 0: gaps 1 (0>1); group 1: gaps 0.25 (2>3) → 80% vs 20%
-    const pairs = gapPairs([1, 0, 0.25, 0], 2, new Rng(3), 20000);
+    const pairs = gapPairs([1, 0, 0.25, 0], 2, new Rng(3), { count: 20000 });
     const share = pairs.filter(([i]) => i === 0).length / pairs.length;
     expect(share).toBeGreaterThan(0.78);
     expect(share).toBeLessThan(0.82);
-    expect(gapPairs([1, 0, 0.25, 0], 2, new Rng(3), 5, [1])).toEqual(Array.from({ length: 5 }, () => [2, 3]));
+    expect(gapPairs([1, 0, 0.25, 0], 2, new Rng(3), { count: 5, groups: [1] })).toEqual(Array.from({ length: 5 }, () => [2, 3]));
   });
 
   it('choose the lucky risky pull in most bandit pairs, where rank pairs prefer the safe arm in 3 of 4', () => {
@@ -50,7 +50,7 @@ describe('gap pairs', () => {
     expect(rank).toHaveLength(4);
     expect(rank.filter(([hi, lo]) => !RISKY(hi) && RISKY(lo))).toHaveLength(3);
     // gap: P(episode 0 chosen) = (3·0.85 + 4·1) / (3·0.85 + 4·1 + 12·0.15) = 6.55 / 8.35 ≈ 0.784
-    const gap = gapPairs(BANDIT_GROUP, 8, new Rng(1), 20000);
+    const gap = gapPairs(BANDIT_GROUP, 8, new Rng(1), { count: 20000 });
     const chosen0 = gap.filter(([hi]) => hi === 0).length / gap.length;
     expect(chosen0).toBeGreaterThan(0.76);
     expect(chosen0).toBeLessThan(0.81);
@@ -59,11 +59,25 @@ describe('gap pairs', () => {
     expect(net).toBeGreaterThan(0);
   });
 
+  it('never pair two episodes with the same actions when these are given', () => {
+    const actions = BANDIT_GROUP.map((_, i) => (RISKY(i) ? 'risky' : 'safe'));
+    const gap = gapPairs(BANDIT_GROUP, 8, new Rng(2), { count: 20000, actions });
+    for (const [hi, lo] of gap) expect(actions[hi]).not.toBe(actions[lo]);
+    // left: risky win over safe (3 · 0.85) and safe over risky losses (12 · 0.15) → 2.55 / 4.35 ≈ 0.586
+    const chosen0 = gap.filter(([hi]) => hi === 0).length / gap.length;
+    expect(chosen0).toBeGreaterThan(0.56);
+    expect(chosen0).toBeLessThan(0.61);
+    expect(gapPairs([1, 0], 2, new Rng(2), { actions: ['a', 'a'] })).toEqual([]);
+    expect(() => gapPairs([1, 0], 2, new Rng(2), { actions: ['a'] })).toThrow('1 action keys for 2 returns');
+    expect(agentSide({ turns: [{ action: 'PULL a' }, { action: 'x' }] })).toBe('["PULL a","x"]');
+  });
+
   it('push the better arm up over simulated bandit iterations; rank pairs push the worse one', () => {
     // 16 tasks × K 8 per iteration, the policy picks the risky arm with probability 0.5
     const env = new Rng(11);
     let gapNet = 0;
     let rankNet = 0;
+    let distinctNet = 0;
     for (let it = 0; it < 100; it++) {
       const risky: boolean[] = [];
       const returns: number[] = [];
@@ -72,13 +86,16 @@ describe('gap pairs', () => {
         returns.push(risky[e] ? (env.chance(0.25) ? 1 : 0) : 0.15);
       }
       const net = (pairs: [number, number][]): number => pairs.reduce((n, [hi, lo]) => n + (risky[hi] ? 1 : -1) - (risky[lo] ? 1 : -1), 0);
-      gapNet += net(episodePairs('gap', returns, 8, new Rng(it)));
-      rankNet += net(episodePairs('rank', returns, 8, new Rng(it)));
+      gapNet += net(pairTrajectories('gap', returns, 8, new Rng(it)));
+      rankNet += net(pairTrajectories('rank', returns, 8, new Rng(it)));
+      distinctNet += net(pairTrajectories('gap', returns, 8, new Rng(it), risky.map(String)));
     }
     // per ⌊K/2⌋-per-group pair slot (6400): gap ≈ +0.33, rank ≈ −0.83; a fixed number of gap
     // pairs per group would give ≈ −0.26 (groups without a win weigh as much as those with one)
     expect(gapNet / 6400).toBeGreaterThan(0.2);
     expect(rankNet / 6400).toBeLessThan(-0.5);
+    // without same-arm pairs (no signal) every draw is a cross-arm pair: ≈ +0.6
+    expect(distinctNet / 6400).toBeGreaterThan(0.45);
   });
 });
 
