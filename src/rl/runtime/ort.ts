@@ -8,6 +8,10 @@
 // is lost never settles, and the JSEP instance then refuses every later run ("Session already
 // started"), so the wasm runtime that replaces it must be another instance. In Node,
 // `onnxruntime-web` resolves to its Node build, which is the plain wasm one already.
+// Runs and downloads are raced against device loss per call (`untilLost`), never against one
+// long-lived pending promise: `Promise.race([run, lost])` attaches a reaction to `lost` that holds the
+// race's result, so while the device lives every run's outputs (KV caches, logits) stayed reachable
+// forever (nodejs/node#17469; issue #8's RSS climb of ~150 MB/s during batched evaluation).
 import * as ortWeb from 'onnxruntime-web';
 import type * as OrtWeb from 'onnxruntime-web';
 import { loadOrtNode, type OrtModule } from './ortNode.ts';
@@ -129,7 +133,7 @@ export class ManagedSession {
       for (const [name, t] of Object.entries(feeds)) inputs[name] = isGpuTensor(t) ? t.tensor : new this.runtime.ort.Tensor(t.type, t.data, t.dims);
       let outputs: OrtWeb.InferenceSession.OnnxValueMapType;
       try {
-        outputs = await Promise.race([this.session.run(inputs), this.runtime.lost]);
+        outputs = await this.runtime.untilLost(this.session.run(inputs));
       } catch (e) {
         throw new RuntimeError('run', `running ${this.label} on ${this.runtime.info.kind} failed: ${(e as Error).message}`);
       }
@@ -163,9 +167,9 @@ export class OrtRuntime {
   private disposed = false;
   private lostListeners: ((reason: string) => void)[] = [];
   private lostWhy: string | null = null;
-  private failRuns: (e: Error) => void = () => undefined;
-  /** Rejects when the device is lost: raced against every run, since ORT's runs on a lost device may never settle. */
-  readonly lost: Promise<never> = new Promise<never>((_, reject) => (this.failRuns = reject));
+  /** Rejecters of the runs and downloads now waiting (untilLost); each removes itself when it settles. */
+  private readonly lostWaiters = new Set<(e: Error) => void>();
+  private lostError: Error | null = null;
   private device: GPUDevice | null = null;
   /** Set by simulateSessionFailure: every later WebGPU session creation on this runtime fails with it. */
   private sessionFailure: string | null = null;
@@ -174,9 +178,7 @@ export class OrtRuntime {
     readonly info: BackendInfo,
     /** @internal the ONNX Runtime module behind this device. */
     readonly ort: OrtModule = ortWeb,
-  ) {
-    this.lost.catch(() => undefined);
-  }
+  ) {}
 
   /** `fallbackReason` marks a wasm runtime made because WebGPU failed; it becomes `info.reason`. */
   static async create(preference: BackendPreference = 'auto', fallbackReason?: string): Promise<OrtRuntime> {
@@ -205,6 +207,34 @@ export class OrtRuntime {
     if (!probe.ok) return wasm(probe.reason);
     ortWeb.env.webgpu.adapter = probe.adapter;
     return new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });
+  }
+
+  /**
+   * Settles as `work` does, or rejects as soon as the device is lost (ORT's runs on a lost device may
+   * never settle). Nothing stays attached to the runtime once it has settled, so its result is
+   * garbage once the caller drops it.
+   */
+  untilLost<T>(work: Promise<T>): Promise<T> {
+    if (this.lostError) {
+      work.catch(() => undefined);
+      return Promise.reject(this.lostError);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.lostWaiters.add(reject);
+      work.then(resolve, reject).finally(() => this.lostWaiters.delete(reject));
+    });
+  }
+
+  /** Runs and downloads now waiting on ORT (untilLost): 0 between runs; tests check that none is left behind. */
+  get waitingRuns(): number {
+    return this.lostWaiters.size;
+  }
+
+  /** Rejects every waiting run and every later one with `error` (the device is gone). */
+  private failRuns(error: Error): void {
+    this.lostError = error;
+    for (const reject of this.lostWaiters) reject(error);
+    this.lostWaiters.clear();
   }
 
   /** Why the GPU device was lost, once it was (null before). */
@@ -275,7 +305,7 @@ export class OrtRuntime {
   download(t: GpuTensor): Promise<TensorData> {
     return this.enqueue(async () => {
       this.gpuLive--;
-      const data = (await Promise.race([t.tensor.getData(true), this.lost])) as TensorData['data'];
+      const data = (await this.untilLost(t.tensor.getData(true))) as TensorData['data'];
       return { type: t.type, data, dims: [...t.dims] };
     });
   }
@@ -311,7 +341,11 @@ export class OrtRuntime {
   /** Serialises work on this device: a run starts only after the previous one settled. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
+    // Not next.catch(…): that settles with the result and would keep the last run's outputs alive.
+    this.queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
