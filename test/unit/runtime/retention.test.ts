@@ -51,6 +51,13 @@ describe.each(BACKENDS)('ORT results are not retained (%s)', (kind) => {
     expect(refs.map((r) => r.deref() === undefined)).toEqual([true, true, true]);
   });
 
+  it('a failing run rejects with RuntimeError "run" and leaves nothing waiting', async () => {
+    const bad = session.run({ x: { type: 'float32', data: new Float32Array(3), dims: [1, 3] } });
+    await expect(bad).rejects.toMatchObject({ name: 'RuntimeError', code: 'run', message: expect.stringContaining('running probe on') });
+    expect(runtime.waitingRuns).toBe(0);
+    expect((await runAndDrop(session, 2)).deref()).toBeDefined(); // the queue goes on after a failure
+  });
+
   it('a download (as of a KV cache left on the GPU) frees the tensor and does not retain its data', async () => {
     const dropped = async (): Promise<WeakRef<object>> => {
       const t = runtime.adoptGpu(new runtime.ort.Tensor('float32', new Float32Array(1024).fill(2), [4, 256]));
