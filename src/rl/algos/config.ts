@@ -1,7 +1,8 @@
 // Configuration of the training loop and of each algorithm, with the papers' defaults, validated
 // once where it enters (STYLE.md point 3). Sources:
 //  - SWEET-RL (arXiv 2503.15478): N = 16 candidate replies per turn, top half vs bottom half paired,
-//    DPO β = 0.1 with an NLL term 0.01 on the chosen replies; critic trained with Bradley–Terry.
+//    DPO β = 0.1 with an NLL term 0.01 on the chosen replies; critic trained with Bradley–Terry on
+//    rank pairs of trajectories (§4), which we replace by default with gap pairs (groups.ts).
 //  - RAGEN / StarPO(-S) (arXiv 2504.20073): PPO with a critic or GRPO; StarPO-S keeps the 25% of
 //    groups with the highest reward spread, clips 0.2 / 0.28 and drops the KL term.
 //  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
@@ -14,12 +15,13 @@ import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
 /** SWEET-RL: critic BT on trajectory pairs, then per-turn DPO on critic-ranked candidates. */
 export interface SweetConfig {
   /**
-   * How the critic's trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode of a task by
-   * realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size of the return
-   * gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky better one
-   * (bandit 59.5 → 8.0%, docs/training.md). 'gap' (default; our deviation for stochastic rewards):
-   * ⌊K/2⌋ pairs per group on average, drawn over the iteration's groups with probability ∝ r_i − r_j
-   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r.
+   * How the critic's trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst
+   * episode of a task by realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores
+   * the size of the return gap and, with stochastic rewards, prefers a safe mediocre action over an
+   * unlucky better one (bandit 59.5 → 8.0%, docs/training.md). 'gap' (default; our deviation for
+   * stochastic rewards): ⌊K/2⌋·G pairs in all, drawn over the iteration's G groups with probability
+   * ∝ r_i − r_j by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean
+   * r; two episodes with the same agent replies are not paired (margin 0 by construction).
    */
   pairing: Pairing;
   /** Bradley–Terry β of the critic's advantage β·mean log(π_critic/π_ref) (credit/sweetAdvantage.ts default). */
@@ -81,12 +83,13 @@ export interface StarpoConfig {
 /** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
 export interface MtdpoConfig {
   /**
-   * How the trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode of a task by
-   * realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size of the return
-   * gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky better one
-   * (bandit 59.5 → 0.5%, docs/training.md). 'gap' (default; our deviation for stochastic rewards):
-   * ⌊K/2⌋ pairs per group on average, drawn over the iteration's groups with probability ∝ r_i − r_j
-   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r.
+   * How the trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode
+   * of a task by realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size
+   * of the return gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky
+   * better one (bandit 59.5 → 0.5%, docs/training.md). 'gap' (default; our deviation for stochastic
+   * rewards): ⌊K/2⌋·G pairs in all, drawn over the iteration's G groups with probability ∝ r_i − r_j
+   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r; two
+   * episodes with the same agent replies are not paired (margin 0 by construction).
    */
   pairing: Pairing;
   /** DPO β. */
