@@ -29,12 +29,15 @@ export function removeEngineSite(dir: string): void {
   rmSync(join(ROOT, 'dist', dir), { recursive: true, force: true });
 }
 
-/** The built app's policy worker, as a URL path (/assets/policy.worker-*.js). */
-export function policyWorkerUrl(): string {
-  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => /^policy\.worker-.*\.js$/.test(f));
-  if (!worker) throw new Error('dist/assets has no policy.worker-*.js: run `npx vite build`');
+/** One of the built app's workers, as a URL path (/assets/<kind>.worker-*.js). */
+export function workerUrl(kind: 'policy' | 'trainer'): string {
+  const worker = readdirSync(join(ROOT, 'dist/assets')).find((f) => new RegExp(`^${kind}\\.worker-.*\\.js$`).test(f));
+  if (!worker) throw new Error(`dist/assets has no ${kind}.worker-*.js: run \`npx vite build\``);
   return `/assets/${worker}`;
 }
+
+/** The built app's policy worker. */
+export const policyWorkerUrl = (): string => workerUrl('policy');
 
 /**
  * Opens the app and loads comlink into the page as the app bundles it (an import inside evaluate

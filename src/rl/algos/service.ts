@@ -8,6 +8,7 @@ import { loadModel } from '../model/folder/folder.ts';
 import type { ReadBytes } from '../model/manifest.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { OrtRuntime, type BackendPreference } from '../runtime/ort.ts';
+import { checkTrainStep, type TrainStepCheck } from '../model/train/check.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrajectoryStore } from '../store/index.ts';
 import { StoreCheckpoints } from './checkpoint.ts';
@@ -122,6 +123,20 @@ export class TrainerService {
 
   async adapter(target: LearnerTarget = 'policy'): Promise<Adapter> {
     return this.requireLoop().adapter(target);
+  }
+
+  /**
+   * One tiny SFT step (LoRA over a 4-bit base, and all parameters) on a fresh runtime of the given
+   * backend, independent of init: shows that this browser trains, and what it computes, so the same
+   * step can be compared with wasm in Node (model/train/check.ts).
+   */
+  async checkTrainStep(backend: BackendPreference = 'auto'): Promise<TrainStepCheck> {
+    const runtime = await OrtRuntime.create(backend);
+    try {
+      return await checkTrainStep(runtime);
+    } finally {
+      await runtime.dispose();
+    }
   }
 
   async dispose(): Promise<void> {

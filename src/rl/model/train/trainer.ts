@@ -80,7 +80,11 @@ export class Trainer {
       if (!v) throw new TrainerError('bad-param', `no initial value for parameter "${p.name}"`);
       if (v.length !== size) throw new TrainerError('bad-param', `parameter "${p.name}": ${v.length} values for shape [${p.dims}]`);
     }
-    const session = await runtime.createSession(graph.bytes, { label: 'train_step' });
+    // On WebGPU, onnxruntime-web 1.30's graph optimiser (level 'basic' and up) makes the step's token
+    // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
+    // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.
+    const optimization = runtime.info.kind === 'webgpu' ? 'disabled' : 'all';
+    const session = await runtime.createSession(graph.bytes, { label: 'train_step', optimization });
     const trainer = new Trainer(graph, session, { ...DEFAULT_ADAMW, ...config });
     for (const p of graph.params) {
       const size = init[p.name].length;
