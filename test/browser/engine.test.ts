@@ -7,23 +7,25 @@
 //  - tokens stream back through a comlink proxy, and the second load is served from the cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
-import type { GenerateRequest, GenerateResult, ModelInfo } from '../../src/rl/runtime/engine/types.ts';
+import type { GenerateRequest, GenerateResult, ModelInfo, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
 import { openWithComlink, policyWorkerUrl, removeEngineSite, writeEngineSite } from './engineSite.ts';
 import { launch, serveApp } from './harness.ts';
 
 const DIR = `engine-test-${process.pid}`;
 const SAMPLED: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }], n: 2, sampling: { seed: 21, maxNewTokens: 16 } };
 const GREEDY: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Which fruit is it?' }] }], sampling: { temperature: 0, maxNewTokens: 16 } };
+// scoring runs the score graph (targets one-hot in the graph), which generation never touches
+const SCORE: ScoreRequest = { items: [{ context: { messages: [{ role: 'user', content: 'Is it red?' }] }, continuation: 'GUESS: apple' }, { context: { text: 'GUESS' }, continuation: ' no' }] };
 
 let server: Awaited<ReturnType<typeof serveApp>>;
-let node: { sampled: GenerateResult; greedy: GenerateResult };
+let node: { sampled: GenerateResult; greedy: GenerateResult; scored: ScoreResult };
 
 beforeAll(async () => {
   const files = await writeEngineSite(DIR);
   const engine = new PolicyEngine();
   await engine.init('wasm');
   await engine.load('policy', { kind: 'files', files });
-  node = { sampled: await engine.generate(SAMPLED), greedy: await engine.generate(GREEDY) };
+  node = { sampled: await engine.generate(SAMPLED), greedy: await engine.generate(GREEDY), scored: await engine.score(SCORE) };
   await engine.dispose();
   server = await serveApp();
 });
@@ -37,6 +39,7 @@ interface PageRun {
   backend: string;
   sampled: GenerateResult;
   greedy: GenerateResult;
+  scored: ScoreResult;
   streamed: number;
   live: number;
   gpu: { live: number; made: number };
@@ -49,12 +52,13 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
   const b = await launch();
   try {
     await openWithComlink(b.page, server.url, DIR);
-    const args = { workerUrl, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY };
+    const args = { workerUrl, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY, score: SCORE };
     return await b.page.evaluate(async (a) => {
       type Remote = {
         init(p: string): Promise<{ kind: string }>;
         load(name: string, src: object, opts: object, onProgress: unknown): Promise<ModelInfo>;
         generate(r: object, onToken?: unknown): Promise<GenerateResult>;
+        score(r: object): Promise<ScoreResult>;
         liveSessions(): Promise<number>;
         gpuTensors(): Promise<{ live: number; made: number }>;
         dispose(): Promise<void>;
@@ -69,12 +73,13 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
       let streamed = 0;
       const sampled = await engine.generate(a.sampled, comlink.proxy(() => streamed++));
       const greedy = await engine.generate(a.greedy);
+      const scored = await engine.score(a.score);
       const second = await engine.load('policy', src, { precision: 'fp32' }, null);
       const live = await engine.liveSessions();
       const gpu = await engine.gpuTensors();
       await engine.dispose();
       w.terminate();
-      return { info: [first, second], backend, sampled, greedy, streamed, live, gpu, progress };
+      return { info: [first, second], backend, sampled, greedy, scored, streamed, live, gpu, progress };
     }, args);
   } catch (e) {
     throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
@@ -98,6 +103,7 @@ describe('inference engine in the policy worker (Chromium)', () => {
     r.sampled.generations.forEach((g, i) => g.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.sampled.generations[i].logprobs[j], 3)));
     expect(r.streamed).toBe(r.sampled.generations.reduce((a, g) => a + g.completionTokens, 0));
     expect(tokens(r.greedy)).toEqual(tokens(node.greedy));
+    expectSameScores(r.scored);
     expect(r.live).toBe(2);
     expect(r.gpu).toEqual({ live: 0, made: 0 });
   });
@@ -113,5 +119,13 @@ describe('inference engine in the policy worker (Chromium)', () => {
     expect(r.gpu.made).toBeGreaterThanOrEqual(4 * (r.greedy.generations[0].completionTokens + 1));
     expect(r.gpu.live).toBe(0);
     r.greedy.generations[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.greedy.generations[0].logprobs[j], 3));
+    expectSameScores(r.scored);
   });
 });
+
+/** The score graph's per-token log-probs equal Node's (wasm) to 3 decimals. */
+function expectSameScores(scored: ScoreResult): void {
+  expect(scored.items.map((i) => i.tokens)).toEqual(node.scored.items.map((i) => i.tokens));
+  expect(node.scored.items.every((i) => i.logprobs.length > 0 && i.logprobs.every((lp) => lp < 0))).toBe(true);
+  scored.items.forEach((it, i) => it.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.scored.items[i].logprobs[j], 3)));
+}
