@@ -82,15 +82,7 @@ export interface StarpoConfig {
 
 /** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
 export interface MtdpoConfig {
-  /**
-   * How the trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst episode
-   * of a task by realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores the size
-   * of the return gap and, with stochastic rewards, prefers a safe mediocre action over an unlucky
-   * better one (bandit 59.5 → 0.5%, docs/training.md). 'gap' (default; our deviation for stochastic
-   * rewards): ⌊K/2⌋·G pairs in all, drawn over the iteration's G groups with probability ∝ r_i − r_j
-   * by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean r; two
-   * episodes with the same agent replies are not paired (margin 0 by construction).
-   */
+  /** How the trajectory pairs are built, as SweetConfig.pairing ('rank' collapsed bandit 59.5 → 0.5%). */
   pairing: Pairing;
   /** DPO β. */
   beta: number;

@@ -166,7 +166,6 @@ export class OrtRuntime {
   private readonly sessions = new Set<ManagedSession>();
   private disposed = false;
   private lostListeners: ((reason: string) => void)[] = [];
-  private lostWhy: string | null = null;
   /** Rejecters of the runs and downloads now waiting (untilLost); each removes itself when it settles. */
   private readonly lostWaiters = new Set<(e: Error) => void>();
   private lostError: Error | null = null;
@@ -239,7 +238,7 @@ export class OrtRuntime {
 
   /** Why the GPU device was lost, once it was (null before). */
   get lostReason(): string | null {
-    return this.lostWhy;
+    return this.lostError?.message ?? null;
   }
 
   /** Called once if the GPU device is lost; owners then fall back to a wasm runtime. */
@@ -253,7 +252,6 @@ export class OrtRuntime {
     this.device = device;
     watchDevice(device, (reason, fatal) => {
       if (!fatal) return void console.warn(reason);
-      this.lostWhy = reason;
       this.failRuns(new RuntimeError('run', reason));
       this.lostListeners.forEach((fn) => fn(reason));
     });
