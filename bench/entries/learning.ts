@@ -4,7 +4,7 @@
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
 //   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
-//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (DEFAULT_LR, 1e-3),
+//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (both adapters' lr; default each algorithm's, defaultLr),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
 // Parallel shards (one case per process, each on one core):
@@ -12,19 +12,22 @@
 //   LEARNING_JOBS=16                             run the cases in that many child processes at once
 //                                                (pinned to one core each with taskset where present);
 //   LEARNING_SHARD_DIR=DIR                       every finished case also writes DIR/<algo>-<family>-<seed>.json;
-//   LEARNING_MERGE=DIR                           run nothing: the table from the case files in DIR.
+//   LEARNING_MERGE=DIR                           run nothing: the table from the case files in DIR;
+//   LEARNING_BASE_CACHE=DIR                      cases of one family and seed share the base policy's evaluation.
 // A child is `node --import tsx bench/entries/learning.ts <algo:family:seed> <out.json>` with the same
 // LEARNING_* variables; it writes one case file and no bench result.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { summaryRows, type CaseFigures } from '../learningSummary.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { DEFAULT_LR, defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
+import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
+import type { HeldOutResult } from '../../src/rl/algos/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';
@@ -83,9 +86,30 @@ function overridesFor(algo: AlgoName): JsonObject[] {
   return [all['*'], all[algo]].filter((o): o is JsonObject => !!o);
 }
 
+/**
+ * The base policy's held-out evaluation depends only on the models, the family, the seed, the number
+ * of tasks and the split (not on the algorithm, nor on the loop's random state), so cases that share
+ * them may share one: with LEARNING_BASE_CACHE=DIR the first case writes DIR/<key>.json and the
+ * others read it. The key is salted with the models' manifest so new models never reuse old
+ * figures.
+ */
+async function baseEvaluation(key: string, evaluate: () => Promise<HeldOutResult>): Promise<HeldOutResult> {
+  const dir = process.env.LEARNING_BASE_CACHE;
+  if (!dir) return evaluate();
+  const manifest = createHash('sha256').update(await readFile(join(modelsDir(), 'manifest.json'))).digest('hex').slice(0, 12);
+  const file = join(dir, `${key}-${manifest}.json`);
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as HeldOutResult;
+  const r = await evaluate();
+  await mkdir(dir, { recursive: true });
+  await writeFile(`${file}.${process.pid}`, `${JSON.stringify(r)}\n`);
+  await rename(`${file}.${process.pid}`, file); // whole or absent for a case reading it at once
+  return r;
+}
+
 /** Trains and evaluates one case in this process (onnxruntime-node). */
 export async function runCase(c: LearningCase): Promise<CaseResult> {
-  const [iterations, tasks, k, evalTasks, lr] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100), num('LEARNING_LR', DEFAULT_LR)];
+  const [iterations, tasks, k, evalTasks] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100)];
+  const lr = process.env.LEARNING_LR ? { lr: num('LEARNING_LR', 0), criticLr: num('LEARNING_LR', 0) } : {};
   const split = process.env.LEARNING_EVAL_SPLIT === 'train' ? 'train' : 'test';
   const read = nodeReader(modelsDir());
   const start = performance.now();
@@ -94,7 +118,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
   const runtime = await OrtRuntime.create('node');
   try {
     const options = forgedOptions(c.family);
-    let config = defaultLoopConfig(c.algo, c.family, { seed: c.seed, lr, criticLr: lr, tasksPerIteration: tasks, k, ...(options ? { options } : {}) });
+    let config = defaultLoopConfig(c.algo, c.family, { seed: c.seed, ...lr, tasksPerIteration: tasks, k, ...(options ? { options } : {}) });
     for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
     const critic = needsCritic(config.settings);
     await engine.loadFrom('policy', { kind: 'reader', read, manifest: true, name: 'policy' });
@@ -102,7 +126,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const models = { policy: await loadModel(read, 'policy'), critic: critic ? await loadModel(read, 'critic') : null };
     const loop = await TrainingLoop.create({ engine, runtime, models, config });
     const evalSeed = (split === 'train' ? 900_000 : 100_000) + c.seed;
-    const before = await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split });
+    const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () => loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }));
     const reports = await loop.run(iterations);
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
     await loop.dispose();

@@ -216,6 +216,19 @@ export function defaultSettings(algo: AlgoName): AlgoSettings {
  */
 export const DEFAULT_LR = 1e-3;
 
+/**
+ * Default policy learning rate of the pairwise, DPO-loss methods (multi-turn DPO and SWEET-RL's
+ * actor): a tenth of DEFAULT_LR, as DPO is usually run with a much smaller step than policy
+ * gradient. At 1e-3 their training diverged on bandit (gradient norm 25–67× its median, replies 9 → 48
+ * tokens, KL to the base 13 by iteration 5; docs/training.md); their critics keep DEFAULT_LR.
+ */
+export const PAIRWISE_LR = 1e-4;
+
+/** The default policy learning rate of an algorithm. */
+export function defaultLr(algo: AlgoName): number {
+  return algo === 'mtdpo' || algo === 'sweet' ? PAIRWISE_LR : DEFAULT_LR;
+}
+
 /** Default LoRA: rank 8, α 16 over every projection (the engine's default adapter slot). */
 export const DEFAULT_LORA: LoraSpec = { rank: 8, alpha: 16, targets: ALL_LORA_TARGETS };
 
@@ -228,7 +241,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     tasksPerIteration: 8,
     k: 8,
     lora: DEFAULT_LORA,
-    lr: DEFAULT_LR,
+    lr: defaultLr(algo),
     criticLr: DEFAULT_LR,
     maxGradNorm: 1,
     feedbackWeight: 1,
