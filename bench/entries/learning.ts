@@ -4,7 +4,7 @@
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
 //   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
-//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (both adapters' lr; default each algorithm's, defaultLr),
+//   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (the policy's lr; default each algorithm's, defaultLr),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
 // Parallel shards (one case per process, each on one core):
@@ -109,7 +109,7 @@ async function baseEvaluation(key: string, evaluate: () => Promise<HeldOutResult
 /** Trains and evaluates one case in this process (onnxruntime-node). */
 export async function runCase(c: LearningCase): Promise<CaseResult> {
   const [iterations, tasks, k, evalTasks] = [num('LEARNING_ITERATIONS', 20), num('LEARNING_TASKS', 8), num('LEARNING_K', 8), num('LEARNING_EVAL', 100)];
-  const lr = process.env.LEARNING_LR ? { lr: num('LEARNING_LR', 0), criticLr: num('LEARNING_LR', 0) } : {};
+  const lr = process.env.LEARNING_LR ? { lr: num('LEARNING_LR', 0) } : {};
   const split = process.env.LEARNING_EVAL_SPLIT === 'train' ? 'train' : 'test';
   const read = nodeReader(modelsDir());
   const start = performance.now();

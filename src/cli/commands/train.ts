@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_LR, defaultLoopConfig, overrideConfig } from '../../rl/algos/config.ts';
+import { DEFAULT_LR, defaultLoopConfig, defaultLr, overrideConfig, PAIRWISE_LR } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
@@ -42,7 +42,8 @@ export const train: Command = {
     '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON] [--config JSON]',
     '                          [--eval-split test|train]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
-    `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --lr ${DEFAULT_LR}, --models public/models, --backend node.`,
+    `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --models public/models, --backend node.`,
+    `--lr: the policy adapter's AdamW step (default ${PAIRWISE_LR} for mtdpo and sweet, ${DEFAULT_LR} for the others; the critic's is criticLr, ${DEFAULT_LR}).`,
     'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
     '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
@@ -64,12 +65,12 @@ export const train: Command = {
     if (evalSplit !== 'test' && evalSplit !== 'train') throw new UsageError(`--eval-split must be test or train, got "${evalSplit}"`);
     const backend = (values.backend ?? 'node') as BackendKind;
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${values.backend}"`);
-    const lr = values.lr === undefined ? DEFAULT_LR : Number(values.lr);
+    const lr = values.lr === undefined ? defaultLr(algo) : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     // Default: the task options the shipped policy was forged on (guess: 4 candidates, T = 4).
     let options: JsonObject | undefined = forgedOptions(family);
     if (values.options !== undefined) options = jsonOption(values.options, 'options', 'a JSON object') as JsonObject;
-    let config = defaultLoopConfig(algo, family, { seed, lr, criticLr: lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
+    let config = defaultLoopConfig(algo, family, { seed, lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
     if (values.config !== undefined) {
       const over = jsonOption(values.config, 'config', 'a JSON object');
       if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');

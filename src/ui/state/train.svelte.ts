@@ -3,7 +3,7 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { DEFAULT_LR, defaultLoopConfig, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { defaultLoopConfig, defaultLr, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter } from '../../rl/runtime/engine/types.ts';
@@ -35,12 +35,21 @@ export interface AdapterEntry {
 }
 
 export class TrainState {
-  algo = $state<AlgoName>('grpo');
+  #algo = $state<AlgoName>('grpo');
+  /** The algorithm; choosing one resets the learning rate to its default (defaultLr). */
+  get algo(): AlgoName {
+    return this.#algo;
+  }
+  set algo(a: AlgoName) {
+    this.#algo = a;
+    this.lr = defaultLr(a);
+  }
   family = $state<FamilyName>('guess');
   iterations = $state(10);
   tasksPerIteration = $state(8);
   k = $state(8);
-  lr = $state(DEFAULT_LR);
+  /** The policy adapter's AdamW learning rate (the critic's stays criticLr's default). */
+  lr = $state(defaultLr(this.algo));
   seed = $state(1);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
   overrides = $state('');
@@ -72,7 +81,7 @@ export class TrainState {
   /** The run's configuration from the form over the paper defaults; throws AlgoError on bad values. */
   config(): LoopConfig {
     const options = forgedOptions(this.family); // the tasks the shipped policy learned
-    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, criticLr: this.lr, ...(options ? { options } : {}) });
+    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, ...(options ? { options } : {}) });
     if (!this.overrides.trim()) return validateLoopConfig(c);
     let over: unknown;
     try {

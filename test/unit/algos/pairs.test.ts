@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { agentSide, gapPairs, pairTrajectories, trajectoryPairs } from '../../../src/rl/algos/groups.ts';
-import { defaultLoopConfig, overrideConfig, validateLoopConfig } from '../../../src/rl/algos/config.ts';
+import { DEFAULT_LR, defaultLoopConfig, overrideConfig, PAIRWISE_LR, validateLoopConfig } from '../../../src/rl/algos/config.ts';
 import { AlgoError } from '../../../src/rl/algos/types.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
@@ -105,6 +105,13 @@ describe('pairing config', () => {
     expect(s.algo === 'sweet' && s.sweet.pairing).toBe('gap');
     const m = overrideConfig(defaultLoopConfig('mtdpo', 'bandit'), { mtdpo: { pairing: 'rank' } }).settings;
     expect(m.algo === 'mtdpo' && m.mtdpo.pairing).toBe('rank');
+  });
+
+  it('steps the pairwise methods\' policy at PAIRWISE_LR and every critic at DEFAULT_LR', () => {
+    for (const algo of ['mtdpo', 'sweet'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: PAIRWISE_LR, criticLr: DEFAULT_LR });
+    for (const algo of ['grpo', 'ppo', 'starpo', 'rft'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: DEFAULT_LR, criticLr: DEFAULT_LR });
+    expect(PAIRWISE_LR).toBeLessThan(DEFAULT_LR);
+    expect(defaultLoopConfig('sweet', 'guess', { lr: 3e-4 }).lr).toBe(3e-4);
   });
 
   it('rejects an unknown pairing where the config enters', () => {
