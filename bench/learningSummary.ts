@@ -11,6 +11,8 @@ export interface CaseFigures {
   seed: number;
   /** success[mode] = [before, after] in %. */
   success: Record<'sampled' | 'greedy', [number, number]>;
+  /** rates[mode][name] = [before, after]: early answers, useless and repeated questions (guess only). */
+  rates?: Partial<Record<'sampled' | 'greedy', Record<string, [number, number]>>>;
 }
 
 /** Two-sided 97.5% quantiles of Student's t for 1…10 degrees of freedom (then the normal's 1.96). */
@@ -44,4 +46,47 @@ export function summaryRows(cases: readonly CaseFigures[]): BenchRow[] {
     }
   }
   return rows;
+}
+
+const ALGO_LABELS: Record<string, string> = {
+  sweet: 'SWEET-RL',
+  starpo: 'StarPO-S',
+  ppo: 'PPO (critic, turn-level GAE)',
+  grpo: 'GRPO',
+  mtdpo: 'multi-turn DPO',
+  rft: 'rejection fine-tuning',
+};
+
+const fmt = (x: number, digits = 1) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
+const signed = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
+const withHalf = (m: { mean: number; half: number }) => `${signed(m.mean)}${Number.isNaN(m.half) ? '' : ` ± ${m.half.toFixed(1)}`}`;
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+/**
+ * The learning table in Markdown, one table per family (in first-seen order), one row per
+ * algorithm: each seed's success before → after, sampled and greedy, the mean gain with its 95%
+ * t-interval over seeds, and where the family reports them the sampled early-answer and
+ * useless/repeated-question rates (mean over seeds, before → after).
+ */
+export function learningTables(cases: readonly CaseFigures[]): string {
+  const families = [...new Set(cases.map((c) => c.family))];
+  const out: string[] = [];
+  for (const family of families) {
+    const rows = cases.filter((c) => c.family === family);
+    const rateNames = [...new Set(rows.flatMap((c) => Object.keys(c.rates?.sampled ?? {})))];
+    const head = ['algorithm', 'seeds', 'sampled, before → after', 'sampled gain', 'greedy, before → after', 'greedy gain', ...rateNames.map((n) => `${n.replace(/_rate$/, '').replace(/_/g, ' ')}s (sampled)`)];
+    out.push(`**${family}**`, '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
+    for (const algo of [...new Set(rows.map((c) => c.algo))]) {
+      const cs = rows.filter((c) => c.algo === algo);
+      const cell = (mode: 'sampled' | 'greedy') => cs.map((c) => `${fmt(c.success[mode][0])}→${fmt(c.success[mode][1])}`).join(' / ');
+      const gain = (mode: 'sampled' | 'greedy') => withHalf(meanInterval(cs.map((c) => c.success[mode][1] - c.success[mode][0])));
+      const rates = rateNames.map((n) => {
+        const pairs = cs.map((c) => c.rates?.sampled?.[n]).filter((p): p is [number, number] => !!p);
+        return pairs.length ? `${mean(pairs.map((p) => p[0])).toFixed(2)} → ${mean(pairs.map((p) => p[1])).toFixed(2)}` : '–';
+      });
+      out.push(`| ${[ALGO_LABELS[algo] ?? algo, cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
 }

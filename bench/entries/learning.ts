@@ -24,8 +24,8 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
-import { summaryRows, type CaseFigures } from '../learningSummary.ts';
-import { modelsDir } from '../../src/cli/paths.ts';
+import { learningTables, summaryRows, type CaseFigures } from '../learningSummary.ts';
+import { modelsDir, projectRoot } from '../../src/cli/paths.ts';
 import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
 import type { HeldOutResult } from '../../src/rl/algos/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
@@ -58,6 +58,9 @@ export interface CaseResult {
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** The behaviour rates a family may report beside success (guess: issue #8's collapse modes). */
+const RATES = ['early_answer_rate', 'useless_question_rate', 'repeated_question_rate'];
 
 /** Parses "algo:family:seed". */
 export function parseCase(s: string): LearningCase {
@@ -137,14 +140,15 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     for (const mode of ['sampled', 'greedy'] as const) {
       rows.push({ case: label, metric: `${mode} success before`, value: 100 * before[mode].success, unit: '%' });
       rows.push({ case: label, metric: `${mode} success after`, value: 100 * after[mode].success, unit: '%', note });
-      for (const m of ['early_answer_rate', 'useless_question_rate', 'repeated_question_rate']) {
+      for (const m of RATES) {
         if (after[mode][m] !== undefined) rows.push({ case: label, metric: `${mode} ${m} before→after`, value: after[mode][m], unit: `from ${before[mode][m].toFixed(3)}` });
       }
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: sampled ${(100 * before.sampled.success).toFixed(1)}% → ${(100 * after.sampled.success).toFixed(1)}%, greedy ${(100 * before.greedy.success).toFixed(1)}% → ${(100 * after.greedy.success).toFixed(1)}% (${note})`;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
-    return { case: c, rows, figures: { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') } }, minutes, line };
+    const rates = (mode: 'sampled' | 'greedy') => Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
+    return { case: c, rows, figures: { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } }, minutes, line };
   } finally {
     await engine.dispose();
     await runtime.dispose();
@@ -156,10 +160,22 @@ async function writeCase(dir: string, r: CaseResult): Promise<void> {
   await writeFile(join(dir, `${caseName(r.case)}.json`), `${JSON.stringify(r, null, 2)}\n`);
 }
 
+/** Case files written before figures held the rates carry them only in their rows ("… before→after", unit "from X"). */
+function withRates(r: CaseResult): CaseResult {
+  if (r.figures.rates) return r;
+  const rates: NonNullable<CaseFigures['rates']> = { sampled: {}, greedy: {} };
+  for (const row of r.rows) {
+    const m = /^(sampled|greedy) (\w+) before→after$/.exec(row.metric);
+    const from = row.unit ? /^from (.+)$/.exec(row.unit) : null;
+    if (m && from) rates[m[1] as 'sampled' | 'greedy']![m[2]] = [Number(from[1]), row.value];
+  }
+  return { ...r, figures: { ...r.figures, rates } };
+}
+
 /** Every case file in a shard folder, in table order (family, algorithm, seed). */
 export async function readShards(dir: string): Promise<CaseResult[]> {
   const out: CaseResult[] = [];
-  for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult);
+  for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(withRates(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult));
   const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${String(c.seed).padStart(6, '0')}`;
   return out.sort((a, b) => key(a.case).localeCompare(key(b.case)));
 }
@@ -218,6 +234,9 @@ export const learning: BenchEntry = {
       }
     }
     for (const r of results) log(r.line);
+    const tables = join(projectRoot(), 'bench', 'results', 'learning.md');
+    await writeFile(tables, `${learningTables(results.map((r) => r.figures))}\n`);
+    log(`learning: tables in ${tables}`);
     return [...results.flatMap((r) => r.rows), ...summaryRows(results.map((r) => r.figures))];
   },
 };

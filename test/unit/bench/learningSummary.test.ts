@@ -1,6 +1,6 @@
 // The learning table's summary over seeds: means, gains and Student-t intervals computed by hand.
 import { describe, expect, it } from 'vitest';
-import { meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
+import { learningTables, meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
 
 describe('learning summary', () => {
   it('gives the mean and the 95% t half-width over seeds', () => {
@@ -29,5 +29,17 @@ describe('learning summary', () => {
       ['greedy gain', 25],
     ]);
     expect(rft[0].note).toBe('one seed: no interval');
+  });
+
+  it('writes one Markdown table per family, seeds side by side, rates only where the family has them', () => {
+    const md = learningTables([
+      { algo: 'sweet', family: 'guess', seed: 1, success: { sampled: [70, 80], greedy: [75, 75] }, rates: { sampled: { early_answer_rate: [0.5, 0.3] } } },
+      { algo: 'sweet', family: 'guess', seed: 2, success: { sampled: [72, 76], greedy: [75, 74.5] }, rates: { sampled: { early_answer_rate: [0.4, 0.2] } } },
+      { algo: 'rft', family: 'bandit', seed: 1, success: { sampled: [81.5, 99.5], greedy: [98, 100] } },
+    ]).split('\n');
+    expect(md).toContain('| SWEET-RL | 1, 2 | 70→80 / 72→76 | +7.0 ± 38.1 | 75→75 / 75→74.5 | −0.3 ± 3.2 | 0.45 → 0.25 |');
+    expect(md).toContain('| algorithm | seeds | sampled, before → after | sampled gain | greedy, before → after | greedy gain | early answers (sampled) |');
+    expect(md).toContain('| rejection fine-tuning | 1 | 81.5→99.5 | +18.0 | 98→100 | +2.0 |');
+    expect(md.filter((l) => l.startsWith('**'))).toEqual(['**guess**', '**bandit**']);
   });
 });
