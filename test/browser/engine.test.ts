@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ModelInfo, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
-import { openWithComlink, policyWorkerUrl, removeEngineSite, writeEngineSite } from './engineSite.ts';
-import { launch, serveApp } from './harness.ts';
+import { type EngineSite, openWithComlink, policyWorkerUrl, serveEngineSite } from './engineSite.ts';
+import { launch } from './harness.ts';
 
 const DIR = `engine-test-${process.pid}`;
 const SAMPLED: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }], n: 2, sampling: { seed: 21, maxNewTokens: 16 } };
@@ -17,21 +17,19 @@ const GREEDY: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content
 // scoring runs the score graph (targets one-hot in the graph), which generation never touches
 const SCORE: ScoreRequest = { items: [{ context: { messages: [{ role: 'user', content: 'Is it red?' }] }, continuation: 'GUESS: apple' }, { context: { text: 'GUESS' }, continuation: ' no' }] };
 
-let server: Awaited<ReturnType<typeof serveApp>>;
+let site: EngineSite;
 let node: { sampled: GenerateResult; greedy: GenerateResult; scored: ScoreResult };
 
 beforeAll(async () => {
-  const files = await writeEngineSite(DIR);
+  site = await serveEngineSite(DIR);
   const engine = new PolicyEngine();
   await engine.init('wasm');
-  await engine.load('policy', { kind: 'files', files });
+  await engine.load('policy', { kind: 'files', files: site.files });
   node = { sampled: await engine.generate(SAMPLED), greedy: await engine.generate(GREEDY), scored: await engine.score(SCORE) };
   await engine.dispose();
-  server = await serveApp();
 });
 afterAll(async () => {
-  await server?.close();
-  removeEngineSite(DIR);
+  await site?.close();
 });
 
 interface PageRun {
@@ -51,7 +49,7 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
   const workerUrl = policyWorkerUrl();
   const b = await launch();
   try {
-    await openWithComlink(b.page, server.url, DIR);
+    await openWithComlink(b.page, site.url, DIR);
     const args = { workerUrl, dir: DIR, preference, sampled: SAMPLED, greedy: GREEDY, score: SCORE };
     return await b.page.evaluate(async (a) => {
       type Remote = {

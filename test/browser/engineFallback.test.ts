@@ -9,31 +9,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
-import { openWithComlink, policyWorkerUrl, removeEngineSite, writeEngineSite } from './engineSite.ts';
-import { launch, serveApp } from './harness.ts';
+import { type EngineSite, openWithComlink, policyWorkerUrl, serveEngineSite } from './engineSite.ts';
+import { launch } from './harness.ts';
 
 const DIR = `engine-fallback-${process.pid}`;
 // Long enough that the device is lost while the generation is still running on WebGPU.
 const GREEDY: GenerateRequest = { prompts: [{ text: 'Is it red?' }], sampling: { temperature: 0, maxNewTokens: 40, minNewTokens: 40 } };
 const SCORE: ScoreRequest = { items: [{ context: { text: 'Is it red?' }, continuation: ' Yes.' }] };
 
-let server: Awaited<ReturnType<typeof serveApp>>;
+let site: EngineSite;
 let wasmTokens: number[][];
 let wasmScore: ScoreResult;
 
 beforeAll(async () => {
-  const files = await writeEngineSite(DIR);
+  site = await serveEngineSite(DIR);
   const engine = new PolicyEngine();
   await engine.init('wasm');
-  await engine.load('policy', { kind: 'files', files });
+  await engine.load('policy', { kind: 'files', files: site.files });
   wasmTokens = (await engine.generate(GREEDY)).generations.map((g) => g.tokenIds);
   wasmScore = await engine.score(SCORE);
   await engine.dispose();
-  server = await serveApp();
 });
 afterAll(async () => {
-  await server?.close();
-  removeEngineSite(DIR);
+  await site?.close();
 });
 
 interface FallbackRun {
@@ -59,7 +57,7 @@ async function run(scenario: 'session' | 'score' | 'device'): Promise<FallbackRu
   const workerUrl = policyWorkerUrl();
   const b = await launch();
   try {
-    await openWithComlink(b.page, server.url, DIR);
+    await openWithComlink(b.page, site.url, DIR);
     return await b.page.evaluate(
       async (a) => {
         type Remote = {

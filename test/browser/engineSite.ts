@@ -6,13 +6,14 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'nod
 import type { Page } from 'playwright-core';
 import { dirname, join } from 'node:path';
 import { tinyModels } from '../unit/engine/fixtures.ts';
+import { serveApp } from './harness.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 export type SiteFiles = Awaited<ReturnType<typeof tinyModels>>['files'];
 
 /** Writes the model files and boot.mjs under dist/<dir>/ and returns the model files (for Node). */
-export async function writeEngineSite(dir: string): Promise<SiteFiles> {
+async function writeEngineSite(dir: string): Promise<SiteFiles> {
   const { files } = await tinyModels(8, 128);
   for (const [path, bytes] of Object.entries(files)) {
     const full = join(ROOT, 'dist', dir, path);
@@ -24,9 +25,25 @@ export async function writeEngineSite(dir: string): Promise<SiteFiles> {
   return files;
 }
 
-/** Removes dist/<dir>/. */
-export function removeEngineSite(dir: string): void {
-  rmSync(join(ROOT, 'dist', dir), { recursive: true, force: true });
+/** The built app served with the engine site under /<dir>/; close() stops it and removes dist/<dir>/. */
+export interface EngineSite {
+  files: SiteFiles;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Writes the engine site under dist/<dir>/ and serves the built app beside it. */
+export async function serveEngineSite(dir: string): Promise<EngineSite> {
+  const files = await writeEngineSite(dir);
+  const server = await serveApp();
+  return {
+    files,
+    url: server.url,
+    close: async () => {
+      await server.close();
+      rmSync(join(ROOT, 'dist', dir), { recursive: true, force: true });
+    },
+  };
 }
 
 /** One of the built app's workers, as a URL path (/assets/<kind>.worker-*.js). */

@@ -8,23 +8,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTrainStep, relativeError, type TrainStepCheck } from '../../src/rl/model/train/check.ts';
 import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
-import { openWithComlink, removeEngineSite, workerUrl, writeEngineSite } from './engineSite.ts';
-import { launch, serveApp } from './harness.ts';
+import { type EngineSite, openWithComlink, serveEngineSite, workerUrl } from './engineSite.ts';
+import { launch } from './harness.ts';
 
 const DIR = `train-step-test-${process.pid}`;
-let server: Awaited<ReturnType<typeof serveApp>>;
+let site: EngineSite;
 let node: TrainStepCheck;
 
 beforeAll(async () => {
-  await writeEngineSite(DIR);
+  site = await serveEngineSite(DIR);
   const runtime = await OrtRuntime.create('wasm');
   node = await checkTrainStep(runtime);
   await runtime.dispose();
-  server = await serveApp();
 });
 afterAll(async () => {
-  await server?.close();
-  removeEngineSite(DIR);
+  await site?.close();
 });
 
 interface PageStep {
@@ -39,7 +37,7 @@ describe('train step on WebGPU (Chromium)', () => {
     const b = await launch();
     let page: { backend: string; steps: PageStep[] };
     try {
-      await openWithComlink(b.page, server.url, DIR);
+      await openWithComlink(b.page, site.url, DIR);
       page = await b.page.evaluate(async (url) => {
         type Remote = { checkTrainStep(backend: string): Promise<{ backend: string; steps: { trainable: string; loss: number; stats: Record<string, number>; after: Record<string, Float32Array> }[] }> };
         const comlink = (globalThis as unknown as { comlinkForTest: { wrap(w: Worker): Remote } }).comlinkForTest;
