@@ -27,7 +27,7 @@ import type { BenchEntry, BenchRow } from '../harness.ts';
 import { learningTables, summaryRows, type CaseFigures } from '../learningSummary.ts';
 import { modelsDir, projectRoot } from '../../src/cli/paths.ts';
 import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
-import type { HeldOutResult } from '../../src/rl/algos/evaluate.ts';
+import { heldOutSeed, type HeldOutResult } from '../../src/rl/algos/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';
@@ -128,7 +128,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     if (critic) await engine.loadFrom('critic', { kind: 'reader', read, manifest: true, name: 'critic' });
     const models = { policy: await loadModel(read, 'policy'), critic: critic ? await loadModel(read, 'critic') : null };
     const loop = await TrainingLoop.create({ engine, runtime, models, config });
-    const evalSeed = (split === 'train' ? 900_000 : 100_000) + c.seed;
+    const evalSeed = heldOutSeed(split, c.seed);
     const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () => loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }));
     const reports = await loop.run(iterations);
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });

@@ -11,7 +11,7 @@ import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
-import type { HeldOutResult } from '../../rl/algos/evaluate.ts';
+import { heldOutSeed, type HeldOutResult } from '../../rl/algos/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import { forgedOptions } from '../../rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
@@ -94,8 +94,7 @@ export const train: Command = {
       };
       const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
       const loop = await TrainingLoop.create({ engine, runtime, models, config, checkpoints: new MemoryCheckpoints() });
-      // train-split evaluation (tuning) uses seeds far from the training draws' hashed ones
-      const evalSeed = (evalSplit === 'train' ? 900_000 : 100_000) + seed;
+      const evalSeed = heldOutSeed(evalSplit, seed);
       const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (before) log(evalLine('before', before));
       const reports = await loop.run(iterations, (r) => log(line(r)));

@@ -28,6 +28,15 @@ export interface HeldOutResult {
   greedy: Record<string, number>;
 }
 
+/**
+ * The first task seed of an evaluation for run seed `seed`: test-split tasks from 100,000, train-split
+ * ones (tuning) from 900,000, far from the training draws' hashed seeds. The CLI and the learning
+ * benchmark both use it, so a case and its command evaluate the same tasks.
+ */
+export function heldOutSeed(split: Split, seed: number): number {
+  return (split === 'train' ? 900_000 : 100_000) + seed;
+}
+
 /** Plays the held-out tasks with `adapter` (null = the base policy), sampled and greedy. */
 export async function evaluateHeldOut(engine: GenerateApi, adapter: string | null, cfg: HeldOutConfig): Promise<HeldOutResult> {
   const tasks = taskSpecs(cfg.family, cfg.split ?? 'test', cfg.tasks, cfg.seed, cfg.options);

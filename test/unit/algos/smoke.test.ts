@@ -1,6 +1,7 @@
-// Two-iteration smoke run of every algorithm on a tiny random model written as a real model folder
-// (the shipped models are not forged yet): finite metrics, the policy adapter changed, a checkpoint
-// written each iteration and restored into a new loop that continues from it.
+// Two-iteration smoke run of every algorithm on the shipped policy and critic (public/models, on
+// onnxruntime-web's wasm): finite metrics, the policy adapter changed, a checkpoint written each
+// iteration and restored into a new loop that continues from it; then the loop's determinism,
+// rollback and configuration errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -12,11 +13,12 @@ import { ALGO_NAMES, type AlgoName } from '../../../src/rl/algos/types.ts';
 import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { tinyModels } from '../engine/fixtures.ts';
+import { modelsDir } from '../../../src/cli/paths.ts';
+import { nodeReader } from '../../../src/rl/model/folder/nodeIo.ts';
 
 /**
- * A random model never acts validly, so every return in a group is equal; a person's thumbs on the
- * first turn of every other episode give the groups spread (and exercise the feedback path).
+ * A person's thumbs on the first turn of every other episode: the groups have spread even when every
+ * pull pays the same (and the feedback path is exercised).
  */
 const rate = async (eps: readonly RolloutEpisode[]) => eps.map((e, i) => (i % 2 === 0 ? [1] : [-1]));
 
@@ -54,12 +56,11 @@ export function tinyConfig(algo: AlgoName, seed = 3): LoopConfig {
 }
 
 beforeAll(async () => {
-  const m = await tinyModels(7, 512);
-  const read = async (p: string) => m.files[p] ?? null;
+  const read = nodeReader(modelsDir());
   models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
   await engine.init('wasm');
-  await engine.load('policy', { kind: 'files', files: m.files });
-  await engine.load('critic', { kind: 'files', files: m.files, name: 'critic' });
+  await engine.loadFrom('policy', { kind: 'reader', read, manifest: true, name: 'policy' });
+  await engine.loadFrom('critic', { kind: 'reader', read, manifest: true, name: 'critic' });
   runtime = await OrtRuntime.create('wasm');
 });
 afterAll(async () => {
