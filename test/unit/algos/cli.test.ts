@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/command.ts';
 import { train } from '../../../src/cli/commands/train.ts';
 import { modelsDir } from '../../../src/cli/paths.ts';
@@ -13,6 +13,7 @@ import type { IterationReport } from '../../../src/rl/algos/types.ts';
 import { importPeftAdapter } from '../../../src/rl/bridge/peft.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader } from '../../../src/rl/model/folder/nodeIo.ts';
+import { capture } from '../capture.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'turnwise-train-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -25,14 +26,9 @@ interface TrainJson {
 }
 
 async function json(args: string[]): Promise<TrainJson> {
-  let text = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((text += String(s)), true));
-  try {
-    expect(await train.run([...args, '--json'])).toBe(0);
-  } finally {
-    spy.mockRestore();
-  }
-  return JSON.parse(text) as TrainJson;
+  const { code, out } = await capture(() => train.run([...args, '--json']));
+  expect(code).toBe(0);
+  return JSON.parse(out) as TrainJson;
 }
 
 describe('turnwise train', () => {

@@ -3,11 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../../src/cli/commands/generate.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import type { GenerateResult } from '../../../src/rl/runtime/engine/types.ts';
 import { tinyModels } from './fixtures.ts';
+import { capture } from '../capture.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,13 +19,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run(args: string[]): Promise<GenerateResult & { model: { verified: boolean } }> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  try {
-    expect(await generate.run(args)).toBe(0);
-  } finally {
-    spy.mockRestore();
-  }
+  const { code, out } = await capture(() => generate.run(args));
+  expect(code).toBe(0);
   return JSON.parse(out);
 }
 

@@ -3,19 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { evalCommand } from '../../../src/cli/commands/eval.ts';
 import { tasks } from '../../../src/cli/commands/tasks.ts';
 import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
-
-async function capture(fn: () => Promise<number>): Promise<{ code: number; out: string }> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await fn(), out };
-  } finally {
-    spy.mockRestore();
-  }
-}
+import { capture } from '../capture.ts';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -3,21 +3,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it, vi } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { forge } from '../../../src/cli/commands/forge.ts';
+import { capture } from '../capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnwise-forge-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run(args: string[]): Promise<void> {
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    expect(await forge.run([...args, '--smoke', '--eval-episodes', '0', '--critic-steps', '1', '--value-steps', '1', '--json'])).toBe(0);
-  } finally {
-    spy.mockRestore();
-    err.mockRestore();
-  }
+  expect((await capture(() => forge.run([...args, '--smoke', '--eval-episodes', '0', '--critic-steps', '1', '--value-steps', '1', '--json']))).code).toBe(0);
 }
 
 const report = (d: string) => JSON.parse(readFileSync(join(d, 'forge-report.json'), 'utf8')) as { command: string; phases: { phase: string }[]; resumedFrom?: { command: string; phases: { phase: string }[] }[] };

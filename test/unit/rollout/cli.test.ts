@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../../src/cli/command.ts';
 import { passkt } from '../../../src/cli/commands/passkt.ts';
 import { creditReport } from '../../../src/cli/commands/credit-report.ts';
@@ -17,6 +17,7 @@ import { storeSink } from '../../../src/rl/rollout/sink.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 import { encodeTurnwise } from '../../../src/rl/store/formats/turnwise.ts';
 import { tinyModels } from '../engine/fixtures.ts';
+import { capture } from '../capture.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -27,13 +28,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run<T>(cmd: Command, args: string[]): Promise<T> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  try {
-    expect(await cmd.run([...args, '--json'])).toBe(0);
-  } finally {
-    spy.mockRestore();
-  }
+  const { code, out } = await capture(() => cmd.run([...args, '--json']));
+  expect(code).toBe(0);
   return JSON.parse(out) as T;
 }
 

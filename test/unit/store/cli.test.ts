@@ -10,24 +10,12 @@ import { main } from '../../../src/cli/main.ts';
 import { openStore, writeEpisode } from './helpers.ts';
 import { encodeTurnwise } from '../../../src/rl/store/formats/index.ts';
 import { collectText } from '../../../src/rl/store/formats/lines.ts';
+import { capture } from '../capture.ts';
 
 let dir = '';
 let good = '';
 
-async function run(args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    return { code: await main(args), out };
-  } finally {
-    spy.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = (args: string[]) => capture(() => main(args));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnwise-cli-'));
