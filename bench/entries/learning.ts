@@ -136,19 +136,20 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const minutes = (performance.now() - start) / 60_000;
     const label = `${c.family} ${c.algo} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
     const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
-    const rows: BenchRow[] = [];
-    for (const mode of ['sampled', 'greedy'] as const) {
-      rows.push({ case: label, metric: `${mode} success before`, value: 100 * before[mode].success, unit: '%' });
-      rows.push({ case: label, metric: `${mode} success after`, value: 100 * after[mode].success, unit: '%', note });
-      for (const m of RATES) {
-        if (after[mode][m] !== undefined) rows.push({ case: label, metric: `${mode} ${m} before→after`, value: after[mode][m], unit: `from ${before[mode][m].toFixed(3)}` });
-      }
-    }
-    rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
-    const line = `learning ${label}: sampled ${(100 * before.sampled.success).toFixed(1)}% → ${(100 * after.sampled.success).toFixed(1)}%, greedy ${(100 * before.greedy.success).toFixed(1)}% → ${(100 * after.greedy.success).toFixed(1)}% (${note})`;
+    const modes = ['sampled', 'greedy'] as const;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
     const rates = (mode: 'sampled' | 'greedy') => Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
-    return { case: c, rows, figures: { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } }, minutes, line };
+    const figures: CaseFigures = { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } };
+    const rows: BenchRow[] = [];
+    for (const mode of modes) {
+      const [was, now] = figures.success[mode];
+      rows.push({ case: label, metric: `${mode} success before`, value: was, unit: '%' });
+      rows.push({ case: label, metric: `${mode} success after`, value: now, unit: '%', note });
+      for (const [m, [from, to]] of Object.entries(figures.rates?.[mode] ?? {})) rows.push({ case: label, metric: `${mode} ${m} before→after`, value: to, unit: `from ${from.toFixed(3)}` });
+    }
+    rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
+    const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
+    return { case: c, rows, figures, minutes, line };
   } finally {
     await engine.dispose();
     await runtime.dispose();
@@ -160,22 +161,10 @@ async function writeCase(dir: string, r: CaseResult): Promise<void> {
   await writeFile(join(dir, `${caseName(r.case)}.json`), `${JSON.stringify(r, null, 2)}\n`);
 }
 
-/** Case files written before figures held the rates carry them only in their rows ("… before→after", unit "from X"). */
-function withRates(r: CaseResult): CaseResult {
-  if (r.figures.rates) return r;
-  const rates: NonNullable<CaseFigures['rates']> = { sampled: {}, greedy: {} };
-  for (const row of r.rows) {
-    const m = /^(sampled|greedy) (\w+) before→after$/.exec(row.metric);
-    const from = row.unit ? /^from (.+)$/.exec(row.unit) : null;
-    if (m && from) rates[m[1] as 'sampled' | 'greedy']![m[2]] = [Number(from[1]), row.value];
-  }
-  return { ...r, figures: { ...r.figures, rates } };
-}
-
 /** Every case file in a shard folder, in table order (family, algorithm, seed). */
 export async function readShards(dir: string): Promise<CaseResult[]> {
   const out: CaseResult[] = [];
-  for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(withRates(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult));
+  for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult);
   const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${String(c.seed).padStart(6, '0')}`;
   return out.sort((a, b) => key(a.case).localeCompare(key(b.case)));
 }
