@@ -7,13 +7,14 @@ import type { OrtRuntime, TensorData } from '../../runtime/ort.ts';
 import { Rng } from '../../util/rng.ts';
 import { validateConfig } from '../llama/config.ts';
 import { leftPad, prefillFeeds } from '../llama/feeds.ts';
-import { initLora, initWeights, type ModelWeights } from '../llama/weights.ts';
+import { initLora, initWeights, type LoraSpec, type ModelWeights } from '../llama/weights.ts';
 import { buildLlamaTrainStep, type LlamaTrainable } from './llama.ts';
 import { Trainer } from './trainer.ts';
 
 const CFG = validateConfig({ vocabSize: 48, dModel: 32, nLayers: 2, nHeads: 2, dFf: 64, maxSeq: 16 });
 const [B, S] = [2, 8];
-const LORA: LlamaTrainable = { kind: 'lora', lora: { rank: 4, alpha: 8, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] }, base: 'quant4' };
+const LORA_SPEC: LoraSpec = { rank: 4, alpha: 8, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] };
+const LORA: LlamaTrainable = { kind: 'lora', lora: LORA_SPEC, base: 'quant4' };
 
 /** One step's result: the loss before the update and every trainable parameter after it. */
 export interface CheckedStep {
@@ -46,9 +47,8 @@ function batch(): Record<string, TensorData> {
 const base = (): ModelWeights => initWeights(CFG, 1, { std: 0.2 });
 
 function adapters(): ModelWeights {
-  if (LORA.kind !== 'lora') throw new Error('unreachable');
   const rng = new Rng('train-step-check/B');
-  const w = initLora(CFG, LORA.lora, 5, 0.2);
+  const w = initLora(CFG, LORA_SPEC, 5, 0.2);
   // B = 0 (PEFT's start) gives A no gradient; a random B makes the step move both.
   for (const k of Object.keys(w)) if (k.includes('lora_B')) w[k] = Float32Array.from(w[k], () => rng.normal() * 0.2);
   return w;
