@@ -60,7 +60,6 @@ const ALGO_LABELS: Record<string, string> = {
 const fmt = (x: number, digits = 1) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
 const signed = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
 const withHalf = (m: { mean: number; half: number }) => `${signed(m.mean)}${Number.isNaN(m.half) ? '' : ` ± ${m.half.toFixed(1)}`}`;
-const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 
 /**
  * The learning table in Markdown, one table per family (in first-seen order), one row per
@@ -82,7 +81,7 @@ export function learningTables(cases: readonly CaseFigures[]): string {
       const gain = (mode: 'sampled' | 'greedy') => withHalf(meanInterval(cs.map((c) => c.success[mode][1] - c.success[mode][0])));
       const rates = rateNames.map((n) => {
         const pairs = cs.map((c) => c.rates?.sampled?.[n]).filter((p): p is [number, number] => !!p);
-        return pairs.length ? `${mean(pairs.map((p) => p[0])).toFixed(2)} → ${mean(pairs.map((p) => p[1])).toFixed(2)}` : '–';
+        return pairs.length ? `${meanInterval(pairs.map((p) => p[0])).mean.toFixed(2)} → ${meanInterval(pairs.map((p) => p[1])).mean.toFixed(2)}` : '–';
       });
       out.push(`| ${[ALGO_LABELS[algo] ?? algo, cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`);
     }

@@ -1,6 +1,6 @@
 // `turnwise train` on the shipped models (onnxruntime-web wasm): one small GRPO iteration on bandit
 // with --json (per-iteration metrics, held-out evaluation before and after) and --out (the trained
-// policy adapter as PEFT files that import back to the same matrices); bad flags name themselves.
+// policy adapter as PEFT files that import back, B moved off zero); bad flags name themselves.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
