@@ -10,7 +10,7 @@ import { blocksQuant4, paramSource } from '../../src/rl/model/llama/params.ts';
 import { buildGraph } from '../../src/rl/model/llama/graphs.ts';
 import { leftPad, prefillFeeds } from '../../src/rl/model/llama/feeds.ts';
 import { buildLlamaTrainStep, type LlamaTrainable } from '../../src/rl/model/train/llama.ts';
-import { Trainer } from '../../src/rl/model/train/trainer.ts';
+import { Trainer } from '../../src/rl/runtime/train/trainer.ts';
 import { Rng } from '../../src/rl/util/rng.ts';
 import { GraphBuilder } from '../../src/rl/model/onnx/builder.ts';
 import { quantize4 } from '../../src/rl/model/quant.ts';

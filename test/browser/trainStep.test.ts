@@ -1,12 +1,12 @@
 // Issue #4: the same train step on wasm in Node and on WebGPU in the browser gives the same loss and
 // updated weights within 1e-3 relative. The app's own trainer worker (dist/assets/trainer.worker-*.js,
-// driven through comlink as the Train view drives it) runs model/train/check.ts on WebGPU
+// driven through comlink as the Train view drives it) runs runtime/train/check.ts on WebGPU
 // (SwiftShader here): one SFT step of a tiny decoder with LoRA over a 4-bit base, and one of all
 // parameters; Node runs the same on wasm. It found that ORT-web's graph optimiser (level 'basic' and
 // up) broke the step on WebGPU (nll 0, so no gradient): train-step sessions now run unoptimised there.
 // About 20 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTrainStep, relativeError, type TrainStepCheck } from '../../src/rl/model/train/check.ts';
+import { checkTrainStep, relativeError, type TrainStepCheck } from '../../src/rl/runtime/train/check.ts';
 import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
 import { type EngineSite, openWithComlink, serveEngineSite, workerUrl } from './engineSite.ts';
 import { launch } from './harness.ts';

@@ -1,11 +1,11 @@
 // What every algorithm works with in one iteration: the engine (rollouts, scoring with or without
 // an adapter, live adapters), the loaded base models the learners are built over, and the context
 // windows the engine uses, so that training rows are exactly the sequences the policy generated
-// (forge/chat.ts windowIds with the engine's budget and reply reserve) and the critic scored
+// (model/tokenizer/dialogue.ts windowIds with the engine's budget and reply reserve) and the critic scored
 // (rollout/criticInputs.ts: the critic's chat with the task's hidden information).
 import { dialogueOf } from '../envs/episode.ts';
 import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
-import { toChat, windowIds } from '../forge/chat.ts';
+import { toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import type { LoadedModel } from '../model/folder/folder.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { ScoreApi } from '../rollout/criticInputs.ts';

@@ -7,7 +7,7 @@ import type { LoadedModel } from '../model/folder/folder.ts';
 import { initLora, loraParams, type LoraSpec } from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
 import type { LossSpec } from '../model/train/losses.ts';
-import { Trainer, type AdamWConfig, type StepResult } from '../model/train/trainer.ts';
+import { Trainer, type AdamWConfig, type StepResult } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { chunks, packRows, pairFeeds, type Row, type RowFloatName } from './rows.ts';

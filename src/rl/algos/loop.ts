@@ -10,7 +10,7 @@ import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, type RolloutEpisode } from '../rollout/rollout.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
-import { TrainerError } from '../model/train/trainer.ts';
+import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
 import type { Split, TaskSpec } from '../envs/types.ts';
 import { validateLoopConfig, type LoopConfig } from './config.ts';

@@ -5,7 +5,7 @@
 // the log-ratio summed across all agent turns of the row (β 0.1, NLL 0.01 on the chosen episode).
 // A person's preference pairs join as single-turn pairs.
 import { dialogueOf } from '../envs/episode.ts';
-import { toChat } from '../forge/chat.ts';
+import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { MtdpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';

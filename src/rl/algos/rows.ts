@@ -5,7 +5,7 @@
 // like ids, and position j is the prediction of ids[j + 1] (logits[b, t] predict targets[b, t]) or
 // the value head's V after ids[j] (value rows train the last position).
 // Two row kinds:
-//  - a turn row: the window the policy saw before turn t (forge/chat.ts windowIds, the engine's rule)
+//  - a turn row: the window the policy saw before turn t (model/tokenizer/dialogue.ts windowIds, the engine's rule)
 //    followed by the reply tokens, trained on the reply: exactly the sequence generate() scored;
 //  - an episode row: a whole dialogue in the chat template (policy or critic view), head plus the
 //    most recent turns that fit T, trained on every agent turn kept (multi-turn DPO, SWEET-RL's critic).

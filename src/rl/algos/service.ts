@@ -8,7 +8,7 @@ import { loadModel } from '../model/folder/folder.ts';
 import type { ReadBytes } from '../model/manifest.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { OrtRuntime, type BackendPreference } from '../runtime/ort.ts';
-import { checkTrainStep, type TrainStepCheck } from '../model/train/check.ts';
+import { checkTrainStep, type TrainStepCheck } from '../runtime/train/check.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrajectoryStore } from '../store/index.ts';
 import { StoreCheckpoints } from './checkpoint.ts';
@@ -128,7 +128,7 @@ export class TrainerService {
   /**
    * One tiny SFT step (LoRA over a 4-bit base, and all parameters) on a fresh runtime of the given
    * backend, independent of init: shows that this browser trains, and what it computes, so the same
-   * step can be compared with wasm in Node (model/train/check.ts).
+   * step can be compared with wasm in Node (runtime/train/check.ts).
    */
   async checkTrainStep(backend: BackendPreference = 'auto'): Promise<TrainStepCheck> {
     const runtime = await OrtRuntime.create(backend);

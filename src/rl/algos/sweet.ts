@@ -12,7 +12,7 @@
 //     pairs (β 0.1, NLL 0.01 on the chosen reply; reference = the policy's base model).
 import { dialogueOf } from '../envs/episode.ts';
 import type { Message } from '../envs/types.ts';
-import { toChat } from '../forge/chat.ts';
+import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { SweetConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';

@@ -2,7 +2,7 @@
 // per-iteration report, and the checkpoint interface a store implements (checkpoint.ts) so that
 // training resumes after a reload from the last completed iteration.
 import type { LoraSpec } from '../model/llama/weights.ts';
-import type { TrainerState } from '../model/train/trainer.ts';
+import type { TrainerState } from '../runtime/train/trainer.ts';
 
 /** The algorithms `turnwise train --algo` runs. */
 export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as const;

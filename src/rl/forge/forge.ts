@@ -25,7 +25,7 @@ import { fitTokenizer } from '../model/tokenizer/fit.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { Rng } from '../util/rng.ts';
-import { hiddenText, segments, toChat, windowIds } from './chat.ts';
+import { hiddenText, segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';

@@ -9,7 +9,7 @@ import type { Agent, Message } from '../envs/types.ts';
 import type { LlamaRunner } from '../model/llama/runner.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import { Rng } from '../util/rng.ts';
-import { toChat, windowIds } from './chat.ts';
+import { toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 
 /** How the agent samples. */
 export interface SamplingOptions {

@@ -11,7 +11,7 @@ import { paramSource } from '../model/llama/params.ts';
 import type { ModelWeights } from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
 import { buildTrainStep, type TrainStepGraph } from '../model/train/trainStep.ts';
-import { Trainer } from '../model/train/trainer.ts';
+import { Trainer } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { PackSegment, Packer } from './data.ts';
 

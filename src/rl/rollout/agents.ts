@@ -1,14 +1,14 @@
 // Agents that act for many episodes at once, behind one interface, so the rollout loop batches a
 // step of every live episode into a single engine call (DESIGN.md "rollout/: batching K×T").
 //  - PolicyBatchAgent: the engine's policy. The dialogues become the model's chat exactly as
-//    PolicyAgent (src/rl/runtime/policyAgent.ts) builds them (forge/chat.ts toChat, the forge's
+//    PolicyAgent (src/rl/runtime/policyAgent.ts) builds them (model/tokenizer/dialogue.ts toChat, the forge's
 //    sliding window) and turn t of an episode with seed s samples with seed hash(`${s}/${t}`), one
 //    seed per prompt (GenerateRequest.seeds), so a batched rollout reproduces PolicyAgent's
 //    single-episode text for the same seeds.
 //  - scriptedBatchAgent: any per-episode Agent (expert, noisy, random, or a PolicyAgent) acting
 //    one episode after another; for scripted agents and tests.
 import type { Agent, Message } from '../envs/types.ts';
-import { toChat } from '../forge/chat.ts';
+import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { GenerateApi } from '../runtime/policyAgent.ts';
 import type { SamplingParams } from '../runtime/engine/sampling.ts';
 import type { Generation } from '../runtime/engine/types.ts';

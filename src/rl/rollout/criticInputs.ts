@@ -12,7 +12,7 @@
 // critic does not have, so `q` is never filled here.
 import type { EpisodeCreditInput, TurnCreditInput } from '../credit/types.ts';
 import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
-import { toChat } from '../forge/chat.ts';
+import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
 import { RolloutError } from './rollout.ts';
 

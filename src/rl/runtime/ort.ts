@@ -16,20 +16,14 @@ import * as ortWeb from 'onnxruntime-web';
 import type * as OrtWeb from 'onnxruntime-web';
 import { loadOrtNode, type OrtModule } from './ortNode.ts';
 import { probeWebGpu, watchDevice, type GpuAdapterReport } from './webgpu.ts';
+import type { TensorData, TensorType } from '../model/onnx/tensor.ts';
 
 /** webgpu and wasm through onnxruntime-web; 'node' is onnxruntime-node's CPU provider (Node only). */
 export type BackendKind = 'webgpu' | 'wasm' | 'node';
 /** What the user or caller asked for; 'auto' means WebGPU when a device can be created, else wasm. */
 export type BackendPreference = 'auto' | BackendKind;
 
-export type TensorType = 'float32' | 'float64' | 'int32' | 'int64' | 'uint8' | 'bool';
-
-/** A tensor as plain data, safe to send through comlink. */
-export interface TensorData {
-  type: TensorType;
-  data: Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;
-  dims: number[];
-}
+export type { TensorData, TensorType } from '../model/onnx/tensor.ts';
 
 /** The active compute backend and why it was chosen. */
 export interface BackendInfo {

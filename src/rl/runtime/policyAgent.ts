@@ -1,11 +1,11 @@
 // The learned policy behind the task suite's Agent interface (src/rl/envs/types.ts), so
 // `turnwise eval --agent policy`, the rollout loop and the Play view use the engine like any
-// scripted agent. The dialogue becomes the model's chat as the forge trained it (forge/chat.ts
+// scripted agent. The dialogue becomes the model's chat as the forge trained it (model/tokenizer/dialogue.ts
 // toChat: the task prompt as 'system', 'user'/'assistant' as user/agent) inside the forge's sliding
 // context window. Each turn samples with a seed derived from (episode seed, turn), so an episode
 // replays exactly. The engine may be in-thread (PolicyEngine) or a comlink Remote<PolicyEngine>.
 import type { Agent, Message } from '../envs/types.ts';
-import { toChat } from '../forge/chat.ts';
+import { toChat } from '../model/tokenizer/dialogue.ts';
 import { hashString } from '../util/rng.ts';
 import type { SamplingParams } from './engine/sampling.ts';
 import type { GenerateRequest, GenerateResult, Generation, ModelInfo } from './engine/types.ts';

@@ -7,7 +7,7 @@ import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { initLora, initWeights } from '../../../src/rl/model/llama/weights.ts';
 import { leftPad, prefillFeeds } from '../../../src/rl/model/llama/feeds.ts';
 import { buildLlamaTrainStep } from '../../../src/rl/model/train/llama.ts';
-import { Trainer } from '../../../src/rl/model/train/trainer.ts';
+import { Trainer } from '../../../src/rl/runtime/train/trainer.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
 const cfg = validateConfig({ vocabSize: 40, dModel: 32, nLayers: 1, nHeads: 2, dFf: 64, maxSeq: 16 });

@@ -6,7 +6,7 @@ import { CHAT_TEMPLATE_JINJA, encodeChat, renderChat } from '../../../src/rl/mod
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { runEpisode } from '../../../src/rl/envs/episode.ts';
 import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
-import { toChat } from '../../../src/rl/forge/chat.ts';
+import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { toChatRecord } from '../../../src/rl/store/formats/chat.ts';
 import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
 

@@ -1,7 +1,7 @@
 // Hand-checked pieces of the forge: chat layout and windows, training segments, row packing with a
 // block-diagonal causal bias, the learning-rate schedule and the sampler.
 import { describe, expect, it } from 'vitest';
-import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/forge/chat.ts';
+import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, Packer } from '../../../src/rl/forge/data.ts';
 import { bannedTokens, sampleToken } from '../../../src/rl/forge/sampler.ts';
 import { learningRate } from '../../../src/rl/forge/train.ts';

@@ -1,9 +1,9 @@
-// The train-step check (model/train/check.ts) on wasm and onnxruntime-node: the step moves every
+// The train-step check (runtime/train/check.ts) on wasm and onnxruntime-node: the step moves every
 // parameter set, and the two backends agree within 1e-3 relative (the bound the browser test holds
 // WebGPU to).
 import { describe, expect, it } from 'vitest';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
-import { checkTrainStep, relativeError, type TrainStepCheck } from '../../../src/rl/model/train/check.ts';
+import { checkTrainStep, relativeError, type TrainStepCheck } from '../../../src/rl/runtime/train/check.ts';
 
 async function on(kind: 'wasm' | 'node'): Promise<TrainStepCheck> {
   const runtime = await OrtRuntime.create(kind);

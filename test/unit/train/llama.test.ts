@@ -8,7 +8,7 @@ import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { initLora, initWeights, type ModelWeights } from '../../../src/rl/model/llama/weights.ts';
 import { leftPad, prefillFeeds } from '../../../src/rl/model/llama/feeds.ts';
 import { buildLlamaTrainStep, type LlamaTrainable } from '../../../src/rl/model/train/llama.ts';
-import { Trainer } from '../../../src/rl/model/train/trainer.ts';
+import { Trainer } from '../../../src/rl/runtime/train/trainer.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 import { fdTrainStep, NO_UPDATE, stateFeeds } from './harness.ts';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrtRuntime, type TensorData } from '../../../src/rl/runtime/ort.ts';
 import { buildTrainStep, type TrainStepGraph } from '../../../src/rl/model/train/trainStep.ts';
-import { Trainer, TrainerError } from '../../../src/rl/model/train/trainer.ts';
+import { Trainer, TrainerError } from '../../../src/rl/runtime/train/trainer.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 import { TINY, tinyBatch, tinyForward, tinyInit, tinyParams, type TinyConfig } from './tinyModel.ts';
 import { batchFeeds, stateFeeds, type Hyper } from './harness.ts';

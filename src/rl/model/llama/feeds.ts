@@ -3,7 +3,7 @@
 // obscurely, or read garbage silently). Ragged batches are left-padded; masking and causality become
 // one additive bias [B, S, T] (emit.ts), so a chunk of S new tokens after P cached ones, padding in
 // the middle of a cache, and packed sequences all use the same graphs.
-import type { TensorData } from '../../runtime/ort.ts';
+import type { TensorData } from '../onnx/tensor.ts';
 import type { ModelConfig } from './config.ts';
 import { NEG_BIAS } from './emit.ts';
 

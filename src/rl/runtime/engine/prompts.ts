@@ -3,7 +3,7 @@
 // the policy agent applies its own stated rule (policyAgent.ts) before calling the engine.
 import { encodeChat } from '../../model/tokenizer/chat.ts';
 import type { Tokenizer } from '../../model/tokenizer/tokenizer.ts';
-import { windowIds } from '../../forge/chat.ts';
+import { windowIds } from '../../model/tokenizer/dialogue.ts';
 import { EngineInputError, PromptTooLongError } from './errors.ts';
 import type { Prompt } from './types.ts';
 

@@ -15,7 +15,7 @@ import type { SamplingParams } from './sampling.ts';
 export type Prompt = { messages: ChatMessage[]; window?: PromptWindow } | { text: string } | { ids: number[] };
 
 /**
- * The forge's sliding context window (forge/chat.ts windowIds): keep the head (system, and hidden for
+ * The forge's sliding context window (model/tokenizer/dialogue.ts windowIds): keep the head (system, and hidden for
  * a critic) and the most recent whole turns, from a 'user' turn on, such that the prompt plus
  * `reserve` reply tokens fits `budget`. Defaults: the model's turnwise.contextTokens (else maxSeq)
  * and the request's maxNewTokens. The shipped policy was trained on exactly these windows.

@@ -1,8 +1,8 @@
 // A small driver for a train-step graph (trainStep.ts): holds the parameters and AdamW moments as
 // Float32Arrays, feeds them with a batch and the optimiser scalars to an OrtRuntime session, and
 // swaps each `<p>.new` output in as the current value. The step counter gives AdamW's bias correction.
-import type { ManagedSession, OrtRuntime, TensorData } from '../../runtime/ort.ts';
-import { HYPER_INPUTS, momentName, newName, type HyperInput, type TrainStepGraph } from './trainStep.ts';
+import type { ManagedSession, OrtRuntime, TensorData } from '../ort.ts';
+import { HYPER_INPUTS, momentName, newName, type HyperInput, type TrainStepGraph } from '../../model/train/trainStep.ts';
 
 /** AdamW settings; fed as graph inputs each step, so a schedule needs no rebuild. */
 export interface AdamWConfig {

@@ -3,12 +3,12 @@
 // decoder on a fixed batch, twice — LoRA adapters over a 4-bit base (what the browser trains) and
 // every parameter (what the forge trains) — on whichever runtime it is given. The trainer worker
 // runs it on its backend (TrainerService.checkTrainStep); a browser test compares that against Node.
-import type { OrtRuntime, TensorData } from '../../runtime/ort.ts';
+import type { OrtRuntime, TensorData } from '../ort.ts';
 import { Rng } from '../../util/rng.ts';
-import { validateConfig } from '../llama/config.ts';
-import { leftPad, prefillFeeds } from '../llama/feeds.ts';
-import { initLora, initWeights, type LoraSpec, type ModelWeights } from '../llama/weights.ts';
-import { buildLlamaTrainStep, type LlamaTrainable } from './llama.ts';
+import { validateConfig } from '../../model/llama/config.ts';
+import { leftPad, prefillFeeds } from '../../model/llama/feeds.ts';
+import { initLora, initWeights, type LoraSpec, type ModelWeights } from '../../model/llama/weights.ts';
+import { buildLlamaTrainStep, type LlamaTrainable } from '../../model/train/llama.ts';
 import { Trainer } from './trainer.ts';
 
 const CFG = validateConfig({ vocabSize: 48, dModel: 32, nLayers: 2, nHeads: 2, dFf: 64, maxSeq: 16 });

@@ -6,9 +6,9 @@
 // A sliding context window keeps the prompt and the most recent turns that fit a token budget, so
 // long games (frozenlake, sokoban: the whole state is in the latest observation) stay short. The
 // forge trains on the same windows the shipped policy sees (config.json turnwise.contextTokens).
-import type { JsonObject, JsonValue, Message } from '../envs/types.ts';
-import { encodeChat, encodeTurn, type ChatMessage, type EncodedChat } from '../model/tokenizer/chat.ts';
-import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+import type { JsonObject, JsonValue, Message } from '../../envs/types.ts';
+import { encodeChat, encodeTurn, type ChatMessage, type EncodedChat } from './chat.ts';
+import type { Tokenizer } from './tokenizer.ts';
 
 /** Hidden fields left out of the critic's prompt: long lists the collaborator needs but that restate the rest. */
 const HIDDEN_OMIT = new Set(['tests', 'facts', 'candidates', 'slip', 'safeReward', 'riskyProb']);
