@@ -26,17 +26,14 @@ import { fileURLToPath } from 'node:url';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { learningTables, summaryRows, type CaseFigures } from '../learningSummary.ts';
 import { modelsDir, projectRoot } from '../../src/cli/paths.ts';
-import { defaultLoopConfig, overrideConfig } from '../../src/rl/algos/config.ts';
+import { overrideConfig, resolveLoopConfig } from '../../src/rl/algos/config.ts';
 import { heldOutSeed, type HeldOutResult } from '../../src/rl/algos/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';
-import { forgedOptions } from '../../src/rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../src/rl/envs/types.ts';
-import { loadModel } from '../../src/rl/model/folder/folder.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
-import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
 
 /** One cell of the table. */
 export interface LearningCase {
@@ -118,15 +115,17 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
   const start = performance.now();
   const engine = new PolicyEngine();
   await engine.init('node');
-  const runtime = await OrtRuntime.create('node');
   try {
-    const options = forgedOptions(c.family);
-    let config = defaultLoopConfig(c.algo, c.family, { seed: c.seed, ...lr, tasksPerIteration: tasks, k, ...(options ? { options } : {}) });
+    const load = async (name: string) => {
+      await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+      return engine.loadedModel(name);
+    };
+    const policy = await load('policy');
+    let config = resolveLoopConfig({ algo: c.algo, family: c.family, seed: c.seed, ...lr, tasksPerIteration: tasks, k }, policy.turnwise);
     for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
     const critic = needsCritic(config.settings);
-    await engine.loadFrom('policy', { kind: 'reader', read, manifest: true, name: 'policy' });
-    if (critic) await engine.loadFrom('critic', { kind: 'reader', read, manifest: true, name: 'critic' });
-    const models = { policy: await loadModel(read, 'policy'), critic: critic ? await loadModel(read, 'critic') : null };
+    const models = { policy, critic: critic ? await load('critic') : null };
+    const runtime = engine.sharedRuntime();
     const loop = await TrainingLoop.create({ engine, runtime, models, config });
     const evalSeed = heldOutSeed(split, c.seed);
     const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () => loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }));
@@ -152,7 +151,6 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     return { case: c, rows, figures, minutes, line };
   } finally {
     await engine.dispose();
-    await runtime.dispose();
   }
 }
 

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { forgedOptions } from '../../src/rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../src/rl/envs/types.ts';
 import type { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
+import { taskOptions } from '../../src/rl/model/meta.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
 import { openModels } from '../../src/rl/rollout/node.ts';
 import { rollout, taskSpecs } from '../../src/rl/rollout/rollout.ts';
@@ -20,7 +20,7 @@ const TASKS = 4;
 /** One family: a warm-up rollout, then K episodes of TASKS tasks timed. */
 async function measure(engine: PolicyEngine, family: FamilyName, c: string, log: (line: string) => void): Promise<BenchRow[]> {
   const agent = await PolicyBatchAgent.create(engine);
-  const options = forgedOptions(family);
+  const options = taskOptions(engine.loadedModel('policy').turnwise, family);
   await rollout({ tasks: taskSpecs(family, 'test', 1, 10_000, options), k: K, seed: 2 }, agent);
   const start = performance.now();
   const r = await rollout({ tasks: taskSpecs(family, 'test', TASKS, 1, options), k: K, seed: 1 }, agent);

@@ -56,7 +56,7 @@ export const creditReport: Command = {
       resamples: { type: 'string' },
       'turn-limit': { type: 'string' },
     });
-    const a = commonArgs(values, 'policy');
+    const a = await commonArgs(values, 'policy');
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
     const k = intOption(values.k, 'k', 4, 1, 1024);
     const m = intOption(values.m, 'm', 4, 1, 1024);

@@ -5,8 +5,7 @@ import { UsageError, intOption, parseOptions, report, type Command } from '../co
 import { modelsDir } from '../paths.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
-import { forgedOptions } from '../../rl/forge/config.ts';
-import { AGENT_KINDS, batchAgent, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
+import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
@@ -41,7 +40,7 @@ export interface CommonRolloutArgs {
 }
 
 
-export function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): CommonRolloutArgs {
+export async function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): Promise<CommonRolloutArgs> {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const family = str('family');
   if (family === undefined) throw new UsageError('--family is required');
@@ -56,7 +55,8 @@ export function commonArgs(values: Record<string, string | boolean | undefined |
   if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${str('temperature')}"`);
   const backend = str('backend') ?? 'node';
   if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
-  let options = forgedOptions(family as FamilyName);
+  const models = str('models') ?? modelsDir();
+  let options: JsonObject | undefined;
   if (str('options') !== undefined) {
     try {
       options = JSON.parse(str('options') as string) as JsonObject;
@@ -64,8 +64,8 @@ export function commonArgs(values: Record<string, string | boolean | undefined |
       throw new UsageError('--options must be a JSON object');
     }
     if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new UsageError('--options must be a JSON object');
-  }
-  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models: str('models') ?? modelsDir(), backend, options };
+  } else options = await forgedTaskOptions(models, family as FamilyName);
+  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models, backend, options };
 }
 
 /** The tasks' turn limit T: options.maxTurns, else the family's default. */
@@ -99,7 +99,7 @@ export const passkt: Command = {
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' } });
-    const a = commonArgs(values, 'policy');
+    const a = await commonArgs(values, 'policy');
     const n = intOption(values.n, 'n', 16, 1, 1024);
     const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
     const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));

@@ -6,20 +6,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_LR, defaultLoopConfig, defaultLr, overrideConfig, PAIRWISE_LR } from '../../rl/algos/config.ts';
+import { DEFAULT_LR, defaultLr, PAIRWISE_LR, resolveLoopConfig } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
 import { heldOutSeed, type HeldOutResult } from '../../rl/algos/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
-import { forgedOptions } from '../../rl/forge/config.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
-import { loadModel } from '../../rl/model/folder/folder.ts';
 import { nodeReader } from '../../rl/model/folder/nodeIo.ts';
 import { parseManifest } from '../../rl/model/manifest.ts';
 import { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
-import { OrtRuntime, type BackendKind } from '../../rl/runtime/ort.ts';
+import type { BackendKind } from '../../rl/runtime/ort.ts';
 
 function line(r: IterationReport): string {
   const m = r.metrics;
@@ -67,32 +65,35 @@ export const train: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${values.backend}"`);
     const lr = values.lr === undefined ? defaultLr(algo) : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
-    // Default: the task options the shipped policy was forged on (guess: 4 candidates, T = 4).
-    let options: JsonObject | undefined = forgedOptions(family);
-    if (values.options !== undefined) options = jsonOption(values.options, 'options', 'a JSON object') as JsonObject;
-    let config = defaultLoopConfig(algo, family, { seed, lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}) });
+    // Task options default to those the policy was forged on (its model metadata; guess: 4 candidates, T = 4).
+    const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    let overrides: JsonObject | undefined;
     if (values.config !== undefined) {
       const over = jsonOption(values.config, 'config', 'a JSON object');
       if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');
-      config = overrideConfig(config, over as JsonObject);
+      overrides = over as JsonObject;
     }
+    const request = { algo, family, seed, lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}), ...(overrides ? { overrides } : {}) };
     const root = values.models ?? modelsDir();
     const read = nodeReader(root);
     const manifestBytes = await read('manifest.json');
     if (!manifestBytes) throw new UsageError(`no models at ${root} (manifest.json missing): run npm run forge or pass --models DIR`);
     const names = Object.keys(parseManifest(new TextDecoder().decode(manifestBytes)).models);
-    const withCritic = needsCritic(config.settings);
-    if (withCritic && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
     const engine = new PolicyEngine();
     await engine.init(backend);
-    const runtime = await OrtRuntime.create(backend);
     const log = (s: string) => void (values.json ? undefined : process.stdout.write(`${s}\n`));
     try {
+      // Each folder is read once (the engine keeps what it loaded); the train steps share its runtime.
       const load = async (name: string) => {
         await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
-        return loadModel(read, name);
+        return engine.loadedModel(name);
       };
-      const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
+      const policy = await load('policy');
+      const config = resolveLoopConfig(request, policy.turnwise);
+      const withCritic = needsCritic(config.settings);
+      if (withCritic && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
+      const models = { policy, critic: withCritic ? await load('critic') : null };
+      const runtime = engine.sharedRuntime();
       const loop = await TrainingLoop.create({ engine, runtime, models, config, checkpoints: new MemoryCheckpoints() });
       const evalSeed = heldOutSeed(evalSplit, seed);
       const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
@@ -111,7 +112,6 @@ export const train: Command = {
       await loop.dispose();
     } finally {
       await engine.dispose();
-      await runtime.dispose();
     }
     return 0;
   },

@@ -7,6 +7,7 @@
 //    groups with the highest reward spread, clips 0.2 / 0.28 and drops the KL term.
 //  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
+import { taskOptions, type ModelMeta } from '../model/meta.ts';
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
 import { PAIRINGS, type Pairing } from './groups.ts';
@@ -249,6 +250,37 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
+}
+
+/** What a person asks of a run: the Train view's form or the CLI's flags. */
+export interface RunRequest {
+  algo: AlgoName;
+  family: FamilyName;
+  seed: number;
+  /** Policy learning rate; default defaultLr(algo). */
+  lr?: number;
+  tasksPerIteration: number;
+  k: number;
+  /** Task options; default: those the policy was forged on (its config.json turnwise.tasks). */
+  options?: JsonObject;
+  /** Overrides of any config field (the CLI's --config, the form's overrides box), checked by overrideConfig. */
+  overrides?: JsonObject;
+}
+
+/**
+ * A run's LoopConfig, resolved in one place for the CLI and the Train view: the paper defaults, the
+ * request, the policy's forged task options (`policy`: its model metadata), then the overrides; validated.
+ */
+export function resolveLoopConfig(req: RunRequest, policy: ModelMeta | undefined): LoopConfig {
+  const options = req.options ?? taskOptions(policy, req.family);
+  const config = defaultLoopConfig(req.algo, req.family, {
+    seed: req.seed,
+    tasksPerIteration: req.tasksPerIteration,
+    k: req.k,
+    ...(req.lr !== undefined ? { lr: req.lr } : {}),
+    ...(options ? { options } : {}),
+  });
+  return req.overrides ? overrideConfig(config, req.overrides) : validateLoopConfig(config);
 }
 
 /** Optional LoopConfig fields an override may set although the defaults leave them out. */

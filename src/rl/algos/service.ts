@@ -1,10 +1,9 @@
 // The trainer service: what the trainer worker exposes over comlink (STYLE.md point 4) and what runs
-// in-thread under tests. It owns its own PolicyEngine (rollouts and scoring, next to the train-step
-// sessions on the same backend), a TrainingLoop, and optionally the IndexedDB store for checkpoints
-// and metrics; every new adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
+// in-thread under tests. It owns its own PolicyEngine (rollouts and scoring; the train-step sessions
+// run on the engine's runtime, so the worker has one OrtRuntime and one run queue), a TrainingLoop,
+// and optionally the IndexedDB store for checkpoints and metrics; every new adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
 // it to the policy worker's setAdapter so Play uses it live). Plain data crosses the boundary only.
 import { fetchReader } from '../model/folder/io.ts';
-import { loadModel } from '../model/folder/folder.ts';
 import type { ReadBytes } from '../model/manifest.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { OrtRuntime, type BackendPreference } from '../runtime/ort.ts';
@@ -43,7 +42,6 @@ export interface TrainerStatus {
 
 export class TrainerService {
   private engine: PolicyEngine | null = null;
-  private runtime: OrtRuntime | null = null;
   private store: TrajectoryStore | null = null;
   private loop: TrainingLoop | null = null;
   private running = false;
@@ -54,19 +52,20 @@ export class TrainerService {
   async init(opts: TrainerInit): Promise<TrainerStatus> {
     await this.dispose();
     const read: ReadBytes = 'baseUrl' in opts.models ? fetchReader(opts.models.baseUrl) : async (p) => (opts.models as { files: Record<string, Uint8Array> }).files[p] ?? null;
-    this.engine = new PolicyEngine();
-    const info = await this.engine.init(opts.backend ?? 'auto');
-    this.runtime = await OrtRuntime.create(info.kind);
+    const engine = new PolicyEngine();
+    this.engine = engine;
+    await engine.init(opts.backend ?? 'auto');
     const withCritic = needsCritic(opts.config.settings);
+    // Each folder is read once: the engine keeps what it loaded, and the train steps share its runtime.
     const load = async (name: string) => {
-      await this.engine?.loadFrom(name, { kind: 'reader', read, manifest: true, name });
-      return loadModel(read, name);
+      await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+      return engine.loadedModel(name);
     };
     const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
     this.store = opts.storeName === null ? null : await TrajectoryStore.open(opts.storeName ? { name: opts.storeName } : {});
     this.loop = await TrainingLoop.create({
-      engine: this.engine,
-      runtime: this.runtime,
+      engine,
+      runtime: engine.sharedRuntime(),
       models,
       config: opts.config,
       ...(opts.runId ? { runId: opts.runId } : {}),
@@ -143,11 +142,9 @@ export class TrainerService {
     this.loop?.stop();
     await this.loop?.dispose();
     await this.engine?.dispose();
-    await this.runtime?.dispose();
     this.store?.close?.();
     this.loop = null;
     this.engine = null;
-    this.runtime = null;
     this.store = null;
   }
 

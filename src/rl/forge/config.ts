@@ -202,14 +202,6 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
-/**
- * The task options the shipped policy was forged on for a family (e.g. guess with 4 candidates and
- * T = 4), so play and evaluation pose the tasks it learned; undefined for families outside the mix.
- */
-export function forgedOptions(family: FamilyName): JsonObject | undefined {
-  return DEFAULT_FORGE.mix.find((m) => m.family === family)?.options;
-}
-
 /** The mixture of a refine stage: the config's families and options with the stage's shares. */
 export function stageMix(cfg: ForgeConfig, stage: RefineStage): FamilyMix[] {
   return cfg.mix.flatMap((m) => {

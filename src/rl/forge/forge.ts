@@ -184,7 +184,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
 
   const criticWeights = { ...critic, ...head };
   const families = cfg.mix.map((m) => m.family as FamilyName);
-  const common = { seed: cfg.seed, families, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, chat: 'system = task prompt; agent/user turns; a sliding window keeps the prompt and the most recent turns within contextTokens' };
+  // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
+  const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
+  const common = { seed: cfg.seed, families, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, tasks, chat: 'system = task prompt; agent/user turns; a sliding window keeps the prompt and the most recent turns within contextTokens' };
   const q4 = (w: ModelWeights, value: boolean): Record<string, Uint8Array> => {
     const params = paramSource(w, blocksQuant4);
     const heads = value ? { value: true } : undefined;

@@ -4,7 +4,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAgent } from '../envs/registry.ts';
-import type { FamilyName } from '../envs/types.ts';
+import type { FamilyName, JsonObject } from '../envs/types.ts';
+import { fromHfConfig } from '../model/llama/config.ts';
+import { taskOptions } from '../model/meta.ts';
 import { nodeReader } from '../model/folder/nodeIo.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import type { BackendPreference } from '../runtime/ort.ts';
@@ -43,6 +45,17 @@ export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine>
     throw e;
   }
   return engine;
+}
+
+/**
+ * The task options the policy under `root` was forged on for `family` (its config.json
+ * turnwise.tasks; model/meta.ts), read from that one file so scripted agents pose the same tasks
+ * without loading the model; undefined when the family plays with its defaults.
+ */
+export async function forgedTaskOptions(root: string, family: FamilyName): Promise<JsonObject | undefined> {
+  const bytes = await nodeReader(root)('policy/config.json');
+  if (!bytes) return undefined;
+  return taskOptions(fromHfConfig(JSON.parse(new TextDecoder().decode(bytes)), join(root, 'policy/config.json')).turnwise, family);
 }
 
 /** A BatchAgent of the named kind (policy: needs an engine with 'policy' loaded). */

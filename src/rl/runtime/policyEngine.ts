@@ -5,6 +5,7 @@
 // progress, generation with a KV cache, batched sampling, scoring, live LoRA adapters (engine/).
 import { OrtRuntime, RuntimeError, type BackendInfo, type BackendPreference, type ManagedSession } from './ort.ts';
 import { verifyModels, type ModelsReport } from '../model/manifest.ts';
+import type { LoadedModel } from '../model/folder/folder.ts';
 import { DEFAULT_ADAPTER_SLOT } from './engine/adapters.ts';
 import { EngineDisposedError, EngineInputError, ModelNotLoadedError } from './engine/errors.ts';
 import { runGeneration } from './engine/generate.ts';
@@ -361,6 +362,20 @@ export class PolicyEngine {
     const all = [...this.lms.values()];
     this.lms.clear();
     for (const lm of all) await lm.dispose();
+  }
+
+  /**
+   * In-thread only: the engine's runtime, for the train-step sessions that sit beside its models, so a
+   * worker has one OrtRuntime and one run queue. A device-loss fallback replaces it (and only the
+   * engine's own sessions are rebuilt), so take it afresh rather than keeping it across a loss.
+   */
+  sharedRuntime(): OrtRuntime {
+    return this.requireRuntime();
+  }
+
+  /** In-thread only: the model folder `name` was loaded from (weights, tokenizer, metadata), read once. */
+  loadedModel(name: string): LoadedModel {
+    return this.lm(name).model;
   }
 
   private async fallBack(reason: string): Promise<void> {

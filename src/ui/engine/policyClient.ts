@@ -1,6 +1,6 @@
 // The UI's handle on the policy worker: a comlink proxy of the PolicyEngine class.
 import { wrap, type Remote } from 'comlink';
-import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import type { PolicyEngine } from '../../rl/runtime/api.ts';
 
 export type PolicyClient = Remote<PolicyEngine>;
 

@@ -2,16 +2,13 @@
 // side by side with their difference, and held-out success per family. Episodes are played by the
 // batched rollout loop (src/rl/rollout) here, with every model call in the policy worker, so the
 // page stays responsive; the grid is the unbiased estimator of src/rl/rollout/passkt.ts.
-import { DEFAULT_FORGE, forgedOptions } from '../../rl/forge/config.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { FamilyName } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
+import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
-
-/** The families the shipped policy was trained on. */
-export const FORGED_FAMILIES: FamilyName[] = DEFAULT_FORGE.mix.map((m) => m.family);
 
 /** One evaluated policy: grid[K−1][T−1] = Pass@(K,T). */
 export interface PassGrid {
@@ -36,13 +33,24 @@ export class EvaluateState {
   error = $state<string | null>(null);
   private cancelled = false;
 
-  constructor(private readonly engine: () => PolicyClient | null) {}
+  /** `policy`: the loaded policy's model metadata (the families and task options it was forged on). */
+  constructor(
+    private readonly engine: () => PolicyClient | null,
+    private readonly policy: () => ModelMeta | undefined,
+  ) {}
+
+  /** The families the loaded policy was forged on. */
+  readonly families = $derived(this.forgedFamilies());
 
   readonly tMax = $derived(this.turnLimit(this.family));
   readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
 
+  private forgedFamilies(): FamilyName[] {
+    return (this.policy()?.families ?? []).filter((f): f is FamilyName => (FAMILY_NAMES as readonly string[]).includes(f));
+  }
+
   private turnLimit(family: FamilyName): number {
-    const t = forgedOptions(family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
+    const t = taskOptions(this.policy(), family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
     return typeof t === 'number' ? t : 10;
   }
 
@@ -63,7 +71,7 @@ export class EvaluateState {
     const total = tasks * n;
     let done = 0;
     this.progress = { label, done, total };
-    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, forgedOptions(family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
+    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, taskOptions(this.policy(), family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
       onEvent: (e) => {
         if (this.cancelled) throw new Error('evaluation cancelled');
         if (e.kind === 'end') this.progress = { label, done: ++done, total };

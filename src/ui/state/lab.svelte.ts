@@ -1,10 +1,7 @@
 // The lab's top-level state: which view is open, the compute backend and its self-test, the
 // models' status. Components read it and call its methods; they hold no logic of their own.
 import { proxy } from 'comlink';
-import type { BackendInfo, BackendPreference } from '../../rl/runtime/ort.ts';
-import type { EngineEvent, SelfTestResult } from '../../rl/runtime/policyEngine.ts';
-import type { ModelsReport } from '../../rl/model/manifest.ts';
-import type { LoadProgress, ModelInfo } from '../../rl/runtime/engine/types.ts';
+import type { BackendInfo, BackendPreference, EngineEvent, SelfTestResult, ModelsReport, LoadProgress, ModelInfo } from '../../rl/runtime/api.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';

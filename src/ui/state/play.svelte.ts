@@ -5,11 +5,8 @@ import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
 import type { Agent, AgentKind, CollaboratorRequest, Env, EpisodeTurn, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
 import { EpisodeRecorder, type AgentTurnExtras } from '../../rl/rollout/recorder.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
-import { PolicyAgent, type GenerateApi } from '../../rl/runtime/policyAgent.ts';
-import type { TokenEvent } from '../../rl/runtime/engine/types.ts';
-import type { SamplingParams } from '../../rl/runtime/engine/sampling.ts';
+import { PolicyAgent, taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import { proxy } from 'comlink';
-import { forgedOptions } from '../../rl/forge/config.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
@@ -31,6 +28,8 @@ export interface PlayContext {
   sampling(): Partial<Omit<SamplingParams, 'seed'>>;
   /** The seed of a new episode (Settings). */
   nextSeed(): number;
+  /** The loaded policy's model metadata (the task options it was forged on), when loaded. */
+  policyMeta(): ModelMeta | undefined;
 }
 
 export class PlaySession {
@@ -83,8 +82,8 @@ export class PlaySession {
     this.seed = seed ?? this.ctx.nextSeed();
     try {
       this.env = createEnv(this.family);
-      // The tasks the shipped policy learned (e.g. guess with 4 candidates); other families keep their defaults.
-      const options = forgedOptions(this.family);
+      // The tasks the loaded policy learned (e.g. guess with 4 candidates); other families keep their defaults.
+      const options = taskOptions(this.ctx.policyMeta(), this.family);
       this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) });
       this.agent = this.agentKind === 'policy' ? await this.policyAgent(this.seed) : createAgent(this.agentKind, this.family, { seed: this.seed });
       this.turns = [];

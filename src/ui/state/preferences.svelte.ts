@@ -1,6 +1,6 @@
 // The person's lab-wide preferences: base seed and sampling defaults for the policy. Kept in
 // localStorage and validated where they enter (the engine's resolveSampling names a bad field).
-import { resolveSampling, type SamplingParams } from '../../rl/runtime/engine/sampling.ts';
+import { resolveSampling, type SamplingParams } from '../../rl/runtime/api.ts';
 
 const KEY = 'turnwise.preferences';
 

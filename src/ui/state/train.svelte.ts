@@ -3,15 +3,13 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { defaultLoopConfig, defaultLr, overrideConfig, validateLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { defaultLr, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
-import type { Adapter } from '../../rl/runtime/engine/types.ts';
+import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
-import { forgedOptions } from '../../rl/forge/config.ts';
-import type { ModelConfig } from '../../rl/model/llama/config.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
 
@@ -78,19 +76,21 @@ export class TrainState {
   /** Seconds per iteration so far, for the ETA. */
   readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
 
-  /** The run's configuration from the form over the paper defaults; throws AlgoError on bad values. */
-  config(): LoopConfig {
-    const options = forgedOptions(this.family); // the tasks the shipped policy learned
-    const c = defaultLoopConfig(this.algo, this.family, { seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr, ...(options ? { options } : {}) });
-    if (!this.overrides.trim()) return validateLoopConfig(c);
-    let over: unknown;
-    try {
-      over = JSON.parse(this.overrides);
-    } catch {
-      throw new Error('the config overrides are not valid JSON');
+  /** The run's configuration from the form (algos/config.ts resolveLoopConfig); throws AlgoError on bad values. */
+  async config(): Promise<LoopConfig> {
+    let overrides: unknown;
+    if (this.overrides.trim()) {
+      try {
+        overrides = JSON.parse(this.overrides);
+      } catch {
+        throw new Error('the config overrides are not valid JSON');
+      }
+      if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error('the config overrides must be a JSON object');
     }
-    if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new Error('the config overrides must be a JSON object');
-    return overrideConfig(c, over as JsonObject);
+    // The tasks the loaded policy learned come from its model metadata.
+    const policy = (await this.policy()?.models())?.find((m) => m.name === 'policy')?.turnwise;
+    const request = { algo: this.algo, family: this.family, seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr };
+    return resolveLoopConfig(overrides ? { ...request, overrides: overrides as JsonObject } : request, policy);
   }
 
   /** Starts a new run in a fresh trainer worker. */
@@ -98,7 +98,7 @@ export class TrainState {
     this.error = null;
     let config: LoopConfig;
     try {
-      config = this.config();
+      config = await this.config();
     } catch (e) {
       this.fail(e);
       return;

@@ -6,6 +6,7 @@
 //   <folder>/onnx/…                 optional exported graphs, and any other extra files
 // and manifest.json beside the folders (manifest.ts) with every file's size and sha256. Reading and
 // writing go through pluggable byte functions, so Node (fs) and browsers (fetch) share this code.
+import type { ModelMeta } from '../meta.ts';
 import { ModelFileError, parseManifest, readVerified, sha256Hex, type ManifestModel, type ModelManifest, type ReadBytes } from '../manifest.ts';
 import { fromHfConfig, toHfConfig, type ModelConfig } from '../llama/config.ts';
 import { checkWeights } from '../llama/params.ts';
@@ -24,8 +25,8 @@ export interface ModelFolderContent {
   weights: ModelWeights;
   /** Value head present (critic). Inferred from the weights when loading. */
   heads?: HeadsSpec;
-  /** Our own fields in config.json's "turnwise" section (role, seed, forge command, figures). */
-  turnwise?: Record<string, unknown>;
+  /** Our own fields in config.json's "turnwise" section (model/meta.ts: window, reply budget, forged tasks, figures). */
+  turnwise?: ModelMeta;
   /** Extra files by path inside the folder, e.g. { 'onnx/decoder_q4.onnx': bytes }. */
   files?: Record<string, Uint8Array>;
 }

@@ -2,6 +2,7 @@
 // 2302.13971: RMSNorm, rotary positions, SwiGLU; grouped-query attention from Ainslie et al. 2023).
 // Validated once where it enters (STYLE.md point 3); derived sizes are computed here only.
 // `toHfConfig`/`fromHfConfig` map it to and from Hugging Face's LlamaConfig (config.json).
+import type { ModelMeta } from '../meta.ts';
 import { QUANT_BLOCK } from '../quant.ts';
 
 /** The architecture of a Turnwise decoder. */
@@ -113,8 +114,8 @@ export interface HfLlamaConfig {
   bos_token_id: number;
   eos_token_id: number;
   pad_token_id: number;
-  /** Turnwise's own fields, ignored by transformers. */
-  turnwise?: Record<string, unknown>;
+  /** Turnwise's own fields, ignored by transformers (model/meta.ts). */
+  turnwise?: ModelMeta;
 }
 
 /** Special token ids written beside the architecture. */
@@ -124,7 +125,7 @@ export interface SpecialIds {
   pad: number;
 }
 
-export function toHfConfig(cfg: ModelConfig, ids: SpecialIds, turnwise?: Record<string, unknown>): HfLlamaConfig {
+export function toHfConfig(cfg: ModelConfig, ids: SpecialIds, turnwise?: ModelMeta): HfLlamaConfig {
   return {
     architectures: ['LlamaForCausalLM'],
     model_type: 'llama',
@@ -150,8 +151,25 @@ export function toHfConfig(cfg: ModelConfig, ids: SpecialIds, turnwise?: Record<
   };
 }
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const positiveInt = (x: unknown): boolean => Number.isInteger(x) && (x as number) > 0;
+
+/** Checks config.json's raw "turnwise" section (model/meta.ts); `where` names the file in errors. */
+export function parseModelMeta(raw: unknown, where = 'config.json'): ModelMeta {
+  const bad = (field: string, what: string): never => {
+    throw new ConfigError('bad-hf-config', `turnwise.${field}`, `${where}: turnwise.${field} ${what}`);
+  };
+  if (!isObject(raw)) return bad('', 'must be an object');
+  if (raw.role !== undefined && raw.role !== 'policy' && raw.role !== 'critic') bad('role', 'must be "policy" or "critic"');
+  for (const f of ['contextTokens', 'maxReplyTokens'] as const) if (raw[f] !== undefined && !positiveInt(raw[f])) bad(f, 'must be a positive integer');
+  if (raw.families !== undefined && !(Array.isArray(raw.families) && raw.families.every((f) => typeof f === 'string'))) bad('families', 'must be a list of family names');
+  if (raw.tasks !== undefined && !(isObject(raw.tasks) && Object.values(raw.tasks).every(isObject))) bad('tasks', 'must map family names to option objects');
+  if (raw.chat !== undefined && typeof raw.chat !== 'string') bad('chat', 'must be a string');
+  return raw as ModelMeta;
+}
+
 /** Reads a Hugging Face Llama config.json object; `where` names the file in errors. */
-export function fromHfConfig(raw: unknown, where = 'config.json'): { config: ModelConfig; ids: Partial<SpecialIds>; turnwise?: Record<string, unknown> } {
+export function fromHfConfig(raw: unknown, where = 'config.json'): { config: ModelConfig; ids: Partial<SpecialIds>; turnwise?: ModelMeta } {
   const o = raw as Partial<HfLlamaConfig> | null;
   if (!o || typeof o !== 'object' || o.model_type !== 'llama') {
     throw new ConfigError('bad-hf-config', 'model_type', `${where}: model_type must be "llama"`);
@@ -178,5 +196,5 @@ export function fromHfConfig(raw: unknown, where = 'config.json'): { config: Mod
   if (typeof o.bos_token_id === 'number') ids.bos = o.bos_token_id;
   if (typeof o.eos_token_id === 'number') ids.eos = o.eos_token_id;
   if (typeof o.pad_token_id === 'number') ids.pad = o.pad_token_id;
-  return { config, ids, ...(o.turnwise ? { turnwise: o.turnwise } : {}) };
+  return { config, ids, ...(o.turnwise !== undefined ? { turnwise: parseModelMeta(o.turnwise, where) } : {}) };
 }

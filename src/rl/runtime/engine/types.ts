@@ -1,5 +1,6 @@
 // Requests and results of the inference engine (policy and critic). Plain data only, so every type
 // here crosses comlink unchanged; the in-thread engine and the worker client share them.
+import type { ModelMeta } from '../../model/meta.ts';
 import type { ChatMessage } from '../../model/tokenizer/chat.ts';
 import type { ModelConfig } from '../../model/llama/config.ts';
 import type { HeadsSpec, LoraSpec, ModelWeights } from '../../model/llama/weights.ts';
@@ -222,5 +223,5 @@ export interface ModelInfo {
   /** Parameters (base model). */
   params: number;
   /** config.json's "turnwise" section (role, contextTokens, maxReplyTokens, forge figures), when present. */
-  turnwise?: Record<string, unknown>;
+  turnwise?: ModelMeta;
 }
