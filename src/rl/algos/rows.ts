@@ -60,7 +60,7 @@ export function setReply(row: Row, name: RowFloatName, values: ArrayLike<number>
 }
 
 /** An episode row and where its agent turns sit. */
-export interface EpisodeRow {
+export interface EpisodeTrainRow {
   row: Row;
   spans: TurnSpan[];
   /** Agent turns dropped from the front because the dialogue is longer than T. */
@@ -71,7 +71,7 @@ export interface EpisodeRow {
  * A whole chat as one row: the head (system, and hidden for a critic) and the latest messages that
  * fit `maxLen`; loss_mask on every kept agent message's content and <|end|>, turn_weights 1/len there.
  */
-export function episodeRow(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number): EpisodeRow {
+export function episodeRow(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number): EpisodeTrainRow {
   const enc = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;
