@@ -2,10 +2,11 @@
 // recorded once, then replayed (reset + every step, collaborator replies simulated) under the timer,
 // so the figure excludes the agent and counts only environment and collaborator work.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
-import { evaluate } from '../../src/rl/envs/evaluate.ts';
 import { replayEpisode } from '../../src/rl/envs/episode.ts';
-import { createAgent, createEnv } from '../../src/rl/envs/registry.ts';
+import { createEnv } from '../../src/rl/envs/registry.ts';
 import { FAMILY_NAMES } from '../../src/rl/envs/types.ts';
+import { familyAgent } from '../../src/rl/rollout/agents.ts';
+import { evaluate } from '../../src/rl/rollout/evaluate.ts';
 
 export const envs: BenchEntry = {
   name: 'envs',
@@ -14,7 +15,7 @@ export const envs: BenchEntry = {
   async run(log) {
     const rows: BenchRow[] = [];
     for (const family of FAMILY_NAMES) {
-      const { episodes } = await evaluate({ family, split: 'test', episodes: 20, seed: 1 }, (seed) => createAgent('noisy', family, { seed }));
+      const { episodes } = await evaluate({ family, split: 'test', episodes: 20, seed: 1 }, familyAgent('noisy', family));
       const steps = episodes.reduce((a, e) => a + e.turns.length, 0);
       const env = createEnv(family);
       const t = await time(() => {

@@ -27,7 +27,7 @@ import type { BenchEntry, BenchRow } from '../harness.ts';
 import { learningTables, summaryRows, type CaseFigures } from '../learningSummary.ts';
 import { modelsDir, projectRoot } from '../../src/cli/paths.ts';
 import { overrideConfig, resolveLoopConfig } from '../../src/rl/algos/config.ts';
-import { heldOutSeed, type HeldOutResult } from '../../src/rl/algos/evaluate.ts';
+import { heldOutSeed, type HeldOutResult } from '../../src/rl/rollout/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { needsCritic } from '../../src/rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName } from '../../src/rl/algos/types.ts';

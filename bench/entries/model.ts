@@ -6,7 +6,7 @@ import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
 import { validateConfig } from '../../src/rl/model/llama/config.ts';
 import { initWeights, countParams } from '../../src/rl/model/llama/weights.ts';
 import { blocksQuant4, paramSource } from '../../src/rl/model/llama/params.ts';
-import { LlamaRunner } from '../../src/rl/model/llama/runner.ts';
+import { Stepper } from '../../src/rl/runtime/engine/stepper.ts';
 import { buildGraph } from '../../src/rl/model/llama/graphs.ts';
 import { leftPad, prefillFeeds } from '../../src/rl/model/llama/feeds.ts';
 import { compareLogits } from '../../src/rl/model/llama/metrics.ts';
@@ -35,14 +35,15 @@ export const model: BenchEntry = {
         ['fp32', 'const'],
         ['4-bit', blocksQuant4],
       ] as const) {
-        const runner = await LlamaRunner.create(runtime, cfg, paramSource(w, placement), { label: `bench-${label}` });
+        const runner = await Stepper.create(runtime, cfg, paramSource(w, placement), { label: `bench-${label}` });
         for (const batch of [1, 8]) {
           const prompts = Array.from({ length: batch }, () => Array.from({ length: PROMPT }, () => rng.int(cfg.vocabSize)));
           const pre = await time(() => runner.prefill(prompts), { warmup: 2, iterations: 20, budgetMs: 3000 });
           const start = await runner.prefill(prompts);
           const dec = await time(
             async () => {
-              let s = start;
+              // decode consumes the cache it reads: each iteration starts from its own copy of the record
+              let s = { ...start, state: { ...start.state, past: { ...start.state.past } } };
               for (let t = 0; t < STEPS; t++) s = await runner.decode(s.state, prompts.map((p) => p[t]));
             },
             { warmup: 1, iterations: 10, budgetMs: 4000 },

@@ -1,23 +1,26 @@
-// `turnwise eval`: plays N held-out tasks of one family with a scripted agent and reports success
-// rate, mean reward, mean turns, Pass@(1,T) and family figures. Agents come from `evalAgents`;
-// a learned policy plugs in by adding an entry that returns an Agent (types.ts) per task seed.
+// `turnwise eval`: plays N held-out tasks of one family with an agent and reports success rate,
+// mean reward, mean turns, Pass@(1,T) and family figures, through the one evaluation path
+// (src/rl/rollout/evaluate.ts: the batched rollout loop). Scripted agents come from the envs
+// registry; `policy` is the forged model on the inference engine in-thread (onnxruntime-node, the
+// shipped 4-bit placement), sampled at --temperature with episode seeds mixed from --sample-seed.
 import { writeFile } from 'node:fs/promises';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
-import { evaluate, type EvalSummary } from '../../rl/envs/evaluate.ts';
-import { createAgent } from '../../rl/envs/registry.ts';
-import { FAMILY_NAMES, type Agent, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
-import { loadPolicy } from '../../rl/forge/policyAgent.ts';
+import { FAMILY_NAMES, type Episode, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
+import { evaluate, type EvalSummary } from '../../rl/rollout/evaluate.ts';
+import { openModels, type AgentKindName } from '../../rl/rollout/node.ts';
+import type { RolloutEpisode } from '../../rl/rollout/rollout.ts';
+import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
 
-/** Agent kinds `--agent` accepts: each makes a per-task agent factory. */
-export const evalAgents: Record<string, (family: FamilyName, opts: { noise: number; temperature?: number; sampleSeed?: number; models?: string }) => Promise<(seed: number) => Agent>> = {
-  expert: async (family) => (seed) => createAgent('expert', family, { seed }),
-  noisy: async (family, { noise }) => (seed) => createAgent('noisy', family, { seed, noise }),
-  random: async (family) => (seed) => createAgent('random', family, { seed }),
-  // the forge's policy (public/models or --models DIR), 4-bit, sampled at --temperature (0 = greedy)
-  policy: async (_family, o) => (await loadPolicy(o.models ?? modelsDir(), { temperature: o.temperature ?? 1, seed: o.sampleSeed ?? 1 })).make,
-};
+/** The envs' Episode record of a rolled-out episode (what --out writes, one JSON line each). */
+function episodeRecord(e: RolloutEpisode): Episode {
+  return { task: e.task, agent: e.agent, turns: e.turns, totalReward: e.totalReward, success: e.success };
+}
+
+/** Agent kinds `--agent` accepts, in the order "all" plays them. */
+export const EVAL_AGENTS: readonly AgentKindName[] = ['expert', 'noisy', 'random', 'policy'];
 
 function list(value: string | undefined, all: readonly string[], fallback: string, what: string): string[] {
   const items = value === undefined ? [fallback] : value === 'all' ? [...all] : value.split(',');
@@ -33,9 +36,9 @@ function line(s: EvalSummary): string {
 
 export const evalCommand: Command = {
   name: 'eval',
-  summary: 'evaluate a scripted agent on held-out tasks: success, reward, turns, Pass@(1,T)',
+  summary: 'evaluate an agent (scripted or the forged policy) on held-out tasks: success, reward, turns, Pass@(1,T)',
   usage: [
-    'Usage: npx turnwise eval --family F --agent expert|noisy|random [--split train|test] [--episodes N] [--seed S]',
+    'Usage: npx turnwise eval --family F --agent expert|noisy|random|policy [--split train|test] [--episodes N] [--seed S]',
     '                         [--noise P] [--options JSON] [--out episodes.jsonl] [--json]',
     '',
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
@@ -54,7 +57,7 @@ export const evalCommand: Command = {
     const sampleSeed = intOption(values['sample-seed'], 'sample-seed', 1, 0, 2 ** 31);
     if (values.family === undefined) throw new UsageError('--family is required');
     const families = list(values.family, FAMILY_NAMES, '', 'family') as FamilyName[];
-    const agents = list(values.agent, Object.keys(evalAgents), 'expert', 'agent');
+    const agents = list(values.agent, EVAL_AGENTS, 'expert', 'agent');
     const split = (values.split ?? 'test') as Split;
     if (split !== 'train' && split !== 'test') throw new UsageError(`--split must be train or test, got "${values.split}"`);
     const episodes = intOption(values.episodes, 'episodes', 200, 1, 1_000_000);
@@ -64,14 +67,20 @@ export const evalCommand: Command = {
     const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     const summaries: EvalSummary[] = [];
     const lines: string[] = [];
-    for (const family of families) {
-      for (const kind of agents) {
-        const make = await evalAgents[kind](family, { noise, temperature, sampleSeed, models: values.models });
-        const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options }, make);
-        summaries.push(summary);
-        if (values.out) lines.push(...eps.map((e) => JSON.stringify(e)));
-        if (!values.json) process.stdout.write(`${line(summary)}\n`);
+    const engine: PolicyEngine | undefined = agents.includes('policy') ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' }) : undefined;
+    try {
+      for (const family of families) {
+        for (const kind of agents as AgentKindName[]) {
+          const agent: BatchAgent = kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
+          // scripted agents' episode seeds follow the task seeds; the policy's also --sample-seed
+          const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent);
+          summaries.push(summary);
+          if (values.out) lines.push(...eps.map((e) => JSON.stringify(episodeRecord(e))));
+          if (!values.json) process.stdout.write(`${line(summary)}\n`);
+        }
       }
+    } finally {
+      await engine?.dispose();
     }
     if (values.out) await writeFile(values.out, `${lines.join('\n')}\n`);
     if (values.json) report(true, summaries.length === 1 ? summaries[0] : summaries, () => '');

@@ -1,13 +1,12 @@
 // `turnwise passkt`: the Pass@(K,T) grid (src/rl/rollout/passkt.ts; DESIGN.md) of an agent over a
-// held-out task set: n episodes per task in one batched rollout (src/rl/rollout/rollout.ts), each
-// run to T_max, then the unbiased 1 − C(n−c(T), K)/C(n, K) for every K ≤ n and T ≤ T_max.
+// held-out task set: n episodes per task in one batched rollout, each run to T_max, then the unbiased
+// 1 − C(n−c(T), K)/C(n, K) for every K ≤ n and T ≤ T_max (src/rl/rollout/evaluate.ts evaluatePassKT).
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
 import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
-import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
-import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 
 /** Options shared by the rollout commands. */
@@ -107,10 +106,9 @@ export const passkt: Command = {
     try {
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const start = performance.now();
-      const r = await rollout({ tasks: taskSpecs(a.family, a.split, tasks, a.seed, a.options), k: n, seed: a.seed, turnLimit: tMax }, agent);
+      const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent);
       const seconds = (performance.now() - start) / 1000;
-      const g = passKTGrid(successTurns(r), tMax);
-      const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
+      const grid = r.grid;
       const summary = {
         family: a.family,
         agent: agent.name,
@@ -121,8 +119,8 @@ export const passkt: Command = {
         n,
         tMax,
         episodes: r.episodes.length,
-        successRate: r.episodes.filter((e) => e.success).length / r.episodes.length,
-        meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / r.episodes.length,
+        successRate: r.successRate,
+        meanTurns: r.meanTurns,
         seconds,
         episodesPerSecond: r.episodes.length / seconds,
         backend: engine ? (await engine.backendInfo()).kind : 'scripted',

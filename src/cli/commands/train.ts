@@ -11,7 +11,7 @@ import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
-import { heldOutSeed, type HeldOutResult } from '../../rl/algos/evaluate.ts';
+import { heldOutSeed, type HeldOutResult } from '../../rl/rollout/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
 import { nodeReader } from '../../rl/model/folder/nodeIo.ts';

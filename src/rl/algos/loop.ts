@@ -15,7 +15,7 @@ import { hashString, Rng } from '../util/rng.ts';
 import type { Split, TaskSpec } from '../envs/types.ts';
 import { validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
-import { evaluateHeldOut, type HeldOutResult } from './evaluate.ts';
+import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, type FeedbackSource } from './feedback.ts';
 import { echoTrapWarnings, isLossSpike, rolloutMetrics } from './metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';

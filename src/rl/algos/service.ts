@@ -12,7 +12,7 @@ import type { Adapter } from '../runtime/engine/types.ts';
 import { TrajectoryStore } from '../store/index.ts';
 import { StoreCheckpoints } from './checkpoint.ts';
 import type { LoopConfig } from './config.ts';
-import type { HeldOutResult } from './evaluate.ts';
+import type { HeldOutResult } from '../rollout/evaluate.ts';
 import { MemoryFeedback, type FeedbackPair, type FeedbackTurn } from './feedback.ts';
 import { TrainingLoop } from './loop.ts';
 import { needsCritic } from './registry.ts';

@@ -18,12 +18,12 @@ import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folde
 import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
 import { buildGraph } from '../model/llama/graphs.ts';
 import { blocksQuant4, paramSource } from '../model/llama/params.ts';
-import { LlamaRunner } from '../model/llama/runner.ts';
 import { countParams, initWeights, type ModelWeights } from '../model/llama/weights.ts';
 import type { ManifestModel } from '../model/manifest.ts';
 import { fitTokenizer } from '../model/tokenizer/fit.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
+import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
@@ -171,14 +171,18 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     phases.push(r.report);
   }
 
-  // held-out check of what ships: the 4-bit inference placement
+  // held-out check of what ships: the 4-bit inference placement, on the inference engine (in-thread,
+  // on the forge runtime's backend) and the rollout loop every other evaluation uses
   let rows: HeldOutRow[] = [];
   if (cfg.evalEpisodes > 0) {
-    const runner = await LlamaRunner.create(run.runtime, model, paramSource(policy.weights, blocksQuant4), { label: 'forge.policy', padId: tok.special.pad });
+    const engine = new PolicyEngine();
     try {
-      rows = await heldOut(runner, tok, { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens }, log);
+      await engine.init(run.runtime.info.kind);
+      const shipped = { config: model, tokenizer: tok, weights: policy.weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } };
+      await engine.loadFrom('policy', { kind: 'model', model: shipped }, { precision: 'quant4', adapterSlot: null });
+      rows = await heldOut(engine, { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, maxReplyTokens: cfg.maxReplyTokens }, log);
     } finally {
-      await runner.dispose();
+      await engine.dispose();
     }
   }
 

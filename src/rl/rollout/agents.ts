@@ -5,9 +5,12 @@
 //    sliding window) and turn t of an episode with seed s samples with seed hash(`${s}/${t}`), one
 //    seed per prompt (GenerateRequest.seeds), so a batched rollout reproduces PolicyAgent's
 //    single-episode text for the same seeds.
-//  - scriptedBatchAgent: any per-episode Agent (expert, noisy, random, or a PolicyAgent) acting
-//    one episode after another; for scripted agents and tests.
-import type { Agent, Message } from '../envs/types.ts';
+//  - scriptedBatchAgent: any per-episode Agent of the envs' interface (expert, noisy, random, or a
+//    PolicyAgent) acting one episode after another, so scripted agents play through the same loop;
+//    familyAgent builds the registry's scripted kinds that way.
+import { agentName, DEFAULT_NOISE } from '../envs/agent.ts';
+import { createAgent } from '../envs/registry.ts';
+import type { Agent, AgentKind, FamilyName, Message } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { GenerateApi } from '../runtime/policyAgent.ts';
 import type { SamplingParams } from '../runtime/engine/sampling.ts';
@@ -136,4 +139,9 @@ export function scriptedBatchAgent(name: string, make: (seed: number) => Agent):
       agents.delete(slot);
     },
   };
+}
+
+/** The registry's scripted agent of `kind` for `family` (envs/registry.ts createAgent), one per episode, seeded with the episode's agent seed. */
+export function familyAgent(kind: AgentKind, family: FamilyName, noise = DEFAULT_NOISE): BatchAgent {
+  return scriptedBatchAgent(agentName(kind, noise), (seed) => createAgent(kind, family, { seed, noise }));
 }

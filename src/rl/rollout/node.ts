@@ -3,14 +3,13 @@
 // kinds `--agent` names as BatchAgents.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAgent } from '../envs/registry.ts';
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { fromHfConfig } from '../model/llama/config.ts';
 import { taskOptions } from '../model/meta.ts';
 import { nodeReader } from '../model/folder/nodeIo.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import type { BackendPreference } from '../runtime/ort.ts';
-import { PolicyBatchAgent, scriptedBatchAgent, type BatchAgent } from './agents.ts';
+import { familyAgent, PolicyBatchAgent, type BatchAgent } from './agents.ts';
 import { RolloutError } from './rollout.ts';
 
 /** Agent kinds for --agent. */
@@ -64,6 +63,5 @@ export async function batchAgent(kind: AgentKindName, family: FamilyName, opts: 
     if (!opts.engine) throw new RolloutError('bad-config', 'the policy agent needs an engine with the policy loaded');
     return PolicyBatchAgent.create(opts.engine, { sampling: { temperature: opts.temperature ?? 1 }, ...(opts.maxBatch ? { maxBatch: opts.maxBatch } : {}) });
   }
-  const noise = opts.noise ?? 0.3;
-  return scriptedBatchAgent(kind === 'noisy' ? `noisy(${noise})` : kind, (seed) => createAgent(kind, family, { seed, noise }));
+  return familyAgent(kind, family, opts.noise ?? 0.3);
 }

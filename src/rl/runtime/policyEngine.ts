@@ -10,7 +10,7 @@ import { DEFAULT_ADAPTER_SLOT } from './engine/adapters.ts';
 import { EngineDisposedError, EngineInputError, ModelNotLoadedError } from './engine/errors.ts';
 import { runGeneration } from './engine/generate.ts';
 import { LoadedLm } from './engine/lm.ts';
-import { readModel, type ReaderSource } from './engine/loader.ts';
+import { readModel, type MemorySource, type ReaderSource } from './engine/loader.ts';
 import { checkPromptFits, encodePrompt } from './engine/prompts.ts';
 import { RequestTracker, type Ticket } from './engine/requests.ts';
 import { resolveSampling } from './engine/sampling.ts';
@@ -175,12 +175,12 @@ export class PolicyEngine {
     return this.loadAny(name, source, opts, onProgress);
   }
 
-  /** In-thread only (functions do not cross comlink): load through any byte reader, e.g. Node's fs. */
-  async loadFrom(name: string, source: ReaderSource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
+  /** In-thread only (functions and weights in memory do not cross comlink): load through any byte reader, e.g. Node's fs, or a model already in memory. */
+  async loadFrom(name: string, source: ReaderSource | MemorySource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
     return this.loadAny(name, source, opts, onProgress);
   }
 
-  private async loadAny(name: string, source: ModelSource | ReaderSource, opts: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
+  private async loadAny(name: string, source: ModelSource | ReaderSource | MemorySource, opts: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
     this.requireReady();
     await this.settled;
     const start = performance.now();

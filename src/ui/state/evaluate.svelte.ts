@@ -1,10 +1,10 @@
 // State of the Evaluate view: Pass@(K,T) of the base policy and of an adapter on held-out tasks,
 // side by side with their difference, and held-out success per family. Episodes are played by the
-// batched rollout loop (src/rl/rollout) here, with every model call in the policy worker, so the
-// page stays responsive; the grid is the unbiased estimator of src/rl/rollout/passkt.ts.
-import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
+// batched rollout loop here through the one evaluation path (src/rl/rollout/evaluate.ts
+// evaluatePassKT), with every model call in the policy worker, so the page stays responsive; the
+// grid is the unbiased estimator of src/rl/rollout/passkt.ts.
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
-import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
@@ -71,15 +71,14 @@ export class EvaluateState {
     const total = tasks * n;
     let done = 0;
     this.progress = { label, done, total };
-    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, taskOptions(this.policy(), family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
+    const options = taskOptions(this.policy(), family);
+    const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, {
       onEvent: (e) => {
         if (this.cancelled) throw new Error('evaluation cancelled');
         if (e.kind === 'end') this.progress = { label, done: ++done, total };
       },
     });
-    const g = passKTGrid(successTurns(r), tMax);
-    const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
-    return { label, grid, episodes: r.episodes.length, success: r.episodes.filter((e) => e.success).length / r.episodes.length };
+    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate };
   }
 
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */

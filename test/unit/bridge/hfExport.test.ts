@@ -6,7 +6,7 @@ import { loadModel, loadModelFolderUnverified, type LoadedModel } from '../../..
 import { memoryFolder } from '../../../src/rl/model/folder/io.ts';
 import { prefillFeeds, leftPad } from '../../../src/rl/model/llama/feeds.ts';
 import { blocksQuant4, paramSource } from '../../../src/rl/model/llama/params.ts';
-import { LlamaRunner } from '../../../src/rl/model/llama/runner.ts';
+import { Stepper } from '../../../src/rl/runtime/engine/stepper.ts';
 import { paramSpecs } from '../../../src/rl/model/llama/weights.ts';
 import { readSafetensors } from '../../../src/rl/model/safetensors.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -110,7 +110,7 @@ describe('same logits from re-imported safetensors as from the ONNX files', () =
     const back = await loadModelFolderUnverified(asFolder(files).read, 'out');
     const ids = check().input_ids;
     const shipped = await runtime.createSession(model.files['onnx/prefill_q4.onnx'], { label: 'shipped.prefill' });
-    const runner = await LlamaRunner.create(runtime, back.config, paramSource(back.weights, blocksQuant4), { label: 'reimported' });
+    const runner = await Stepper.create(runtime, back.config, paramSource(back.weights, blocksQuant4), { label: 'reimported' });
     try {
       const fromOnnx = (await shipped.run(prefillFeeds(cfg, leftPad([ids], 0)))).logits.data as Float32Array;
       const fromExport = (await runner.prefill([ids])).logits;
@@ -127,7 +127,7 @@ describe('same logits from re-imported safetensors as from the ONNX files', () =
     const c = check();
     const back = await loadModelFolderUnverified(asFolder(files).read, 'out');
     const a = importPeftAdapter(back.config, { config: files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`], weights: files[`${ADAPTER_DIR}/${ADAPTER_WEIGHTS_FILE}`] });
-    const runner = await LlamaRunner.create(runtime, back.config, paramSource(back.weights, 'const'), { lora: a.spec, label: 'fp32+lora' });
+    const runner = await Stepper.create(runtime, back.config, paramSource(back.weights, 'const'), { lora: a.spec, label: 'fp32+lora' });
     try {
       const feeds = Object.fromEntries(Object.entries(a.weights).map(([k, w]) => [k, { type: 'float32' as const, data: w, dims: k.includes('lora_A') ? [a.spec.rank, w.length / a.spec.rank] : [w.length / a.spec.rank, a.spec.rank] }]));
       runner.extraFeeds = feeds;

@@ -2,7 +2,7 @@
 // prefill of the whole sequence each step, and the float64 reference), batched == one at a time,
 // sampled log-probs == re-scored, streaming == final text, stop strings, seeds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LlamaRunner } from '../../../src/rl/model/llama/runner.ts';
+import { Stepper } from '../../../src/rl/runtime/engine/stepper.ts';
 import { paramSource } from '../../../src/rl/model/llama/params.ts';
 import { referenceForward } from '../../../src/rl/model/llama/reference.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -31,7 +31,7 @@ describe('generation', () => {
     const g = r.generations[0];
     expect(g.promptTokens).toBe((await engine.encode(chat('Is it red?'))).length);
     const runtime = await OrtRuntime.create('wasm');
-    const runner = await LlamaRunner.create(runtime, m.cfg, paramSource(m.weights, 'const'));
+    const runner = await Stepper.create(runtime, m.cfg, paramSource(m.weights, 'const'));
     try {
       const seq = await engine.encode(chat('Is it red?'));
       for (let i = 0; i < g.tokenIds.length; i++) {

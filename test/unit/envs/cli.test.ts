@@ -1,9 +1,15 @@
-// `turnwise tasks` and `turnwise eval` end to end (in-process, stdout captured).
+// `turnwise tasks` and `turnwise eval` end to end (in-process, stdout captured); eval's policy agent
+// on a tiny random model written as a models folder (the engine in-thread on onnxruntime-node).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { evalCommand } from '../../../src/cli/commands/eval.ts';
 import { tasks } from '../../../src/cli/commands/tasks.ts';
 import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
+import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { capture } from '../capture.ts';
+import { tinyModels } from '../engine/fixtures.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -29,6 +35,26 @@ describe('turnwise eval', () => {
     const s = JSON.parse(out);
     expect(s).toMatchObject({ family: 'backend', split: 'test', agent: 'expert', episodes: 5, successRate: 1, meanReward: 1 });
     expect(s.passAt1).toHaveLength(10);
+  });
+
+  it('plays the policy from a models folder, sampled and greedy, with the same JSON shape', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnwise-eval-'));
+    try {
+      const write = nodeWriter(join(dir, 'models'));
+      for (const [p, b] of Object.entries((await tinyModels(3, 512)).files)) await write(p, b);
+      const args = ['--family', 'bandit', '--agent', 'policy', '--episodes', '3', '--models', join(dir, 'models'), '--json'];
+      const sampled = JSON.parse((await capture(() => evalCommand.run([...args, '--out', join(dir, 'eps.jsonl')]))).out);
+      expect(sampled).toMatchObject({ family: 'bandit', split: 'test', agent: 'policy(T=1)', episodes: 3, seed: 1 });
+      expect(Object.keys(sampled).sort()).toEqual(['agent', 'episodes', 'family', 'meanReward', 'meanTurns', 'metrics', 'passAt1', 'seed', 'split', 'successRate']);
+      const lines = readFileSync(join(dir, 'eps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((e) => Object.keys(e).sort())).toEqual(Array(3).fill(['agent', 'success', 'task', 'totalReward', 'turns']));
+      const again = JSON.parse((await capture(() => evalCommand.run(args))).out);
+      expect(again).toEqual(sampled);
+      const greedy = JSON.parse((await capture(() => evalCommand.run([...args, '--temperature', '0']))).out);
+      expect(greedy.agent).toBe('policy(greedy)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses unknown families and agents', async () => {

@@ -2,11 +2,12 @@
 // from their seeds and survive JSON, bad agent text ends a step with a reward and a reason, and the
 // two-phase collaborator protocol is enforced.
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../../src/rl/envs/evaluate.ts';
 import { replayEpisode, runEpisode } from '../../../src/rl/envs/episode.ts';
 import { FAMILIES, createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { splitOfKey } from '../../../src/rl/envs/split.ts';
 import { FAMILY_NAMES, type AgentKind } from '../../../src/rl/envs/types.ts';
+import { familyAgent } from '../../../src/rl/rollout/agents.ts';
+import { evaluate } from '../../../src/rl/rollout/evaluate.ts';
 
 describe('splits', () => {
   it.each(FAMILY_NAMES)('%s: train and test tasks never share a key', (family) => {
@@ -137,8 +138,8 @@ describe('done-when figures (held-out, deterministic seeds)', () => {
   // except frozenlake, whose slippery outcomes need 200 for a stable rate.
   it.each(FAMILY_NAMES.filter((f) => f !== 'bandit'))('%s: expert at least 0.95 success (frontend: similarity), random at most 0.1', async (family) => {
     const cfg = { family, split: 'test' as const, episodes: family === 'frozenlake' ? 200 : 50, seed: 1000 };
-    const expert = (await evaluate(cfg, (seed) => createAgent('expert', family, { seed }))).summary;
-    const random = (await evaluate(cfg, (seed) => createAgent('random', family, { seed }))).summary;
+    const expert = (await evaluate(cfg, familyAgent('expert', family))).summary;
+    const random = (await evaluate(cfg, familyAgent('random', family))).summary;
     if (family === 'frontend') expect(expert.metrics.meanSimilarity).toBeGreaterThanOrEqual(0.95);
     else expect(expert.successRate).toBeGreaterThanOrEqual(0.95);
     expect(random.successRate).toBeLessThanOrEqual(0.1);
@@ -147,8 +148,8 @@ describe('done-when figures (held-out, deterministic seeds)', () => {
 
   it('bandit: the expert pulls the risky arm (expected 0.25); random averages between', async () => {
     const cfg = { family: 'bandit' as const, split: 'test' as const, episodes: 100, seed: 1 };
-    const expert = (await evaluate(cfg, (seed) => createAgent('expert', 'bandit', { seed }))).summary;
-    const random = (await evaluate(cfg, (seed) => createAgent('random', 'bandit', { seed }))).summary;
+    const expert = (await evaluate(cfg, familyAgent('expert', 'bandit'))).summary;
+    const random = (await evaluate(cfg, familyAgent('random', 'bandit'))).summary;
     expect(expert.metrics.expectedReward).toBeCloseTo(0.25, 10);
     expect(random.metrics.expectedReward).toBeGreaterThan(0.15);
     expect(random.metrics.expectedReward).toBeLessThan(0.25);

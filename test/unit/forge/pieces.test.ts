@@ -1,11 +1,12 @@
 // Hand-checked pieces of the forge: chat layout and windows, training segments, row packing with a
-// block-diagonal causal bias, the learning-rate schedule and the sampler.
+// block-diagonal causal bias, the learning-rate schedule, and the engine's sampler with the forge's
+// vocabulary (its held-out check samples through the engine: special tokens but <|end|> banned).
 import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, Packer } from '../../../src/rl/forge/data.ts';
-import { bannedTokens, sampleToken } from '../../../src/rl/forge/sampler.ts';
 import { learningRate } from '../../../src/rl/forge/train.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
+import { sampleToken } from '../../../src/rl/runtime/engine/sampling.ts';
 import { encodeChat, encodeTurn } from '../../../src/rl/model/tokenizer/chat.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
@@ -128,19 +129,22 @@ describe('schedule and sampler', () => {
   });
 
   it('greedy takes the argmax outside the banned ids; sampling follows the softmax', () => {
-    const banned = bannedTokens(tok);
+    const banned = new Uint8Array(tok.vocabSize);
+    for (const [name, id] of Object.entries(tok.special)) if (name !== 'end') banned[id] = 1;
+    const greedy = { temperature: 0, topK: 0, topP: 1 };
+    const sampled = { temperature: 1, topK: 0, topP: 1 };
     const a = tok.vocabSize - 2;
     const b = tok.vocabSize - 1;
     const logits = new Float32Array(tok.vocabSize).fill(-50);
     logits[tok.special.agent] = 10;
     logits[a] = 2;
     logits[b] = 2 + Math.log(3);
-    expect(sampleToken(logits, 0, new Rng(1), banned)).toBe(b);
+    expect(sampleToken(logits, greedy, new Rng(1), banned).token).toBe(b);
     const rng = new Rng(2);
     let n400 = 0;
     let n401 = 0;
     for (let i = 0; i < 4000; i++) {
-      const id = sampleToken(logits, 1, rng, banned);
+      const id = sampleToken(logits, sampled, rng, banned).token;
       if (id === a) n400++;
       if (id === b) n401++;
       expect(id).not.toBe(tok.special.agent);

@@ -1,17 +1,19 @@
+// The engine's stepper (runtime/engine/stepper.ts) against the plain-TS reference forward
+// (model/llama/reference.ts): KV-cache decoding, ragged chunks and a critic's value head.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paramSource } from '../../../src/rl/model/llama/params.ts';
 import { referenceForward } from '../../../src/rl/model/llama/reference.ts';
-import { LlamaRunner } from '../../../src/rl/model/llama/runner.ts';
+import { Stepper } from '../../../src/rl/runtime/engine/stepper.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
 import { TINY, maxAbs, tinyWeights } from './helpers.ts';
 
 const V = TINY.vocabSize;
 let runtime: OrtRuntime;
-let runner: LlamaRunner;
+let runner: Stepper;
 const w = tinyWeights(5);
 beforeAll(async () => {
   runtime = await OrtRuntime.create('wasm');
-  runner = await LlamaRunner.create(runtime, TINY, paramSource(w, 'const'));
+  runner = await Stepper.create(runtime, TINY, paramSource(w, 'const'));
 });
 afterAll(async () => {
   await runner.dispose();
@@ -53,10 +55,10 @@ describe('KV cache', () => {
     expect(Array.from(step.state.next)).toEqual([6, 8, 6]);
   });
 
-  it('a critic runner (value head) reports each row’s value at its last token', async () => {
+  it('a critic stepper (value head) reports each row’s value at its last token', async () => {
     const wc = tinyWeights(7, true);
     wc['v_head.summary.bias'][0] = -0.5;
-    const critic = await LlamaRunner.create(runtime, TINY, paramSource(wc, 'const'), { heads: { value: true }, label: 'critic' });
+    const critic = await Stepper.create(runtime, TINY, paramSource(wc, 'const'), { heads: { value: true }, label: 'critic' });
     try {
       const rows = [[1, 2, 3], [4, 5]];
       let step = await critic.prefill(rows);

@@ -6,7 +6,7 @@ import { encodeChat } from '../../../src/rl/model/tokenizer/chat.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { initWeights } from '../../../src/rl/model/llama/weights.ts';
 import { blocksQuant4, paramSource } from '../../../src/rl/model/llama/params.ts';
-import { LlamaRunner } from '../../../src/rl/model/llama/runner.ts';
+import { Stepper } from '../../../src/rl/runtime/engine/stepper.ts';
 import { loadModel, writeManifest, writeModelFolder } from '../../../src/rl/model/folder/folder.ts';
 import { memoryFolder } from '../../../src/rl/model/folder/io.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -19,7 +19,7 @@ describe('model smoke', () => {
     await writeManifest(mem.write, { policy: await writeModelFolder(mem.write, 'policy', { config: cfg, tokenizer: tok, weights: initWeights(cfg, 1) }) });
     const m = await loadModel(mem.read, 'policy');
     const runtime = await OrtRuntime.create('wasm');
-    const runner = await LlamaRunner.create(runtime, m.config, paramSource(m.weights, blocksQuant4));
+    const runner = await Stepper.create(runtime, m.config, paramSource(m.weights, blocksQuant4));
     const prompt = encodeChat(m.tokenizer, [{ role: 'system', content: 'Guess the fruit.' }], { addGenerationPrompt: true }).ids;
     let step = await runner.prefill([prompt]);
     const out: number[] = [];

@@ -1,7 +1,7 @@
 // The scoring graph the engine runs for log-probs and critic values: the model's forward pass
 // (model/llama/emit.ts) with `targets` in and only `logprobs` [B, S] (and `values` [B, S] for a
 // critic) out, so the [B, S, V] logits never leave ONNX Runtime. Prefill and decode graphs are the
-// model core's (model/llama/graphs.ts, through LlamaRunner).
+// model core's (model/llama/graphs.ts, run by engine/stepper.ts).
 import { GraphBuilder } from '../../model/onnx/builder.ts';
 import type { ModelConfig } from '../../model/llama/config.ts';
 import { emitForward } from '../../model/llama/emit.ts';

@@ -1,7 +1,7 @@
-// Row surgery on a KV cache held in JS (model/llama/runner.ts KvState): repeat each prompt's rows K
+// Row surgery on a KV cache held in JS (engine/stepper.ts KvState): repeat each prompt's rows K
 // times after one prefill (K samples of one prompt share its prefill), and keep only the rows still
 // generating (finished rows stop costing compute). Every tensor is [batch, …], row-major.
-import type { KvState } from '../../model/llama/runner.ts';
+import type { KvState } from './stepper.ts';
 import type { TensorData } from '../ort.ts';
 
 type Float = Float32Array;

@@ -1,6 +1,7 @@
 // Reading a model folder for the engine: from a URL root with manifest.json (sha256-verified, with
 // byte-level progress, kept in Cache Storage so the lab works offline after the first load), from
-// bytes in memory (files a user picked, or a test), or from any ReadBytes (Node's fs in the CLI).
+// bytes in memory (files a user picked, or a test), from any ReadBytes (Node's fs in the CLI), or
+// as an already loaded model (the forge's held-out check, before anything is written).
 // A load that fails verification evicts what the cache served and retries from the network once
 // (STYLE.md point 9: caches forget failures).
 import { loadModel, loadModelFolderUnverified, type LoadedModel } from '../../model/folder/folder.ts';
@@ -12,6 +13,9 @@ export const MODEL_CACHE = 'engine-models-v1';
 
 /** An in-thread source: any byte reader (e.g. nodeReader(root) in the CLI). */
 export type ReaderSource = { kind: 'reader'; read: ReadBytes; name?: string; folder?: string; manifest: boolean };
+
+/** An in-thread source: a model already in memory (its weights are used as they are, unverified). */
+export type MemorySource = { kind: 'model'; model: LoadedModel };
 
 export interface ReadResult {
   model: LoadedModel;
@@ -130,8 +134,12 @@ function memoryReader(files: Record<string, Uint8Array>): ReadBytes {
 }
 
 /** Reads and verifies a model from any source, reporting progress. */
-export async function readModel(src: ModelSource | ReaderSource, progress: Progress): Promise<ReadResult> {
+export async function readModel(src: ModelSource | ReaderSource | MemorySource, progress: Progress): Promise<ReadResult> {
   if (src.kind === 'url') return fromUrl(src, progress);
+  if (src.kind === 'model') {
+    const bytes = Object.values(src.model.weights).reduce((a, w) => a + w.byteLength, 0);
+    return { model: src.model, bytes, verified: false, cachedFiles: 0 };
+  }
   const read = src.kind === 'files' ? memoryReader(src.files) : src.read;
   const manifest = src.kind === 'files' ? 'manifest.json' in src.files : src.manifest;
   progress({ stage: 'verify', loadedBytes: 0, totalBytes: 0 });

@@ -1,20 +1,33 @@
-// The engine's prefill/decode driver over the model core's graphs (model/llama/graphs.ts), with the
-// same feeds as LlamaRunner (model/llama/runner.ts: left-padded ragged rows, one additive bias,
-// RoPE positions per row) but a KV cache that stays in GPU memory between decode steps on WebGPU:
-// the decode graph's present.* outputs are left on the GPU (ORT preferredOutputLocation
-// 'gpu-buffer') and fed back as the next step's past_key_values.* unchanged. Only the logits come
-// back to JS each step. Row surgery (K samples after one prefill, dropping finished rows) needs the
-// cache in JS (engine/kv.ts), so `toCpu` downloads it first. Elsewhere (wasm, Node) every tensor is
-// plain data, as in LlamaRunner.
-// Ownership (STYLE.md point 6): a cache passed to `extend` is consumed (its GPU tensors are freed
-// once the run that read them has finished, or failed); the caller frees the last one with `release`.
+// The engine's prefill/decode driver over the model core's graphs (model/llama/graphs.ts): ragged
+// batches left-padded into one additive attention bias with RoPE positions per row, and a KV cache
+// that grows by chunks (a generated token per row, or a whole reply appended in one call). On
+// WebGPU the cache stays in GPU memory between decode steps: the graphs' present.* outputs are left
+// on the GPU (ORT preferredOutputLocation 'gpu-buffer') and fed back as the next step's
+// past_key_values.* unchanged; only the logits (and a critic's values) come back to JS. Row surgery
+// (K samples after one prefill, dropping finished rows) needs the cache in JS (engine/kv.ts), so
+// `toCpu` downloads it first. Elsewhere (wasm, Node) every tensor is plain data.
+// Ownership (STYLE.md point 6): a cache passed to `extend`/`decode` is consumed (its GPU tensors are
+// freed once the run that read them has finished, or failed); the caller frees the last one with
+// `release`. The stepper owns its two sessions and disposes them.
 import { buildGraph, pastKeyName, pastValueName, presentKeyName, presentValueName } from '../../model/llama/graphs.ts';
 import { causalBias, leftPad, positionsFor, SequenceError, tokenFeeds } from '../../model/llama/feeds.ts';
 import type { ModelConfig } from '../../model/llama/config.ts';
 import type { ParamSource } from '../../model/llama/params.ts';
-import type { KvState } from '../../model/llama/runner.ts';
 import type { HeadsSpec, LoraSpec } from '../../model/llama/weights.ts';
 import { isGpuTensor, type AnyTensor, type ManagedSession, type OrtRuntime, type TensorData } from '../ort.ts';
+
+/** The KV cache of a batch after some calls, every tensor as plain data. */
+export interface KvState {
+  batch: number;
+  /** Cached positions T (including padding slots). */
+  length: number;
+  /** [batch × length]: 1 where a cached slot holds a real token. */
+  keyMask: Uint8Array;
+  /** Next RoPE position of each row (its count of real tokens). */
+  next: Int32Array;
+  /** past_key_values.{l}.key/value feeds, [batch, nKvHeads, length, headDim]. */
+  past: Record<string, TensorData>;
+}
 
 /** A KV cache whose past_key_values may be in GPU memory. */
 export interface EngineKv extends Omit<KvState, 'past'> {
@@ -24,7 +37,21 @@ export interface EngineKv extends Omit<KvState, 'past'> {
 export interface EngineStep {
   /** [batch × vocab] at each row's last new token. */
   logits: Float32Array;
+  /** [batch], the value head at each row's last new token (graphs built with heads.value). */
+  values?: Float32Array;
   state: EngineKv;
+}
+
+/** How the stepper's graphs are built. */
+export interface StepperOptions {
+  lora?: LoraSpec;
+  heads?: HeadsSpec;
+  /** Session label prefix for errors. Default 'llama'. */
+  label?: string;
+  /** Token id written into padding slots (never attended). Default 0. */
+  padId?: number;
+  /** Keep the caches on the GPU under WebGPU (default true). */
+  gpuKv?: boolean;
 }
 
 export class Stepper {
@@ -40,15 +67,16 @@ export class Stepper {
   ) {}
 
   /** Builds the prefill and decode graphs and opens their sessions; on WebGPU the caches they return stay there. */
-  static async create(runtime: OrtRuntime, cfg: ModelConfig, params: ParamSource, opts: { lora?: LoraSpec; heads?: HeadsSpec; label: string; padId: number; gpuKv?: boolean }): Promise<Stepper> {
+  static async create(runtime: OrtRuntime, cfg: ModelConfig, params: ParamSource, opts: StepperOptions = {}): Promise<Stepper> {
+    const label = opts.label ?? 'llama';
     const common = { params, lora: opts.lora, heads: opts.heads };
     const gpuOutputs = opts.gpuKv === false ? [] : Array.from({ length: cfg.nLayers }, (_, l) => [presentKeyName(l), presentValueName(l)]).flat();
     const pre = buildGraph(cfg, { kind: 'prefill', ...common });
     const dec = buildGraph(cfg, { kind: 'decode', ...common });
-    const ps = await runtime.createSession(pre.bytes, { label: `${opts.label}.prefill`, gpuOutputs });
+    const ps = await runtime.createSession(pre.bytes, { label: `${label}.prefill`, gpuOutputs });
     try {
-      const ds = await runtime.createSession(dec.bytes, { label: `${opts.label}.decode`, gpuOutputs });
-      return new Stepper(cfg, runtime, ps, ds, opts.padId);
+      const ds = await runtime.createSession(dec.bytes, { label: `${label}.decode`, gpuOutputs });
+      return new Stepper(cfg, runtime, ps, ds, opts.padId ?? 0);
     } catch (e) {
       await ps.dispose();
       throw e;
@@ -64,27 +92,35 @@ export class Stepper {
     return this.result(out, { batch: b.batch, length: b.seq, keyMask: b.mask, next, past: {} });
   }
 
-  /** One new token per row; consumes `state`. */
-  async decode(state: EngineKv, tokens: readonly number[]): Promise<EngineStep> {
-    if (tokens.length !== state.batch) throw new SequenceError('shape', `decode: ${tokens.length} tokens for a batch of ${state.batch}`);
-    const c = leftPad(
-      tokens.map((t) => [t]),
-      this.padId,
-    );
-    const total = state.length + 1;
-    const keyMask = new Uint8Array(state.batch * total);
-    for (let r = 0; r < state.batch; r++) {
-      keyMask.set(state.keyMask.subarray(r * state.length, (r + 1) * state.length), r * total);
-      keyMask[r * total + state.length] = 1;
+  /** Appends `rows[b]` (non-empty, ragged allowed) to each row's cache; consumes `state`. */
+  async extend(state: EngineKv, rows: readonly (readonly number[])[]): Promise<EngineStep> {
+    if (rows.length !== state.batch) {
+      this.release(state);
+      throw new SequenceError('shape', `extend: ${rows.length} rows for a batch of ${state.batch}`);
     }
-    const { positions, next } = positionsFor(c.mask, c.batch, c.seq, state.next);
-    const feeds = tokenFeeds(this.cfg, c.ids, positions, causalBias(keyMask, c.batch, c.seq, total), c.batch, c.seq);
     try {
+      const c = leftPad(rows, this.padId);
+      const total = state.length + c.seq;
+      const keyMask = new Uint8Array(state.batch * total);
+      for (let r = 0; r < state.batch; r++) {
+        keyMask.set(state.keyMask.subarray(r * state.length, (r + 1) * state.length), r * total);
+        keyMask.set(c.mask.subarray(r * c.seq, (r + 1) * c.seq), r * total + state.length);
+      }
+      const { positions, next } = positionsFor(c.mask, c.batch, c.seq, state.next);
+      const feeds = tokenFeeds(this.cfg, c.ids, positions, causalBias(keyMask, c.batch, c.seq, total), c.batch, c.seq);
       const out = await this.decodeSession.runMixed({ ...feeds, ...state.past, ...this.extraFeeds });
       return this.result(out, { batch: state.batch, length: total, keyMask, next, past: {} });
     } finally {
       this.release(state);
     }
+  }
+
+  /** One new token per row; consumes `state`. */
+  decode(state: EngineKv, tokens: readonly number[]): Promise<EngineStep> {
+    return this.extend(
+      state,
+      tokens.map((t) => [t]),
+    );
   }
 
   /** The same cache with every tensor as plain data (GPU tensors are downloaded and freed); consumes `state`. */
@@ -116,8 +152,16 @@ export class Stepper {
       state.past[pastKeyName(l)] = out[presentKeyName(l)];
       state.past[pastValueName(l)] = out[presentValueName(l)];
     }
-    // logits are not among gpuOutputs: always plain data
-    return { logits: (out.logits as TensorData).data as Float32Array, state };
+    // logits and values are not among gpuOutputs: always plain data
+    const res: EngineStep = { logits: (out.logits as TensorData).data as Float32Array, state };
+    if (out.values) {
+      // values [B, S]: keep each row's last position
+      const { dims, data } = out.values as TensorData;
+      const [b, s] = dims;
+      const v = data as Float32Array;
+      res.values = Float32Array.from({ length: b }, (_, r) => v[r * s + s - 1]);
+    }
+    return res;
   }
 
   async dispose(): Promise<void> {
