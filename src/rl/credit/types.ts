@@ -40,7 +40,7 @@ export type CreditInputName = 'rewards' | 'values' | 'q' | 'tokenOffsets' | 'tok
 export interface TurnCreditInput {
   /** r_t. */
   reward: number;
-  /** V(s_{t+1}): the critic's value of the state after this turn; required unless done (then 0 is used). */
+  /** V(s_{t+1}): the critic's value of the state after this turn; required unless done (then 0 is used), except by bi-level GAE, which needs it only on the newest turn when a non-terminal prefix is read. */
   nextValue?: number;
   /** True when the episode ended with this turn; no turn may follow. */
   done?: boolean;
