@@ -11,7 +11,7 @@
 export const ESTIMATOR_NAMES = ['mc', 'gae', 'bilevel-gae', 'grpo', 'sweet', 'archer'] as const;
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 
-/** One episode (finished, or a prefix of one still running), as the batch estimators read it. */
+/** One episode (finished, or a prefix of one still running), as the batch estimators read it (credit/fold.ts cuts it into turns). */
 export interface EpisodeCreditInput {
   /** r_t: [T] per-turn rewards. */
   rewards: Float32Array;
@@ -68,7 +68,7 @@ export interface CreditResult {
   params: CreditParams;
 }
 
-/** An estimator fed one turn at a time, giving at every point the same credits as its batch form on the prefix. */
+/** An estimator fed one turn at a time: the one definition of each estimator; its batch form on a prefix is the fold of push() over the prefix's turns. */
 export interface IncrementalCredit {
   readonly estimator: EstimatorName;
   /** Turns received so far. */
