@@ -109,7 +109,7 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
   {
     name: 'sweet',
     label: 'SWEET-RL',
-    source: 'asymmetric-critic advantage β·mean log π_critic/π_ref (Zhou et al. 2025, arXiv 2503.15478, §4)',
+    source: 'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
     scope: 'episode',
     params: [{ type: 'number', name: 'beta', label: 'β', description: 'scale of the critic/reference log-ratio', default: SWEET_DEFAULTS.beta, min: 1e-9, max: 1e9 }],
     needs: ['tokenOffsets', 'criticLogprobs', 'refLogprobs'],
