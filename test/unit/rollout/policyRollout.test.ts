@@ -8,7 +8,9 @@ import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { PolicyAgent, type PolicyTurn } from '../../../src/rl/runtime/policyAgent.ts';
 import { PolicyBatchAgent } from '../../../src/rl/rollout/agents.ts';
 import { rollout, taskSpecs, type RolloutResult } from '../../../src/rl/rollout/rollout.ts';
-import { criticInputs, latestTurnInput } from '../../../src/rl/rollout/criticInputs.ts';
+import { criticInputs, latestTurnInput, type ScoreApi } from '../../../src/rl/rollout/criticInputs.ts';
+import { LiveEpisodeCredit } from '../../../src/rl/rollout/liveCredit.ts';
+import type { CreditParams } from '../../../src/rl/credit/types.ts';
 import { counterfactualTruth } from '../../../src/rl/rollout/counterfactual.ts';
 import { computeCredit, createIncremental } from '../../../src/rl/credit/registry.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
@@ -112,6 +114,32 @@ describe('policy rollout', () => {
     const batchSweet = computeCredit('sweet', [inputs[i]])[0].perTurn;
     Array.from(gaeLive.result().perTurn).forEach((v, t) => expect(v).toBeCloseTo(batchGae[t], 4));
     Array.from(sweet.result().perTurn).forEach((v, t) => expect(v).toBeCloseTo(batchSweet[t], 4));
+  });
+
+  it('live credit scores each landed turn once, and equals batch credit on every prefix; a moved slider scores nothing', async () => {
+    const e = result.episodes.reduce((a, b) => (b.turns.length > a.turns.length ? b : a));
+    const tokens = e.extras.map((x) => x.tokens);
+    const items: number[] = [];
+    const counting: ScoreApi = { score: (r) => (items.push(r.items.length), engine.score(r)), encode: (p, m) => engine.encode(p, m), models: () => engine.models() };
+    const live = new LiveEpisodeCredit();
+    const PARAMS = { mc: { gamma: 0.9 }, gae: { gamma: 0.9, lambda: 0.7 }, 'bilevel-gae': { turnGamma: 0.8 }, sweet: { beta: 0.5 } } as const;
+    for (let t = 1; t <= e.turns.length; t++) {
+      const turns = e.turns.slice(0, t);
+      items.length = 0;
+      await live.score(counting, { task: e.task, turns, tokens });
+      expect(items).toEqual([2, 1, 1]); // V(s_{t−1}), V(s_t); π_critic; π_ref — of the new turn only
+      const [batch] = await criticInputs(engine, [{ task: e.task, turns, tokens: tokens.slice(0, t) }]);
+      for (const [name, params] of Object.entries(PARAMS) as [keyof typeof PARAMS, CreditParams][]) {
+        const got = live.credit(name, params, turns);
+        expect(got?.source).toBe('critic');
+        Array.from(computeCredit(name, [batch], params)[0].perTurn).forEach((v, k) => expect(got!.result.perTurn[k]).toBeCloseTo(v, 4));
+      }
+    }
+    items.length = 0;
+    const moved = live.credit('gae', { gamma: 0.5, lambda: 0.2 }, e.turns);
+    expect(items).toEqual([]);
+    const [full] = await criticInputs(engine, [{ task: e.task, turns: e.turns, tokens }]);
+    Array.from(computeCredit('gae', [full], { gamma: 0.5, lambda: 0.2 })[0].perTurn).forEach((v, k) => expect(moved!.result.perTurn[k]).toBeCloseTo(v, 4));
   });
 
   it('gives the SWEET-RL advantage the trainer ranks with: critic adapter vs its base, both seeing the hidden information', async () => {
