@@ -16,7 +16,7 @@
 
 import { checkFinite, checkFiniteScalar, checkParam, CreditError } from './errors.ts';
 import { episodeTurns } from './fold.ts';
-import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import type { CreditResult, EpisodeCreditInput, TurnCreditInput } from './types.ts';
 
 /** Parameters of the group-normalised advantage. */
 export interface GroupAdvantageParams {
@@ -93,7 +93,7 @@ export function groupCredit(episodes: readonly EpisodeCreditInput[], params: Par
   return out;
 }
 
-/** GRPO over the K episodes of one task, fed one turn at a time (the definition); `episode(i)` is episode i's incremental view. */
+/** GRPO over the K episodes of one task, fed one turn at a time (the definition). */
 export class IncrementalGroupAdvantage {
   private readonly p: GroupAdvantageParams;
   private readonly returns: Float64Array;
@@ -133,21 +133,5 @@ export class IncrementalGroupAdvantage {
   result(i: number): CreditResult {
     const a = this.advantages()[i];
     return { estimator: 'grpo', perTurn: new Float32Array(this.turnCounts[i]).fill(a), params: paramsRecord(this.p) };
-  }
-
-  /** An IncrementalCredit for episode i (its push changes the other episodes' credits too). */
-  episode(i: number): IncrementalCredit {
-    const turns = (): number => this.turnCounts[i];
-    return {
-      estimator: 'grpo',
-      get turns() {
-        return turns();
-      },
-      push: (turn: TurnCreditInput): number => {
-        this.push(i, turn);
-        return 0;
-      },
-      result: () => this.result(i),
-    };
   }
 }

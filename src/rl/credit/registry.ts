@@ -176,7 +176,7 @@ export function computeCredit(name: EstimatorName, episodes: readonly EpisodeCre
 
 /**
  * An incremental estimator by name, for one episode. GRPO is group-scoped: use
- * `new IncrementalGroupAdvantage(K, params).episode(i)` instead (this throws 'bad-param' for it).
+ * `new IncrementalGroupAdvantage(K, params) with push(i, turn) and result(i)` instead (this throws 'bad-param' for it).
  */
 export function createIncremental(name: EstimatorName, params: CreditParams = {}, start: IncrementalStart = {}): IncrementalCredit {
   const p = resolveParams(name, params);
@@ -192,6 +192,6 @@ export function createIncremental(name: EstimatorName, params: CreditParams = {}
     case 'archer':
       return new IncrementalArcher(start);
     case 'grpo':
-      throw new CreditError('bad-param', 'grpo is group-scoped: use new IncrementalGroupAdvantage(K, params).episode(i)');
+      throw new CreditError('bad-param', 'grpo is group-scoped: use new IncrementalGroupAdvantage(K, params) with push(i, turn) and result(i)');
   }
 }
