@@ -16,8 +16,8 @@
 // with it every past token. push() computes B and the coefficients for the new turn's tokens only
 // (O(n_t)); result() runs the turn-level recursion (O(T)) and assembles the token credits (O(N)).
 
-import { checkFinite, checkFiniteScalar, checkOffsets, checkParam, checkTurns, CreditError, need } from './errors.ts';
-import { episodeTurns, fold, grow } from './fold.ts';
+import { allFinite, checkFinite, checkFiniteScalar, checkOffsets, checkParam, checkTurns, CreditError, need } from './errors.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of bi-level GAE (RAGEN's names in brackets). */
@@ -82,8 +82,7 @@ export function biLevelGaeCredit(input: EpisodeCreditInput, params: Partial<BiLe
   for (let i = 0; i < T; i++) if (offsets[i + 1] === offsets[i]) throw emptyTurn(i);
   const terminal = input.terminal ?? true;
   const values = terminal || T === 0 ? undefined : need(input.values, 'values[T] (bootstrap of a non-terminal prefix)', 'bilevel-gae');
-  const { turns } = episodeTurns({ rewards: input.rewards, tokenOffsets: offsets, tokenValues: tv, terminal, ...(values ? { values } : {}) });
-  return fold(new IncrementalBiLevelGae(p), turns);
+  return fold(new IncrementalBiLevelGae(p), { rewards: input.rewards, tokenOffsets: offsets, tokenValues: tv, terminal, ...(values ? { values } : {}) });
 }
 
 /** Bi-level GAE fed one turn at a time (the definition; see the rule above). */
@@ -112,15 +111,15 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
   push(turn: TurnCreditInput): number {
     const n = this.rewards.length;
     if (this.ended) throw new CreditError('episode-ended', `turn ${n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${n}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${n}`, turn.reward);
     const tv = need(turn.tokenValues, 'tokenValues', 'bilevel-gae');
-    checkFinite(`tokenValues of turn ${n}`, tv);
+    if (!allFinite(tv)) checkFinite(`tokenValues of turn ${n}`, tv);
     if (tv.length === 0) throw emptyTurn(n);
     const done = turn.done === true;
     // Only the newest turn's bootstrap is ever used (the next turn replaces it with its own V), so
     // it is required when a non-terminal prefix is read, not on every push.
     const next = done ? 0 : turn.nextValue;
-    if (next !== undefined) checkFiniteScalar(`nextValue of turn ${n}`, next);
+    if (next !== undefined && !Number.isFinite(next)) checkFiniteScalar(`nextValue of turn ${n}`, next);
 
     const lo = this.offsets[n];
     const hi = lo + tv.length;

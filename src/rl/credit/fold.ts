@@ -4,38 +4,37 @@
 //   result( push(turn_{T−1}) ∘ … ∘ push(turn_0) (start) )
 // so the two cannot drift apart. This module slices an EpisodeCreditInput (already validated by
 // the batch entry point) into the per-turn inputs the fold pushes.
-import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
+import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /**
- * The turns of an episode as an incremental estimator receives them, and its start.
- * values: [T+1] gives V(s_0) as the start and V(s_{t+1}) as turn t's nextValue (the last one only
- * when the episode is not terminal); tokenOffsets: [T+1] cuts the token arrays into views (no copy).
+ * Calls `visit` with each turn of an episode as an incremental estimator receives it: values [T+1]
+ * give V(s_{t+1}) as turn t's nextValue (the last turn's only when the episode is not terminal);
+ * tokenOffsets [T+1] cut the token arrays into views (no copy). One scratch object is reused for
+ * every turn (push() keeps none of it), so a 100,000-turn fold allocates nothing per turn but views.
  */
-export function episodeTurns(input: EpisodeCreditInput): { start: IncrementalStart; turns: TurnCreditInput[] } {
+export function forEachTurn(input: EpisodeCreditInput, visit: (turn: TurnCreditInput) => void): void {
   const T = input.rewards.length;
   const terminal = input.terminal ?? true;
   const { values, q, tokenOffsets: off, tokenValues, criticLogprobs, refLogprobs } = input;
-  const slice = (a: Float32Array | undefined, t: number) => (a && off ? a.subarray(off[t], off[t + 1]) : undefined);
-  const turns: TurnCreditInput[] = [];
+  const turn: TurnCreditInput = { reward: 0 };
   for (let t = 0; t < T; t++) {
     const done = terminal && t === T - 1;
-    const turn: TurnCreditInput = { reward: input.rewards[t], done };
-    if (values && !done) turn.nextValue = values[t + 1];
+    turn.reward = input.rewards[t];
+    turn.done = done;
+    if (values) turn.nextValue = done ? undefined : values[t + 1];
     if (q) turn.q = q[t];
-    const tv = slice(tokenValues, t);
-    if (tv) turn.tokenValues = tv;
-    const lc = slice(criticLogprobs, t);
-    if (lc) turn.criticLogprobs = lc;
-    const lr = slice(refLogprobs, t);
-    if (lr) turn.refLogprobs = lr;
-    turns.push(turn);
+    if (off) {
+      if (tokenValues) turn.tokenValues = tokenValues.subarray(off[t], off[t + 1]);
+      if (criticLogprobs) turn.criticLogprobs = criticLogprobs.subarray(off[t], off[t + 1]);
+      if (refLogprobs) turn.refLogprobs = refLogprobs.subarray(off[t], off[t + 1]);
+    }
+    visit(turn);
   }
-  return { start: values && values.length > 0 ? { initialValue: values[0] } : {}, turns };
 }
 
-/** Pushes every turn into `inc` and reads the credits once. */
-export function fold(inc: IncrementalCredit, turns: readonly TurnCreditInput[]): CreditResult {
-  for (const turn of turns) inc.push(turn);
+/** The batch credit of an episode: every turn pushed into `inc` (built with V(s_0) = values[0] where it needs one), then read once. */
+export function fold(inc: IncrementalCredit, input: EpisodeCreditInput): CreditResult {
+  forEachTurn(input, (turn) => inc.push(turn));
   return inc.result();
 }
 

@@ -11,7 +11,7 @@
 // recursion (O(T) float64 multiply-adds), which is also the batch cost.
 
 import { checkFiniteScalar, checkParam, checkTurns, CreditError, need } from './errors.ts';
-import { episodeTurns, fold, grow } from './fold.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
 
 /** Parameters of turn-level GAE. */
@@ -38,8 +38,7 @@ function resolve(params: Partial<GaeParams>): GaeParams {
  */
 export function gaeAdvantages(rewards: Float32Array, values: Float32Array, gamma: number, lambda: number, terminal: boolean): Float32Array {
   checkTurns(rewards, values);
-  const { start, turns } = episodeTurns({ rewards, values, terminal });
-  return fold(new IncrementalGae({ gamma, lambda }, start), turns).perTurn;
+  return fold(new IncrementalGae({ gamma, lambda }, { initialValue: values[0] }), { rewards, values, terminal }).perTurn;
 }
 
 /** Batch turn-level GAE of one episode (needs rewards and values). */
@@ -73,10 +72,10 @@ export class IncrementalGae implements IncrementalCredit {
 
   push(turn: TurnCreditInput): number {
     if (this.ended) throw new CreditError('episode-ended', `turn ${this.n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
     const done = turn.done === true;
-    const next = done ? 0 : need(turn.nextValue, `nextValue (V(s_${this.n + 1})) for a non-terminal turn`, 'gae');
-    checkFiniteScalar(`nextValue of turn ${this.n}`, next);
+    const next = done ? 0 : (turn.nextValue ?? need<number>(undefined, `nextValue (V(s_${this.n + 1})) for a non-terminal turn`, 'gae'));
+    if (!Number.isFinite(next)) checkFiniteScalar(`nextValue of turn ${this.n}`, next);
     if (this.n === this.deltas.length) this.deltas = grow(this.deltas);
     const n = this.n++;
     const delta = turn.reward + this.p.gamma * next - this.value;

@@ -15,7 +15,7 @@
 // with no turn yet counts with R = 0) and equals the final GRPO once all K episodes have ended.
 
 import { checkFinite, checkFiniteScalar, checkParam, CreditError } from './errors.ts';
-import { episodeTurns } from './fold.ts';
+import { forEachTurn } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, TurnCreditInput } from './types.ts';
 
 /** Parameters of the group-normalised advantage. */
@@ -86,7 +86,7 @@ export function groupCredit(episodes: readonly EpisodeCreditInput[], params: Par
   for (const members of groups.values()) {
     const group = new IncrementalGroupAdvantage(members.length, p);
     members.forEach((i, k) => {
-      for (const turn of episodeTurns({ rewards: episodes[i].rewards, terminal: episodes[i].terminal }).turns) group.push(k, turn);
+      forEachTurn({ rewards: episodes[i].rewards, terminal: episodes[i].terminal }, (turn) => group.push(k, turn));
     });
     members.forEach((i, k) => (out[i] = group.result(k)));
   }
@@ -116,7 +116,7 @@ export class IncrementalGroupAdvantage {
   push(i: number, turn: TurnCreditInput): void {
     if (!Number.isInteger(i) || i < 0 || i >= this.size) throw new CreditError('bad-param', `episode ${i} is outside the group of ${this.size}`);
     if (this.ended[i]) throw new CreditError('episode-ended', `turn ${this.turnCounts[i]} of episode ${i} pushed after its terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.turnCounts[i]} of episode ${i}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.turnCounts[i]} of episode ${i}`, turn.reward);
     this.returns[i] += turn.reward;
     this.turnCounts[i]++;
     this.ended[i] = turn.done === true ? 1 : 0;

@@ -8,7 +8,7 @@
 // float64 multiply-adds), which is also the batch cost.
 
 import { checkParam, checkTurns, checkFiniteScalar, CreditError } from './errors.ts';
-import { episodeTurns, fold, grow } from './fold.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of the Monte-Carlo return. */
@@ -29,7 +29,7 @@ function resolve(params: Partial<MonteCarloParams>): MonteCarloParams {
 export function monteCarloCredit(input: EpisodeCreditInput, params: Partial<MonteCarloParams> = {}): CreditResult {
   const p = resolve(params);
   checkTurns(input.rewards);
-  return fold(new IncrementalMonteCarlo(p), episodeTurns({ rewards: input.rewards, terminal: input.terminal }).turns);
+  return fold(new IncrementalMonteCarlo(p), { rewards: input.rewards, terminal: input.terminal });
 }
 
 /** Monte-Carlo credit fed one turn at a time (the definition; see the rule above). */
@@ -51,7 +51,7 @@ export class IncrementalMonteCarlo implements IncrementalCredit {
 
   push(turn: TurnCreditInput): number {
     if (this.ended) throw new CreditError('episode-ended', `turn ${this.n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
     if (this.n === this.rewards.length) this.rewards = grow(this.rewards);
     const n = this.n++;
     this.rewards[n] = turn.reward;

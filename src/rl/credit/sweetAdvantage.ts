@@ -12,8 +12,8 @@
 // scoring the critic with its adapter and with adapter null on the critic's window with c.
 // A new turn never changes past credits; push() is O(n_t).
 
-import { checkFinite, checkLength, checkOffsets, checkParam, CreditError, need } from './errors.ts';
-import { episodeTurns, fold } from './fold.ts';
+import { allFinite, checkFinite, checkLength, checkOffsets, checkParam, CreditError, need } from './errors.ts';
+import { fold } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of the SWEET-RL advantage. */
@@ -57,8 +57,7 @@ export function sweetCredit(input: EpisodeCreditInput, params: Partial<SweetPara
   checkOffsets(offsets, T, lc.length);
   checkFinite('criticLogprobs', lc);
   checkFinite('refLogprobs', lr);
-  const { turns } = episodeTurns({ rewards: input.rewards, tokenOffsets: offsets, criticLogprobs: lc, refLogprobs: lr, terminal: input.terminal });
-  return fold(new IncrementalSweet(p), turns);
+  return fold(new IncrementalSweet(p), { rewards: input.rewards, tokenOffsets: offsets, criticLogprobs: lc, refLogprobs: lr, terminal: input.terminal });
 }
 
 /** SWEET-RL credit fed one turn at a time (the definition; past credits never change). */
@@ -83,9 +82,9 @@ export class IncrementalSweet implements IncrementalCredit {
     if (this.ended) throw new CreditError('episode-ended', `turn ${n} pushed after the terminal turn`);
     const lc = need(turn.criticLogprobs, 'criticLogprobs', 'sweet');
     const lr = need(turn.refLogprobs, 'refLogprobs', 'sweet');
-    checkLength(`refLogprobs of turn ${n}`, lr, lc.length, 'one per criticLogprobs entry');
-    checkFinite(`criticLogprobs of turn ${n}`, lc);
-    checkFinite(`refLogprobs of turn ${n}`, lr);
+    if (lr.length !== lc.length) checkLength(`refLogprobs of turn ${n}`, lr, lc.length, 'one per criticLogprobs entry');
+    if (!allFinite(lc)) checkFinite(`criticLogprobs of turn ${n}`, lc);
+    if (!allFinite(lr)) checkFinite(`refLogprobs of turn ${n}`, lr);
     if (this.tokens + lc.length > this.perToken.length) {
       const grown = new Float32Array(Math.max(this.tokens + lc.length, this.perToken.length * 2));
       grown.set(this.perToken);
