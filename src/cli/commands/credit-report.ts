@@ -12,9 +12,9 @@ import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counterfactual.ts';
 import { batchAgent, openModels } from '../../rl/rollout/node.ts';
 import { rollout, taskSpecs } from '../../rl/rollout/rollout.ts';
-import { fromEpisode } from '../../rl/rollout/stored.ts';
+import { fromEpisode, needsCritic, storedCredit } from '../../rl/rollout/stored.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
-import { creditFor, needsCritic, parseEstimators } from './credit.ts';
+import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutOptions } from './passkt.ts';
 
 function fmt(i: Interval): string {
@@ -64,7 +64,7 @@ export const creditReport: Command = {
     const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
     const models: ('policy' | 'critic')[] = [];
-    if (a.agent === 'policy' || estimators.some(needsCritic)) models.push('policy');
+    if (a.agent === 'policy') models.push('policy');
     if (estimators.some(needsCritic)) models.push('critic');
     const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
     try {
@@ -73,7 +73,8 @@ export const creditReport: Command = {
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) } }));
-      const credits = await creditFor(stored, estimators, {}, async () => criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)));
+      const critic = estimators.some(needsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
+      const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit });
       const perEpisode = (i: number): Record<string, Float32Array> => Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn]));

@@ -1,21 +1,18 @@
 // `turnwise credit`: per-turn credit for stored or imported episodes, by any estimators of
 // src/rl/credit, from a Turnwise JSONL file (the lab's export, docs/data-formats.md) or the episodes
 // `turnwise eval --out` writes. Rewards-only estimators (mc, grpo) need nothing else; gae,
-// bilevel-gae and sweet read the shipped critic and reference policy (src/rl/rollout/criticInputs.ts).
+// bilevel-gae and sweet read the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
+// the credit itself comes from src/rl/rollout/stored.ts storedCredit, as in the lab's Credit view.
 import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { computeCredit, estimatorSpec } from '../../rl/credit/registry.ts';
 import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCreditInput, type EstimatorName } from '../../rl/credit/types.ts';
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
-import { annotations, fromEpisode, fromRecord, rewardInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { annotations, fromEpisode, needsCritic, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import { readLines, textSource, type EpisodeRecord, type PortableRecord } from '../../rl/store/index.ts';
 import { decodeTurnwise, encodeTurnwise } from '../../rl/store/formats/turnwise.ts';
-
-/** Estimators that need the critic's inputs rather than rewards alone. */
-const CRITIC_INPUTS = new Set(['values', 'tokenOffsets', 'tokenValues', 'criticLogprobs', 'refLogprobs']);
 
 /** Parses --estimators; archer is refused (the shipped critic has no Q head). */
 export function parseEstimators(value: string | undefined, fallback: readonly EstimatorName[]): EstimatorName[] {
@@ -25,11 +22,6 @@ export function parseEstimators(value: string | undefined, fallback: readonly Es
     if (n === 'archer') throw new UsageError('archer needs a turn-level Q critic, which the shipped critic does not have');
   }
   return names as EstimatorName[];
-}
-
-/** True when an estimator reads critic outputs. */
-export function needsCritic(name: EstimatorName): boolean {
-  return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
 }
 
 /** Parses --params '{"gae":{"gamma":0.9}}'. */
@@ -69,7 +61,7 @@ export async function loadEpisodes(path: string): Promise<Loaded> {
       else problems.push(`line ${ev.issue.line}${ev.issue.path ? ` ${ev.issue.path}` : ''}: ${ev.issue.message}`);
     }
     if (problems.length) throw new UsageError(`${path} is not valid Turnwise JSONL:\n  ${problems.slice(0, 10).join('\n  ')}`);
-    const episodes = records.filter((r): r is EpisodeRecord => r.type === 'episode').map(fromRecord);
+    const episodes = readStored(records.filter((r): r is EpisodeRecord => r.type === 'episode'));
     return { format: 'turnwise', episodes, records };
   }
   const episodes = text
@@ -84,13 +76,14 @@ export async function loadEpisodes(path: string): Promise<Loaded> {
   return { format: 'episodes', episodes, records: [] };
 }
 
-/** Credit of every estimator for every episode (episodes without turns get empty credit). */
-export async function creditFor(episodes: readonly StoredEpisode[], estimators: readonly EstimatorName[], params: Record<string, CreditParams>, critic: () => Promise<EpisodeCreditInput[]>): Promise<Map<EstimatorName, CreditResult[]>> {
-  const base = episodes.map(rewardInput);
-  const full = estimators.some(needsCritic) ? (await critic()).map((c, i) => ({ ...c, group: base[i].group })) : base;
-  const out = new Map<EstimatorName, CreditResult[]>();
-  for (const name of estimators) out.set(name, computeCredit(name, needsCritic(name) ? full : base, params[name] ?? {}));
-  return out;
+/** The critic's inputs for the episodes, from the critic in a models folder. */
+async function scoreWithCritic(root: string, backend: 'node' | 'wasm', episodes: readonly StoredEpisode[]): Promise<EpisodeCreditInput[]> {
+  const engine = await openModels({ root, backend, models: ['critic'] });
+  try {
+    return await criticInputs(engine, episodes.map((e) => e.critic));
+  } finally {
+    await engine.dispose();
+  }
 }
 
 export const credit: Command = {
@@ -101,8 +94,8 @@ export const credit: Command = {
     '                           [--out FILE.turnwise.jsonl] [--models DIR] [--backend node|wasm] [--json]',
     '',
     'FILE: Turnwise JSONL (the lab\'s export) or one episode per line (turnwise eval --out).',
-    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet read the critic and the',
-    'reference policy from --models (default public/models). GRPO groups episodes of the same task.',
+    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet read the critic (and its',
+    'base as SWEET-RL\'s reference) from --models (default public/models). GRPO groups episodes of the same task.',
     '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',
     '--out writes the Turnwise JSONL input back with the credit as annotations (one value per turn record).',
   ].join('\n'),
@@ -115,14 +108,8 @@ export const credit: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
     const loaded = await loadEpisodes(values.in);
     const withTurns = loaded.episodes.filter((e) => e.critic.turns.length > 0);
-    const results = await creditFor(withTurns, estimators, params, async () => {
-      const engine = await openModels({ root: values.models ?? modelsDir(), backend, models: ['policy', 'critic'] });
-      try {
-        return await criticInputs(engine, withTurns.map((e) => e.critic));
-      } finally {
-        await engine.dispose();
-      }
-    });
+    const critic = estimators.some(needsCritic) ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
+    const results = storedCredit(withTurns, estimators, params, critic);
     const rows = withTurns.map((e, i) => ({
       id: e.id,
       family: e.family,

@@ -3,13 +3,15 @@
 //     or by default pairs drawn ∝ their return gap, our deviation for stochastic rewards: groups.ts,
 //     config.ts SweetConfig.pairing); the critic (an LM that sees the hidden information) scores each
 //     agent turn with A_t = β · mean_tokens log(π_critic(a_t|o_t,c) / π_ref(a_t|o_t,c)), π_ref the
-//     critic's base model; trained with Bradley–Terry, L = −log σ(Σ_t A(chosen_t) − Σ_t A(rejected_t))
+//     critic's base model (credit/sweetAdvantage.ts sweetTurnAdvantage, also what the lab's
+//     credit views show); trained with Bradley–Terry, L = −log σ(Σ_t A(chosen_t) − Σ_t A(rejected_t))
 //     (the 'bradley-terry' loss with source 'log-ratio'; turn_weights = 1/len(turn) gives the mean).
 //     One row per episode (rows.ts episodeRow): the critic's chat, head + the latest turns fitting T.
 //  2. Policy: for sampled agent turns, N candidate replies from the current policy; each is ranked by
 //     its critic advantage (the updated critic vs its base), rank i is paired with rank N−1−i for
 //     i < pairsPerTurn (top half vs bottom half), and the policy trains with DPO on these per-turn
 //     pairs (β 0.1, NLL 0.01 on the chosen reply; reference = the policy's base model).
+import { sweetTurnAdvantage } from '../credit/sweetAdvantage.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import type { Message } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
@@ -108,7 +110,7 @@ export class Sweet implements Algorithm {
     return { stats, losses, gradNorm: Math.max(gradNorm, p.maxGradNorm) };
   }
 
-  /** β · mean_tokens (log π_critic − log π_ref) of each candidate, the critic seeing the hidden information. */
+  /** SWEET-RL's advantage of each candidate (credit/sweetAdvantage.ts, the one definition), the critic and its base both seeing the hidden information. */
   private async criticAdvantages(ctx: AlgoContext, cands: { point: { task: Task; dialogue: Message[] }; ids: number[] }[]): Promise<number[]> {
     const items = cands.map((c) => ({ context: { ids: ctx.criticPrompt(c.point.task, c.point.dialogue, c.ids.length) }, continuation: c.ids }));
     const live = items.filter((it) => it.continuation.length > 0);
@@ -122,7 +124,7 @@ export class Sweet implements Algorithm {
     for (const it of items) {
       if (it.continuation.length === 0) out.push(-Infinity);
       else {
-        out.push(this.cfg.criticBeta * (crit.items[j].mean - ref.items[j].mean));
+        out.push(sweetTurnAdvantage(crit.items[j].logprobs, ref.items[j].logprobs, this.cfg.criticBeta));
         j++;
       }
     }

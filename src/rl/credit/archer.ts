@@ -3,24 +3,24 @@
 //   A_t = Q(s_t, a_t) − V(s_t).
 // This module only combines the critic's outputs; training the critic belongs to src/rl/algos.
 //
-// Incremental rule: A_t depends on turn t's Q and the value before it; past credits never change.
+// One definition (fold.ts): IncrementalArcher; the batch credit is its fold over the turns.
+// A_t depends on turn t's Q and the value before it; a new turn never changes past credits (O(1)).
 
 import { checkFinite, checkFiniteScalar, checkLength, checkTurns, CreditError, need } from './errors.ts';
+import { fold } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
 
-/** Batch ArCHer credit: q [T], values [T+1] (values[T] is not used). */
+/** Batch ArCHer credit: q [T], values [T+1] (values[T] is not used); the fold of IncrementalArcher. */
 export function archerCredit(input: EpisodeCreditInput): CreditResult {
   const values = need(input.values, 'values (V(s_0) … V(s_T))', 'archer');
   const q = need(input.q, 'q (Q(s_t, a_t) per turn)', 'archer');
   const T = checkTurns(input.rewards, values);
   checkLength('q', q, T, 'one Q(s_t, a_t) per turn');
   checkFinite('q', q);
-  const perTurn = new Float32Array(T);
-  for (let t = 0; t < T; t++) perTurn[t] = q[t] - values[t];
-  return { estimator: 'archer', perTurn, params: {} };
+  return fold(new IncrementalArcher({ initialValue: values[0] }), { rewards: input.rewards, values, q, terminal: input.terminal });
 }
 
-/** ArCHer credit fed one turn at a time. */
+/** ArCHer credit fed one turn at a time (the definition). */
 export class IncrementalArcher implements IncrementalCredit {
   readonly estimator = 'archer' as const;
   private perTurn: number[] = [];
@@ -41,10 +41,10 @@ export class IncrementalArcher implements IncrementalCredit {
     const n = this.perTurn.length;
     if (this.ended) throw new CreditError('episode-ended', `turn ${n} pushed after the terminal turn`);
     const q = need(turn.q, 'q (Q(s_t, a_t))', 'archer');
-    checkFiniteScalar(`q of turn ${n}`, q);
+    if (!Number.isFinite(q)) checkFiniteScalar(`q of turn ${n}`, q);
     const done = turn.done === true;
-    const next = done ? 0 : need(turn.nextValue, `nextValue (V(s_${n + 1})) for a non-terminal turn`, 'archer');
-    checkFiniteScalar(`nextValue of turn ${n}`, next);
+    const next = done ? 0 : (turn.nextValue ?? need<number>(undefined, `nextValue (V(s_${n + 1})) for a non-terminal turn`, 'archer'));
+    if (!Number.isFinite(next)) checkFiniteScalar(`nextValue of turn ${n}`, next);
     this.perTurn.push(q - this.value);
     this.value = next;
     this.ended = done;

@@ -10,12 +10,14 @@
 // so A_j = B_j + (γλ)^{e_i−j} A_i, where B_j depends only on the turn's own token values.
 // RAGEN whitens the token advantages afterwards for training; this module returns them raw.
 //
-// Incremental rule: the turn-level V_{n} is only known once turn n's tokens exist, so when turn n
-// lands δ_{n−1} changes (its bootstrap becomes V_n) and a new δ_n appears: every past turn-level A
-// changes, and with it every past token. Per push: B for the new turn's tokens (O(n_t)), the
-// turn-level recursion over the stored δ's (O(n)); token credits are assembled on result() (O(N)).
+// One definition (fold.ts): IncrementalBiLevelGae; the batch credit is its fold over the turns.
+// The turn-level V_n is only known once turn n's tokens exist, so when turn n lands δ_{n−1}
+// changes (its bootstrap becomes V_n) and a new δ_n appears: every past turn-level A changes, and
+// with it every past token. push() computes B and the coefficients for the new turn's tokens only
+// (O(n_t)); result() runs the turn-level recursion (O(T)) and assembles the token credits (O(N)).
 
-import { checkFinite, checkFiniteScalar, checkOffsets, checkParam, checkTurns, CreditError, need } from './errors.ts';
+import { allFinite, checkFinite, checkFiniteScalar, checkOffsets, checkParam, checkTurns, CreditError, need } from './errors.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of bi-level GAE (RAGEN's names in brackets). */
@@ -69,7 +71,7 @@ function emptyTurn(i: number): CreditError {
   return new CreditError('bad-offsets', `bi-level GAE needs at least one token per turn; turn ${i} has none`);
 }
 
-/** Batch bi-level GAE of one episode (needs rewards, tokenOffsets, tokenValues; values[T] when not terminal). */
+/** Batch bi-level GAE of one episode (needs rewards, tokenOffsets, tokenValues; values[T] when not terminal): the fold of IncrementalBiLevelGae. */
 export function biLevelGaeCredit(input: EpisodeCreditInput, params: Partial<BiLevelGaeParams> = {}): CreditResult {
   const p = resolve(params);
   const T = checkTurns(input.rewards, input.values);
@@ -77,29 +79,13 @@ export function biLevelGaeCredit(input: EpisodeCreditInput, params: Partial<BiLe
   const tv = need(input.tokenValues, 'tokenValues', 'bilevel-gae');
   checkOffsets(offsets, T, tv.length);
   checkFinite('tokenValues', tv);
+  for (let i = 0; i < T; i++) if (offsets[i + 1] === offsets[i]) throw emptyTurn(i);
   const terminal = input.terminal ?? true;
-  const bootstrap = terminal || T === 0 ? 0 : need(input.values, 'values[T] (bootstrap of a non-terminal prefix)', 'bilevel-gae')[T];
-  const deltas = new Float64Array(T);
-  let next = bootstrap;
-  for (let i = T - 1; i >= 0; i--) {
-    if (offsets[i + 1] === offsets[i]) throw emptyTurn(i);
-    const v = tv[offsets[i + 1] - 1];
-    deltas[i] = input.rewards[i] + p.turnGamma * next - v;
-    next = v;
-  }
-  const turnAdv = new Float64Array(T);
-  turnAdvantages(deltas, T, p.turnGamma * p.turnLambda, turnAdv);
-  const base = new Float64Array(tv.length);
-  const coef = new Float64Array(tv.length);
-  const perToken = new Float32Array(tv.length);
-  for (let i = 0; i < T; i++) {
-    tokenBase(tv, offsets[i], offsets[i + 1], p.gamma, p.lambda, base, coef, offsets[i]);
-    for (let j = offsets[i]; j < offsets[i + 1]; j++) perToken[j] = base[j] + coef[j] * turnAdv[i];
-  }
-  return { estimator: 'bilevel-gae', perTurn: Float32Array.from(turnAdv), perToken, params: { ...p } };
+  const values = terminal || T === 0 ? undefined : need(input.values, 'values[T] (bootstrap of a non-terminal prefix)', 'bilevel-gae');
+  return fold(new IncrementalBiLevelGae(p), { rewards: input.rewards, tokenOffsets: offsets, tokenValues: tv, terminal, ...(values ? { values } : {}) });
 }
 
-/** Bi-level GAE fed one turn at a time (see the update rule above). */
+/** Bi-level GAE fed one turn at a time (the definition; see the rule above). */
 export class IncrementalBiLevelGae implements IncrementalCredit {
   readonly estimator = 'bilevel-gae' as const;
   private readonly p: BiLevelGaeParams;
@@ -111,6 +97,8 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
   private coef = new Float64Array(256);
   private offsets: number[] = [0];
   private ended = false;
+  /** The newest turn ended the episode or came with its bootstrap. */
+  private bootstrapped = true;
 
   constructor(params: Partial<BiLevelGaeParams> = {}) {
     this.p = resolve(params);
@@ -123,13 +111,15 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
   push(turn: TurnCreditInput): number {
     const n = this.rewards.length;
     if (this.ended) throw new CreditError('episode-ended', `turn ${n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${n}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${n}`, turn.reward);
     const tv = need(turn.tokenValues, 'tokenValues', 'bilevel-gae');
-    checkFinite(`tokenValues of turn ${n}`, tv);
+    if (!allFinite(tv)) checkFinite(`tokenValues of turn ${n}`, tv);
     if (tv.length === 0) throw emptyTurn(n);
     const done = turn.done === true;
-    const next = done ? 0 : need(turn.nextValue, `nextValue (bootstrap after turn ${n}) for a non-terminal turn`, 'bilevel-gae');
-    checkFiniteScalar(`nextValue of turn ${n}`, next);
+    // Only the newest turn's bootstrap is ever used (the next turn replaces it with its own V), so
+    // it is required when a non-terminal prefix is read, not on every push.
+    const next = done ? 0 : turn.nextValue;
+    if (next !== undefined && !Number.isFinite(next)) checkFiniteScalar(`nextValue of turn ${n}`, next);
 
     const lo = this.offsets[n];
     const hi = lo + tv.length;
@@ -137,17 +127,19 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
     tokenBase(tv, 0, tv.length, this.p.gamma, this.p.lambda, this.base, this.coef, lo);
     const v = tv[tv.length - 1];
     if (n > 0) this.deltas[n - 1] = this.rewards[n - 1] + this.p.turnGamma * v - this.turnValues[n - 1];
-    this.deltas[n] = turn.reward + this.p.turnGamma * next - v;
+    this.deltas[n] = turn.reward + this.p.turnGamma * (next ?? 0) - v;
+    this.bootstrapped = next !== undefined;
     this.rewards.push(turn.reward);
     this.turnValues.push(v);
     this.offsets.push(hi);
     this.ended = done;
-    turnAdvantages(this.deltas, n + 1, this.p.turnGamma * this.p.turnLambda, this.turnAdv);
     return 0;
   }
 
   result(): CreditResult {
     const n = this.rewards.length;
+    if (n > 0 && !this.bootstrapped) throw new CreditError('missing-input', `bilevel-gae needs nextValue (bootstrap after turn ${n - 1}) to credit a non-terminal prefix`);
+    turnAdvantages(this.deltas, n, this.p.turnGamma * this.p.turnLambda, this.turnAdv);
     const N = this.offsets[n];
     const perToken = new Float32Array(N);
     for (let i = 0; i < n; i++) {
@@ -167,10 +159,3 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
     }
   }
 }
-
-function grow(a: Float64Array<ArrayBuffer>, atLeast: number): Float64Array<ArrayBuffer> {
-  const out = new Float64Array(Math.max(atLeast, a.length * 2));
-  out.set(a);
-  return out;
-}
-

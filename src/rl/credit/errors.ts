@@ -22,6 +22,12 @@ export class CreditError extends Error {
   }
 }
 
+/** True when every entry is finite: the fast path of checkFinite for per-turn pushes (no message is built unless a check fails). */
+export function allFinite(a: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return false;
+  return true;
+}
+
 /** Throws 'non-finite' naming the first NaN/±Infinity in `a`. */
 export function checkFinite(name: string, a: ArrayLike<number>): void {
   for (let i = 0; i < a.length; i++) {

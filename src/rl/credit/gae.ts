@@ -4,12 +4,14 @@
 //   A_t = Σ_{l≥0} (γλ)^l δ_{t+l}    computed backwards as  A_t = δ_t + γλ A_{t+1}
 // λ = 1, V = 0 gives the Monte-Carlo return; λ = 0 gives the one-step TD error δ_t.
 //
-// Incremental rule: a live prefix of n turns bootstraps from V(s_n). When turn n lands with r_n and
-// V(s_{n+1}), the past δ's are unchanged (each used V(s_{t+1}), already known) and only a new δ_n
-// appears, so every past advantage changes by a geometric share of it:
-//   A_t ← A_t + (γλ)^{n−t} δ_n   for t ≤ n;   O(n) per turn.
+// One definition (fold.ts): IncrementalGae; the batch credit is its fold over the turns. A live
+// prefix of n turns bootstraps from V(s_n). When turn n lands with r_n and V(s_{n+1}), the past
+// δ's are unchanged (each used V(s_{t+1}), already known) and only δ_n appears, so every past
+// advantage changes by (γλ)^{n−t} δ_n. push() stores δ_n (O(1)); result() runs the backward
+// recursion (O(T) float64 multiply-adds), which is also the batch cost.
 
 import { checkFiniteScalar, checkParam, checkTurns, CreditError, need } from './errors.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
 
 /** Parameters of turn-level GAE. */
@@ -30,24 +32,13 @@ function resolve(params: Partial<GaeParams>): GaeParams {
 }
 
 /**
- * The GAE recursion on plain arrays.
- * rewards: [T]; values: [T+1], values[T] is the bootstrap V(s_T) (pass 0 for a terminal episode).
+ * GAE on plain arrays (the fold of IncrementalGae).
+ * rewards: [T]; values: [T+1], values[T] is the bootstrap V(s_T) (ignored when terminal).
  * Returns A: [T]. Accumulates in float64.
  */
 export function gaeAdvantages(rewards: Float32Array, values: Float32Array, gamma: number, lambda: number, terminal: boolean): Float32Array {
-  const T = checkTurns(rewards, values);
-  checkParam('gamma', gamma, 0, 1);
-  checkParam('lambda', lambda, 0, 1);
-  const out = new Float32Array(T);
-  let next = terminal ? 0 : values[T];
-  let a = 0;
-  for (let t = T - 1; t >= 0; t--) {
-    const delta = rewards[t] + gamma * next - values[t];
-    a = delta + gamma * lambda * a;
-    out[t] = a;
-    next = values[t];
-  }
-  return out;
+  checkTurns(rewards, values);
+  return fold(new IncrementalGae({ gamma, lambda }, { initialValue: values[0] }), { rewards, values, terminal }).perTurn;
 }
 
 /** Batch turn-level GAE of one episode (needs rewards and values). */
@@ -58,11 +49,12 @@ export function gaeCredit(input: EpisodeCreditInput, params: Partial<GaeParams> 
   return { estimator: 'gae', perTurn, params: { ...p } };
 }
 
-/** Turn-level GAE fed one turn at a time (see the update rule above). */
+/** Turn-level GAE fed one turn at a time (the definition; see the rule above). */
 export class IncrementalGae implements IncrementalCredit {
   readonly estimator = 'gae' as const;
   private readonly p: GaeParams;
-  private adv = new Float64Array(16);
+  /** δ_t: [capacity], the first n used. */
+  private deltas = new Float64Array(16);
   private n = 0;
   /** V(s_n): the bootstrap of the prefix, the value before the next turn. */
   private value: number;
@@ -80,30 +72,27 @@ export class IncrementalGae implements IncrementalCredit {
 
   push(turn: TurnCreditInput): number {
     if (this.ended) throw new CreditError('episode-ended', `turn ${this.n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
     const done = turn.done === true;
-    const next = done ? 0 : need(turn.nextValue, `nextValue (V(s_${this.n + 1})) for a non-terminal turn`, 'gae');
-    checkFiniteScalar(`nextValue of turn ${this.n}`, next);
-    if (this.n === this.adv.length) {
-      const grown = new Float64Array(this.n * 2);
-      grown.set(this.adv);
-      this.adv = grown;
-    }
+    const next = done ? 0 : (turn.nextValue ?? need<number>(undefined, `nextValue (V(s_${this.n + 1})) for a non-terminal turn`, 'gae'));
+    if (!Number.isFinite(next)) checkFiniteScalar(`nextValue of turn ${this.n}`, next);
+    if (this.n === this.deltas.length) this.deltas = grow(this.deltas);
     const n = this.n++;
     const delta = turn.reward + this.p.gamma * next - this.value;
-    this.adv[n] = 0;
-    const decay = this.p.gamma * this.p.lambda;
-    let w = 1;
-    for (let t = n; t >= 0 && w !== 0; t--) {
-      this.adv[t] += w * delta;
-      w *= decay;
-    }
+    this.deltas[n] = delta;
     this.value = next;
     this.ended = done;
-    return delta === 0 || decay === 0 ? n : 0;
+    return delta === 0 || this.p.gamma * this.p.lambda === 0 ? n : 0;
   }
 
   result(): CreditResult {
-    return { estimator: 'gae', perTurn: Float32Array.from(this.adv.subarray(0, this.n)), params: { ...this.p } };
+    const out = new Float32Array(this.n);
+    const decay = this.p.gamma * this.p.lambda;
+    let a = 0;
+    for (let t = this.n - 1; t >= 0; t--) {
+      a = this.deltas[t] + decay * a;
+      out[t] = a;
+    }
+    return { estimator: 'gae', perTurn: out, params: { ...this.p } };
   }
 }

@@ -8,13 +8,15 @@
 // NaN or round-off noise divided by a tiny std (returns within 1e-6 relative count as equal); an
 // empty group gets an empty array.
 //
-// Incremental rule: a reward landing in any episode changes that episode's return and with it the
-// mean and spread of the group, so every turn of every episode in the group changes; O(K) per
-// turn. Live credit compares returns so far (an episode with no turn yet counts with R = 0) and
-// equals the final GRPO once all K episodes have ended.
+// One definition (fold.ts): IncrementalGroupAdvantage; the batch credit (groupCredit) is its fold
+// over each group's episodes. A reward landing in any episode changes that episode's return and
+// with it the mean and spread of the group, so every turn of every episode in the group changes:
+// push() is O(1), reading the advantages O(K). Live credit compares returns so far (an episode
+// with no turn yet counts with R = 0) and equals the final GRPO once all K episodes have ended.
 
 import { checkFinite, checkFiniteScalar, checkParam, CreditError } from './errors.ts';
-import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import { forEachTurn } from './fold.ts';
+import type { CreditResult, EpisodeCreditInput, TurnCreditInput } from './types.ts';
 
 /** Parameters of the group-normalised advantage. */
 export interface GroupAdvantageParams {
@@ -39,14 +41,6 @@ function resolve(params: Partial<GroupAdvantageParams>): GroupAdvantageParams {
 
 function paramsRecord(p: GroupAdvantageParams): Record<string, number | boolean> {
   return { divideByStd: p.divideByStd, unbiased: p.unbiased, epsilon: p.epsilon };
-}
-
-/** Episode return R = Σ_t r_t (undiscounted, as GRPO scores whole episodes). */
-export function episodeReturn(rewards: Float32Array): number {
-  checkFinite('rewards', rewards);
-  let r = 0;
-  for (let t = 0; t < rewards.length; t++) r += rewards[t];
-  return r;
 }
 
 /** returns: [K] episode returns of one group → [K] advantages (see the safe values above). */
@@ -75,26 +69,31 @@ export function groupAdvantages(returns: ArrayLike<number>, params: Partial<Grou
 
 /**
  * Batch GRPO credit of many episodes, grouped by `group` (required on each): result i belongs to
- * episodes[i], its perTurn filled with the episode's group advantage.
+ * episodes[i], its perTurn filled with the episode's group advantage. The fold of
+ * IncrementalGroupAdvantage over each group's episodes.
  */
 export function groupCredit(episodes: readonly EpisodeCreditInput[], params: Partial<GroupAdvantageParams> = {}): CreditResult[] {
   const p = resolve(params);
   const groups = new Map<string, number[]>();
   episodes.forEach((e, i) => {
     if (e.group === undefined) throw new CreditError('missing-input', `grpo needs a group id on every episode; episode ${i} has none`);
+    checkFinite('rewards', e.rewards);
     const members = groups.get(e.group) ?? [];
     members.push(i);
     groups.set(e.group, members);
   });
-  const adv = new Float32Array(episodes.length);
+  const out = new Array<CreditResult>(episodes.length);
   for (const members of groups.values()) {
-    const a = groupAdvantages(members.map((i) => episodeReturn(episodes[i].rewards)), p);
-    members.forEach((i, k) => (adv[i] = a[k]));
+    const group = new IncrementalGroupAdvantage(members.length, p);
+    members.forEach((i, k) => {
+      forEachTurn({ rewards: episodes[i].rewards, terminal: episodes[i].terminal }, (turn) => group.push(k, turn));
+    });
+    members.forEach((i, k) => (out[i] = group.result(k)));
   }
-  return episodes.map((e, i) => ({ estimator: 'grpo', perTurn: new Float32Array(e.rewards.length).fill(adv[i]), params: paramsRecord(p) }));
+  return out;
 }
 
-/** Live GRPO over the K episodes of one task; `episode(i)` is episode i's incremental view. */
+/** GRPO over the K episodes of one task, fed one turn at a time (the definition). */
 export class IncrementalGroupAdvantage {
   private readonly p: GroupAdvantageParams;
   private readonly returns: Float64Array;
@@ -117,7 +116,7 @@ export class IncrementalGroupAdvantage {
   push(i: number, turn: TurnCreditInput): void {
     if (!Number.isInteger(i) || i < 0 || i >= this.size) throw new CreditError('bad-param', `episode ${i} is outside the group of ${this.size}`);
     if (this.ended[i]) throw new CreditError('episode-ended', `turn ${this.turnCounts[i]} of episode ${i} pushed after its terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.turnCounts[i]} of episode ${i}`, turn.reward);
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.turnCounts[i]} of episode ${i}`, turn.reward);
     this.returns[i] += turn.reward;
     this.turnCounts[i]++;
     this.ended[i] = turn.done === true ? 1 : 0;
@@ -134,21 +133,5 @@ export class IncrementalGroupAdvantage {
   result(i: number): CreditResult {
     const a = this.advantages()[i];
     return { estimator: 'grpo', perTurn: new Float32Array(this.turnCounts[i]).fill(a), params: paramsRecord(this.p) };
-  }
-
-  /** An IncrementalCredit for episode i (its push changes the other episodes' credits too). */
-  episode(i: number): IncrementalCredit {
-    const turns = (): number => this.turnCounts[i];
-    return {
-      estimator: 'grpo',
-      get turns() {
-        return turns();
-      },
-      push: (turn: TurnCreditInput): number => {
-        this.push(i, turn);
-        return 0;
-      },
-      result: () => this.result(i),
-    };
   }
 }

@@ -1,12 +1,14 @@
 // Monte-Carlo return (Sutton & Barto, Reinforcement Learning, 2nd ed., eq. 3.8) at turn level:
-//   G_t = Σ_{k=t}^{T−1} γ^{k−t} r_k
+//   G_t = Σ_{k=t}^{T−1} γ^{k−t} r_k,   computed backwards as  G_t = r_t + γ G_{t+1},  G_T = 0.
 // No critic and no bootstrap: a live prefix is credited as if it ended after its last turn.
 //
-// Incremental rule: when turn n lands with reward r_n, every past return grows,
-//   G_t ← G_t + γ^{n−t} r_n   for t ≤ n,
-// so all past credits change (unless r_n = 0); O(n) per turn.
+// One definition (fold.ts): IncrementalMonteCarlo; the batch credit is its fold over the turns.
+// When turn n lands with reward r_n every past return grows by γ^{n−t} r_n, so all past credits
+// change (unless r_n = 0). push() stores r_n (O(1)); result() runs the backward recursion (O(T)
+// float64 multiply-adds), which is also the batch cost.
 
 import { checkParam, checkTurns, checkFiniteScalar, CreditError } from './errors.ts';
+import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of the Monte-Carlo return. */
@@ -23,30 +25,19 @@ function resolve(params: Partial<MonteCarloParams>): MonteCarloParams {
   return p;
 }
 
-/** G_t for every turn: rewards [T] → returns [T] (float64 accumulation). */
-export function discountedReturns(rewards: Float32Array, gamma: number): Float32Array {
-  checkTurns(rewards);
-  checkParam('gamma', gamma, 0, 1);
-  const out = new Float32Array(rewards.length);
-  let g = 0;
-  for (let t = rewards.length - 1; t >= 0; t--) {
-    g = rewards[t] + gamma * g;
-    out[t] = g;
-  }
-  return out;
-}
-
-/** Batch Monte-Carlo credit of one episode. */
+/** Batch Monte-Carlo credit of one episode: the fold of IncrementalMonteCarlo over its turns. */
 export function monteCarloCredit(input: EpisodeCreditInput, params: Partial<MonteCarloParams> = {}): CreditResult {
   const p = resolve(params);
-  return { estimator: 'mc', perTurn: discountedReturns(input.rewards, p.gamma), params: { ...p } };
+  checkTurns(input.rewards);
+  return fold(new IncrementalMonteCarlo(p), { rewards: input.rewards, terminal: input.terminal });
 }
 
-/** Monte-Carlo credit fed one turn at a time (see the update rule above). */
+/** Monte-Carlo credit fed one turn at a time (the definition; see the rule above). */
 export class IncrementalMonteCarlo implements IncrementalCredit {
   readonly estimator = 'mc' as const;
   private readonly p: MonteCarloParams;
-  private returns = new Float64Array(16);
+  /** r_t: [capacity], the first n used. */
+  private rewards = new Float64Array(16);
   private n = 0;
   private ended = false;
 
@@ -60,24 +51,21 @@ export class IncrementalMonteCarlo implements IncrementalCredit {
 
   push(turn: TurnCreditInput): number {
     if (this.ended) throw new CreditError('episode-ended', `turn ${this.n} pushed after the terminal turn`);
-    checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
-    if (this.n === this.returns.length) {
-      const grown = new Float64Array(this.n * 2);
-      grown.set(this.returns);
-      this.returns = grown;
-    }
+    if (!Number.isFinite(turn.reward)) checkFiniteScalar(`reward of turn ${this.n}`, turn.reward);
+    if (this.n === this.rewards.length) this.rewards = grow(this.rewards);
     const n = this.n++;
-    this.returns[n] = 0;
-    let w = 1;
-    for (let t = n; t >= 0; t--) {
-      this.returns[t] += w * turn.reward;
-      w *= this.p.gamma;
-    }
+    this.rewards[n] = turn.reward;
     this.ended = turn.done === true;
     return turn.reward === 0 ? n : 0;
   }
 
   result(): CreditResult {
-    return { estimator: 'mc', perTurn: Float32Array.from(this.returns.subarray(0, this.n)), params: { ...this.p } };
+    const out = new Float32Array(this.n);
+    let g = 0;
+    for (let t = this.n - 1; t >= 0; t--) {
+      g = this.rewards[t] + this.p.gamma * g;
+      out[t] = g;
+    }
+    return { estimator: 'mc', perTurn: out, params: { ...this.p } };
   }
 }

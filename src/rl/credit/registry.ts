@@ -109,7 +109,7 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
   {
     name: 'sweet',
     label: 'SWEET-RL',
-    source: 'asymmetric-critic advantage β·mean log π_critic/π_ref (Zhou et al. 2025, arXiv 2503.15478, §4)',
+    source: 'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
     scope: 'episode',
     params: [{ type: 'number', name: 'beta', label: 'β', description: 'scale of the critic/reference log-ratio', default: SWEET_DEFAULTS.beta, min: 1e-9, max: 1e9 }],
     needs: ['tokenOffsets', 'criticLogprobs', 'refLogprobs'],
@@ -176,7 +176,7 @@ export function computeCredit(name: EstimatorName, episodes: readonly EpisodeCre
 
 /**
  * An incremental estimator by name, for one episode. GRPO is group-scoped: use
- * `new IncrementalGroupAdvantage(K, params).episode(i)` instead (this throws 'bad-param' for it).
+ * `new IncrementalGroupAdvantage(K, params) with push(i, turn) and result(i)` instead (this throws 'bad-param' for it).
  */
 export function createIncremental(name: EstimatorName, params: CreditParams = {}, start: IncrementalStart = {}): IncrementalCredit {
   const p = resolveParams(name, params);
@@ -192,6 +192,6 @@ export function createIncremental(name: EstimatorName, params: CreditParams = {}
     case 'archer':
       return new IncrementalArcher(start);
     case 'grpo':
-      throw new CreditError('bad-param', 'grpo is group-scoped: use new IncrementalGroupAdvantage(K, params).episode(i)');
+      throw new CreditError('bad-param', 'grpo is group-scoped: use new IncrementalGroupAdvantage(K, params) with push(i, turn) and result(i)');
   }
 }

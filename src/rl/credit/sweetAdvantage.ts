@@ -1,13 +1,19 @@
-// SWEET-RL's turn-level advantage from an asymmetric critic (Zhou et al., arXiv 2503.15478, §4):
-// the critic is a language model that sees training-time information c (the hidden reference)
-// and scores the agent's turn by how much more likely it finds the turn than the reference policy:
-//   A(o_t, a_t, c) = β · (1/|a_t|) Σ_{k ∈ a_t} [ log π_critic(a_t^k | o_t, c, a_t^{<k}) − log π_ref(a_t^k | o_t, a_t^{<k}) ]
+// SWEET-RL's turn-level advantage from an asymmetric critic (Zhou et al., arXiv 2503.15478, §4,
+// eq. 3): the critic is a language model that sees training-time information c (the task's hidden
+// reference) and scores the agent's turn by how much more likely it finds the turn than its own
+// reference, π_ref = the critic's base model without its adapter, on the same inputs (c included):
+//   A(o_t, a_t, c) = β · (1/|a_t|) Σ_{k ∈ a_t} [ log π_critic(a_t^k | o_t, c, a_t^{<k}) − log π_ref(a_t^k | o_t, c, a_t^{<k}) ]
 // Per token the credit is β (log π_critic − log π_ref). A turn with no tokens gets 0 (documented
 // safe value: the mean over an empty set is undefined, and such a turn said nothing).
 //
-// Incremental rule: A_t depends on turn t's tokens only; a new turn never changes past credits.
+// This is the one definition: the credit views (IncrementalSweet, and sweetCredit as its fold) and
+// the trainer (algos/sweet.ts, ranking candidate replies) both call sweetTurnAdvantage. The
+// log-probs come from rollout/criticInputs.ts (credit) and the algorithm context (training), both
+// scoring the critic with its adapter and with adapter null on the critic's window with c.
+// A new turn never changes past credits; push() is O(n_t).
 
-import { checkFinite, checkLength, checkOffsets, checkParam, CreditError, need } from './errors.ts';
+import { allFinite, checkFinite, checkLength, checkOffsets, checkParam, CreditError, need } from './errors.ts';
+import { fold } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
 
 /** Parameters of the SWEET-RL advantage. */
@@ -24,18 +30,23 @@ function resolve(params: Partial<SweetParams>): SweetParams {
   return p;
 }
 
-/** Mean of β(lc − lr) over tokens [lo, hi), writing per-token credits into perToken at `at`. */
-function turnCredit(lc: ArrayLike<number>, lr: ArrayLike<number>, lo: number, hi: number, beta: number, perToken: Float32Array, at: number): number {
+/**
+ * A(o_t, a_t, c) of one turn: criticLogprobs, refLogprobs: [n_t] log π_critic and log π_ref of the
+ * turn's tokens. Writes the per-token credits β(lc − lr) into `perToken` at `at` when given.
+ * Returns β · mean(lc − lr), or 0 for an empty turn. Accumulates in float64.
+ */
+export function sweetTurnAdvantage(criticLogprobs: ArrayLike<number>, refLogprobs: ArrayLike<number>, beta: number, perToken?: Float32Array, at = 0): number {
+  checkLength('refLogprobs', refLogprobs, criticLogprobs.length, 'one per criticLogprobs entry');
   let sum = 0;
-  for (let j = lo; j < hi; j++) {
-    const d = beta * (lc[j] - lr[j]);
-    perToken[at + j - lo] = d;
+  for (let j = 0; j < criticLogprobs.length; j++) {
+    const d = beta * (criticLogprobs[j] - refLogprobs[j]);
+    if (perToken) perToken[at + j] = d;
     sum += d;
   }
-  return hi > lo ? sum / (hi - lo) : 0;
+  return criticLogprobs.length > 0 ? sum / criticLogprobs.length : 0;
 }
 
-/** Batch SWEET-RL credit of one episode (needs tokenOffsets, criticLogprobs, refLogprobs). */
+/** Batch SWEET-RL credit of one episode (needs tokenOffsets, criticLogprobs, refLogprobs): the fold of IncrementalSweet. */
 export function sweetCredit(input: EpisodeCreditInput, params: Partial<SweetParams> = {}): CreditResult {
   const p = resolve(params);
   const T = input.rewards.length;
@@ -46,13 +57,10 @@ export function sweetCredit(input: EpisodeCreditInput, params: Partial<SweetPara
   checkOffsets(offsets, T, lc.length);
   checkFinite('criticLogprobs', lc);
   checkFinite('refLogprobs', lr);
-  const perTurn = new Float32Array(T);
-  const perToken = new Float32Array(lc.length);
-  for (let t = 0; t < T; t++) perTurn[t] = turnCredit(lc, lr, offsets[t], offsets[t + 1], p.beta, perToken, offsets[t]);
-  return { estimator: 'sweet', perTurn, perToken, params: { ...p } };
+  return fold(new IncrementalSweet(p), { rewards: input.rewards, tokenOffsets: offsets, criticLogprobs: lc, refLogprobs: lr, terminal: input.terminal });
 }
 
-/** SWEET-RL credit fed one turn at a time (past credits never change). */
+/** SWEET-RL credit fed one turn at a time (the definition; past credits never change). */
 export class IncrementalSweet implements IncrementalCredit {
   readonly estimator = 'sweet' as const;
   private readonly p: SweetParams;
@@ -74,15 +82,15 @@ export class IncrementalSweet implements IncrementalCredit {
     if (this.ended) throw new CreditError('episode-ended', `turn ${n} pushed after the terminal turn`);
     const lc = need(turn.criticLogprobs, 'criticLogprobs', 'sweet');
     const lr = need(turn.refLogprobs, 'refLogprobs', 'sweet');
-    checkLength(`refLogprobs of turn ${n}`, lr, lc.length, 'one per criticLogprobs entry');
-    checkFinite(`criticLogprobs of turn ${n}`, lc);
-    checkFinite(`refLogprobs of turn ${n}`, lr);
+    if (lr.length !== lc.length) checkLength(`refLogprobs of turn ${n}`, lr, lc.length, 'one per criticLogprobs entry');
+    if (!allFinite(lc)) checkFinite(`criticLogprobs of turn ${n}`, lc);
+    if (!allFinite(lr)) checkFinite(`refLogprobs of turn ${n}`, lr);
     if (this.tokens + lc.length > this.perToken.length) {
       const grown = new Float32Array(Math.max(this.tokens + lc.length, this.perToken.length * 2));
       grown.set(this.perToken);
       this.perToken = grown;
     }
-    this.perTurn.push(turnCredit(lc, lr, 0, lc.length, this.p.beta, this.perToken, this.tokens));
+    this.perTurn.push(sweetTurnAdvantage(lc, lr, this.p.beta, this.perToken, this.tokens));
     this.tokens += lc.length;
     this.ended = turn.done === true;
     return n;

@@ -11,7 +11,7 @@
 export const ESTIMATOR_NAMES = ['mc', 'gae', 'bilevel-gae', 'grpo', 'sweet', 'archer'] as const;
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 
-/** One episode (finished, or a prefix of one still running), as the batch estimators read it. */
+/** One episode (finished, or a prefix of one still running), as the batch estimators read it (credit/fold.ts cuts it into turns). */
 export interface EpisodeCreditInput {
   /** r_t: [T] per-turn rewards. */
   rewards: Float32Array;
@@ -40,7 +40,7 @@ export type CreditInputName = 'rewards' | 'values' | 'q' | 'tokenOffsets' | 'tok
 export interface TurnCreditInput {
   /** r_t. */
   reward: number;
-  /** V(s_{t+1}): the critic's value of the state after this turn; required unless done (then 0 is used). */
+  /** V(s_{t+1}): the critic's value of the state after this turn; required unless done (then 0 is used), except by bi-level GAE, which needs it only on the newest turn when a non-terminal prefix is read. */
   nextValue?: number;
   /** True when the episode ended with this turn; no turn may follow. */
   done?: boolean;
@@ -68,7 +68,7 @@ export interface CreditResult {
   params: CreditParams;
 }
 
-/** An estimator fed one turn at a time, giving at every point the same credits as its batch form on the prefix. */
+/** An estimator fed one turn at a time: the one definition of each estimator; its batch form on a prefix is the fold of push() over the prefix's turns. */
 export interface IncrementalCredit {
   readonly estimator: EstimatorName;
   /** Turns received so far. */

@@ -3,9 +3,12 @@
 //  - V(s_t): the critic's value head at the last token of its window before turn t — exactly where
 //    the forge trained it (forge/forge.ts valueSamples: the critic chat with the hidden message,
 //    windowIds with reserve 0, target = return from t on);
-//  - log π_critic(a_t | o_t, hidden): the critic's LM head on the agent's tokens with the task's
-//    hidden information in its prompt (SWEET-RL's asymmetric critic, arXiv 2503.15478 §4);
-//  - log π_ref(a_t | o_t): the policy with its adapter off, on the window the policy saw;
+//  - log π_critic(a_t | o_t, c): the critic's LM head (its active adapter, or `criticAdapter`) on the
+//    agent's tokens with the task's hidden information c in its prompt (SWEET-RL's asymmetric
+//    critic, arXiv 2503.15478 §4);
+//  - log π_ref(a_t | o_t, c): the critic's reference, its base model (adapter off) on the very same
+//    items, as the SWEET-RL trainer scores it (algos/sweet.ts; credit/sweetAdvantage.ts defines the
+//    advantage once). A critic with no adapter is its own reference, so its SWEET credit is 0;
 //  - per-token values of the agent's tokens (RAGEN bi-level GAE): the value head after each token.
 // Agent tokens are the turn's recorded token ids when it has them (a policy turn: its sampled ids,
 // <|end|> included), else the text encoded literally. ArCHer's Q(s, a) needs a Q head the shipped
@@ -23,14 +26,12 @@ export interface ScoreApi {
   models(): ModelInfo[] | Promise<ModelInfo[]>;
 }
 
-/** Which models play critic and reference. */
+/** Which model and adapter play the critic; the reference is always that model's base. */
 export interface CriticInputOptions {
   /** Loaded critic (value head + LM head); default 'critic'. */
   critic?: string;
-  /** Loaded policy whose base model is the reference; default 'policy'. */
-  policy?: string;
-  /** Adapter of the reference: null (default) = the policy's base model, SWEET-RL's π_ref. */
-  refAdapter?: string | null;
+  /** The critic's adapter for values and log π_critic: omitted = its active adapter, null = its base. */
+  criticAdapter?: string | null;
 }
 
 /** The parts of a turn the critic reads. */
@@ -44,11 +45,6 @@ export interface CriticEpisode {
   tokens?: readonly (ArrayLike<number> | null | undefined)[];
 }
 
-interface Windows {
-  criticBudget: number;
-  policyBudget: number;
-  policyReserve: number;
-}
 
 function dialogueOf(prompt: string, turns: readonly CriticTurn[]): Message[] {
   const out: Message[] = [{ role: 'user', content: prompt }];
@@ -56,25 +52,20 @@ function dialogueOf(prompt: string, turns: readonly CriticTurn[]): Message[] {
   return out;
 }
 
-async function windows(engine: ScoreApi, critic: string, policy: string): Promise<Windows> {
-  const infos = await engine.models();
-  const budget = (name: string): number => {
-    const info = infos.find((m) => m.name === name);
-    const ctx = info?.turnwise?.contextTokens;
-    return typeof ctx === 'number' ? ctx : (info?.config.maxSeq ?? 256);
-  };
-  const reply = infos.find((m) => m.name === policy)?.turnwise?.maxReplyTokens;
-  return { criticBudget: budget(critic), policyBudget: budget(policy), policyReserve: typeof reply === 'number' ? reply : 64 };
+/** The critic's token budget (its forged context, else its maxSeq). */
+async function criticBudget(engine: ScoreApi, critic: string): Promise<number> {
+  const info = (await engine.models()).find((m) => m.name === critic);
+  const ctx = info?.turnwise?.contextTokens;
+  return typeof ctx === 'number' ? ctx : (info?.config.maxSeq ?? 256);
 }
 
 /** Scores turns [from, T) and the values V(s_from) … V(s_T) of each episode, in one call per model. */
 async function scoreRange(engine: ScoreApi, episodes: readonly CriticEpisode[], from: (e: CriticEpisode) => number, opts: CriticInputOptions) {
   const critic = opts.critic ?? 'critic';
-  const policy = opts.policy ?? 'policy';
-  const w = await windows(engine, critic, policy);
+  const budget = await criticBudget(engine, critic);
+  const adapter = opts.criticAdapter === undefined ? {} : { adapter: opts.criticAdapter };
   const valueItems: ScoreItem[] = [];
   const criticItems: ScoreItem[] = [];
-  const refItems: ScoreItem[] = [];
   const plan: { first: number; turns: number; valueAt: number; turnAt: number }[] = [];
   for (const e of episodes) {
     const first = from(e);
@@ -83,18 +74,18 @@ async function scoreRange(engine: ScoreApi, episodes: readonly CriticEpisode[], 
     for (let t = first; t <= T; t++) {
       const dialogue = dialogueOf(e.task.prompt, e.turns.slice(0, t));
       const criticChat = toChat(dialogue, e.task.hidden);
-      valueItems.push({ context: { messages: criticChat, window: { budget: w.criticBudget, reserve: 0 } }, continuation: [] });
+      valueItems.push({ context: { messages: criticChat, window: { budget, reserve: 0 } }, continuation: [] });
       if (t === T) break;
       const given = e.tokens?.[t];
       const ids = given ? Array.from(given) : (await engine.encode({ text: e.turns[t].action }, critic)).slice(1);
-      criticItems.push({ context: { messages: criticChat, window: { budget: w.criticBudget, reserve: ids.length } }, continuation: ids });
-      refItems.push({ context: { messages: toChat(dialogue), window: { budget: w.policyBudget, reserve: Math.max(w.policyReserve, ids.length) } }, continuation: ids });
+      criticItems.push({ context: { messages: criticChat, window: { budget, reserve: ids.length } }, continuation: ids });
     }
   }
   const [values, crit, ref] = await Promise.all([
-    engine.score({ model: critic, items: valueItems }),
-    criticItems.length ? engine.score({ model: critic, items: criticItems }) : Promise.resolve(null),
-    refItems.length ? engine.score({ model: policy, adapter: opts.refAdapter ?? null, items: refItems }) : Promise.resolve(null),
+    engine.score({ model: critic, ...adapter, items: valueItems }),
+    criticItems.length ? engine.score({ model: critic, ...adapter, items: criticItems }) : Promise.resolve(null),
+    // π_ref: the same items on the critic's base (SWEET-RL's reference sees c too)
+    criticItems.length ? engine.score({ model: critic, adapter: null, items: criticItems }) : Promise.resolve(null),
   ]);
   return episodes.map((e, i) => {
     const p = plan[i];
@@ -139,7 +130,8 @@ export async function criticInputs(engine: ScoreApi, episodes: readonly CriticEp
 
 /**
  * Live credit: the TurnCreditInput of an episode's newest turn (for IncrementalCredit.push), with
- * V(s_0) for IncrementalStart when that turn is the first. Two score calls per model and turn.
+ * V(s_0) for IncrementalStart when that turn is the first. Scores that turn only (three calls:
+ * values V(s_{T−1}), V(s_T); log π_critic; log π_ref), whatever the length of the prefix.
  */
 export async function latestTurnInput(engine: ScoreApi, episode: CriticEpisode, opts: CriticInputOptions = {}): Promise<{ turn: TurnCreditInput; initialValue?: number }> {
   const T = episode.turns.length;

@@ -2,9 +2,14 @@
 // system prompt, then agent turns each followed by the collaborator's or environment's reply) or an
 // episode as `turnwise eval --out` writes it (envs/types.ts Episode). An agent turn's reward is its
 // own record's reward plus those of the replies up to the next agent turn, so files that put the
-// reward on the reply read the same. Credit comes back as the record's annotations: one value per
-// turn record, null for every record that is not an agent turn.
-import type { CreditResult, EpisodeCreditInput } from '../credit/types.ts';
+// reward on the reply read the same. Credit of such episodes by any estimators (storedCredit) is
+// the one path from stored records to credit: the Credit view (ui/state/creditModel.ts) and
+// `turnwise credit` / `credit-report` both call it, so they show the same numbers. Credit comes
+// back as the record's annotations: one value per turn record, null for every record that is not
+// an agent turn.
+import { computeCredit, estimatorSpec } from '../credit/registry.ts';
+import { CreditError } from '../credit/errors.ts';
+import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput, EstimatorName } from '../credit/types.ts';
 import type { Episode, JsonObject } from '../envs/types.ts';
 import type { CreditRecord, EpisodeRecord } from '../store/schema.ts';
 import type { CriticEpisode, CriticTurn } from './criticInputs.ts';
@@ -57,6 +62,11 @@ export function fromRecord(rec: EpisodeRecord): StoredEpisode {
   };
 }
 
+/** The episode records that have agent turns, read for credit (what both the CLI and the Credit view credit). */
+export function readStored(records: readonly EpisodeRecord[]): StoredEpisode[] {
+  return records.map(fromRecord).filter((e) => e.critic.turns.length > 0);
+}
+
 /** Reads an episode as `turnwise eval --out` writes it. */
 export function fromEpisode(e: Episode, line: number): StoredEpisode {
   const s = e.task.spec;
@@ -75,6 +85,30 @@ export function fromEpisode(e: Episode, line: number): StoredEpisode {
 export function rewardInput(e: StoredEpisode): EpisodeCreditInput {
   const T = e.critic.turns.length;
   return { rewards: Float32Array.from(e.critic.turns, (t) => t.reward), terminal: T > 0 && e.critic.turns[T - 1].done, group: e.group };
+}
+
+/** Inputs only the critic and its reference give (rollout/criticInputs.ts). */
+const CRITIC_INPUTS: ReadonlySet<CreditInputName> = new Set(['values', 'tokenOffsets', 'tokenValues', 'criticLogprobs', 'refLogprobs']);
+
+/** True when an estimator reads critic outputs, not rewards alone. */
+export function needsCritic(name: EstimatorName): boolean {
+  return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
+}
+
+/**
+ * Credit of every estimator for every episode: result i of each estimator belongs to episodes[i];
+ * GRPO groups the episodes given by task (StoredEpisode.group). `critic`, [episodes] from
+ * criticInputs, is required when an estimator needs it (CreditError 'missing-input' otherwise).
+ */
+export function storedCredit(episodes: readonly StoredEpisode[], estimators: readonly EstimatorName[], params: Readonly<Record<string, CreditParams>> = {}, critic?: readonly EpisodeCreditInput[]): Map<EstimatorName, CreditResult[]> {
+  const base = episodes.map(rewardInput);
+  const full = critic?.map((c, i) => ({ ...c, group: base[i].group }));
+  const out = new Map<EstimatorName, CreditResult[]>();
+  for (const name of estimators) {
+    if (needsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs) for stored episodes`);
+    out.set(name, computeCredit(name, needsCritic(name) && full ? full : base, params[name] ?? {}));
+  }
+  return out;
 }
 
 /** Credit results as the record's annotations (values aligned with its turn records). */

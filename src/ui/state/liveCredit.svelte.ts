@@ -1,10 +1,13 @@
 // Live credit for the Play view: which estimators are shown, their parameters (sliders), and the
-// per-turn credit of the episode so far, recomputed as each turn lands or a slider moves. The math
-// is src/rl/credit; this class only chooses inputs and keeps the person's selection.
-import { computeCredit, ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
-import type { CreditInputName, CreditParams, EpisodeCreditInput, EstimatorName } from '../../rl/credit/types.ts';
+// per-turn credit of the episode so far, updated as each turn lands (only that turn is scored by
+// the critic) or a slider moves (the stored per-turn inputs are refolded, no model call). The
+// incremental bookkeeping is src/rl/rollout/liveCredit.ts, the math src/rl/credit; this class
+// keeps the person's selection and makes the result reactive.
+import { ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
+import type { CreditInputName, CreditParams, EstimatorName } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
-import { criticInputs, type ScoreApi } from '../../rl/rollout/criticInputs.ts';
+import type { ScoreApi } from '../../rl/rollout/criticInputs.ts';
+import { LiveEpisodeCredit } from '../../rl/rollout/liveCredit.ts';
 
 /** One estimator's credit for every turn so far. */
 export interface CreditRow {
@@ -32,10 +35,11 @@ function paramText(spec: EstimatorSpec, params: CreditParams): string {
 export class LiveCredit {
   selected = $state<EstimatorName[]>(['mc']);
   params = $state<Record<string, CreditParams>>(Object.fromEntries(ESTIMATORS.map((e) => [e.name, resolveParams(e.name)])));
-  /** The critic's inputs (values, log-probs) for the turns so far; null without a critic. */
-  critic = $state.raw<EpisodeCreditInput | null>(null);
+  /** Turns of the episode whose critic inputs are known (rows() reads the critic's once it covers them all). */
+  scored = $state(0);
   criticError = $state<string | null>(null);
-  private request = 0;
+  private readonly live = new LiveEpisodeCredit();
+  private task: Pick<Task, 'prompt' | 'hidden'> | null = null;
 
   constructor(private readonly criticLoaded: () => boolean = () => false) {}
 
@@ -57,23 +61,25 @@ export class LiveCredit {
   );
 
   /**
-   * Scores the episode so far with the critic (values, critic and reference log-probs) after each
-   * turn; a newer call supersedes an older one still running (latest request wins).
+   * Follows the episode after each turn: a new task (or fewer turns) starts over; with a critic,
+   * the turns that landed since the last call, normally one, are scored (values, critic and
+   * reference log-probs of that turn only).
    */
-  async rescore(engine: ScoreApi, task: Pick<Task, 'prompt' | 'hidden'>, turns: readonly EpisodeTurn[]): Promise<void> {
-    const id = ++this.request;
-    if (turns.length === 0) {
-      this.critic = null;
-      return;
+  async rescore(engine: ScoreApi | null, task: Pick<Task, 'prompt' | 'hidden'>, turns: readonly EpisodeTurn[]): Promise<void> {
+    if (task !== this.task || turns.length < this.live.scored) {
+      this.live.reset();
+      this.task = task;
+      this.scored = 0;
     }
+    if (!engine || turns.length === 0) return;
     try {
-      const [input] = await criticInputs(engine, [{ task, turns }]);
-      if (id === this.request) {
-        this.critic = input;
+      await this.live.score(engine, { task, turns });
+      if (task === this.task) {
+        this.scored = this.live.scored;
         this.criticError = null;
       }
     } catch (e) {
-      if (id === this.request) this.criticError = `Critic-based credit unavailable: ${(e as Error).message}`;
+      if (task === this.task) this.criticError = `Critic-based credit unavailable: ${(e as Error).message}`;
     }
   }
 
@@ -87,17 +93,14 @@ export class LiveCredit {
 
   /** Credit rows for the selected estimators over the turns so far (the episode may be unfinished). */
   rows(turns: readonly EpisodeTurn[]): CreditRow[] {
-    if (turns.length === 0) return [];
-    const fromEnv: EpisodeCreditInput = { rewards: Float32Array.from(turns, (t) => t.reward), terminal: turns[turns.length - 1].done };
-    // The critic's scores lag a turn behind while it works; until they catch up, only reward-based estimators show.
-    const input = this.critic && this.critic.rewards.length === turns.length ? this.critic : fromEnv;
+    // Read so that a newly scored turn re-derives the rows; until the critic catches up, only reward-based estimators show.
+    void this.scored;
     return this.selected.flatMap((name) => {
       const choice = this.choices.find((c) => c.spec.name === name);
       if (!choice || choice.reason) return [];
-      if (input === fromEnv && choice.spec.needs.some((n) => !FROM_ENV.has(n))) return [];
       const params = this.params[name];
-      const [result] = computeCredit(name, [input], params);
-      return [{ name, label: choice.spec.label, values: result.perTurn, paramText: paramText(choice.spec, params) }];
+      const out = this.live.credit(name, params, turns);
+      return out ? [{ name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params) }] : [];
     });
   }
 

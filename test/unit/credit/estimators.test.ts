@@ -5,7 +5,7 @@ import { archerCredit } from '../../../src/rl/credit/archer.ts';
 import { biLevelGaeCredit } from '../../../src/rl/credit/biLevelGae.ts';
 import { gaeAdvantages, gaeCredit } from '../../../src/rl/credit/gae.ts';
 import { groupAdvantages, groupCredit } from '../../../src/rl/credit/groupAdvantage.ts';
-import { discountedReturns, monteCarloCredit } from '../../../src/rl/credit/monteCarlo.ts';
+import { monteCarloCredit } from '../../../src/rl/credit/monteCarlo.ts';
 import { computeCredit, ESTIMATORS, resolveParams } from '../../../src/rl/credit/registry.ts';
 import { sweetCredit } from '../../../src/rl/credit/sweetAdvantage.ts';
 import type { EpisodeCreditInput } from '../../../src/rl/credit/types.ts';
@@ -33,7 +33,7 @@ describe('Monte-Carlo return', () => {
     expect(r.params).toEqual({ gamma: 0.5 });
   });
   it('γ = 1 sums the remaining rewards', () => {
-    expectClose(discountedReturns(episode.rewards, 1), [3, 2, 2]);
+    expectClose(monteCarloCredit(episode, { gamma: 1 }).perTurn, [3, 2, 2]);
   });
 });
 
@@ -51,7 +51,7 @@ describe('turn-level GAE', () => {
     const rewards = f32([0.3, -1, 0, 2.5, 1]);
     const zero = new Float32Array(6);
     for (const gamma of [1, 0.9, 0.5]) {
-      expectClose(gaeAdvantages(rewards, zero, gamma, 1, true), discountedReturns(rewards, gamma));
+      expectClose(gaeAdvantages(rewards, zero, gamma, 1, true), monteCarloCredit({ rewards }, { gamma }).perTurn);
     }
   });
   it('equals the one-step TD error when λ = 0', () => {

@@ -97,22 +97,21 @@ describe('incremental credit equals batch credit on every prefix', () => {
         const K = rewardsPerEpisode.length;
         const params = { divideByStd, epsilon: 1e-6 };
         const group = new IncrementalGroupAdvantage(K, params);
-        const views = rewardsPerEpisode.map((_, i) => group.episode(i));
         const pushed = new Array<number>(K).fill(0);
         const longest = Math.max(...rewardsPerEpisode.map((r) => r.length));
         for (let step = 0; step < longest; step++) {
           for (let i = 0; i < K; i++) {
             const rs = rewardsPerEpisode[i];
             if (step >= rs.length) continue;
-            views[i].push({ reward: rs[step], done: step === rs.length - 1 });
+            group.push(i, { reward: rs[step], done: step === rs.length - 1 });
             pushed[i]++;
             const batch = groupCredit(
               rewardsPerEpisode.map((r, j) => ({ rewards: Float32Array.from(r.slice(0, pushed[j])), group: 'g' })),
               params,
             );
             for (let j = 0; j < K; j++) {
-              expect(views[j].turns).toBe(pushed[j]);
-              expectClose(views[j].result().perTurn, batch[j].perTurn, 1e-6);
+              expect(group.result(j).perTurn.length).toBe(pushed[j]);
+              expectClose(group.result(j).perTurn, batch[j].perTurn, 1e-6);
             }
           }
         }

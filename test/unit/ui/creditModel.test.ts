@@ -1,0 +1,52 @@
+// The Credit view and `turnwise credit` read stored episodes through one function
+// (rollout/stored.ts readStored + storedCredit): the same Turnwise JSONL fixture, imported into a
+// store as the lab's import dialog does and read by the Credit view's model (ui/state/creditModel.ts),
+// gives exactly the credit `turnwise credit --json` prints, estimator by estimator and turn by turn.
+// The fixture (test/fixtures/credit/guess.turnwise.jsonl: 6 noisy-expert guess episodes, 2 tasks ×
+// 3, seed 1, from rollout + storeSink) was edited by hand where the two readers used to differ: ep-2
+// has a reward of 0.5 on a collaborator reply (credited to the agent turn before it), and ep-7 has
+// turnCost 0.02, so it is not in the group of the other seed-2 episodes.
+import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { credit } from '../../../src/cli/commands/credit.ts';
+import { importFile, textSource, TrajectoryStore } from '../../../src/rl/store/index.ts';
+import { listedEpisodes, listedFidelity, openListed } from '../../../src/ui/state/creditModel.ts';
+import { capture } from '../capture.ts';
+
+const FIXTURE = join(import.meta.dirname, '../../fixtures/credit/guess.turnwise.jsonl');
+
+interface CreditOut {
+  episodes: { id: string; rewards: number[]; credit: Record<string, number[]> }[];
+}
+
+describe('Credit view state = turnwise credit --json on the same file', () => {
+  it('mc and grpo, every episode, every turn', async () => {
+    const { code, out } = await capture(() => credit.run(['--in', FIXTURE, '--estimators', 'mc,grpo', '--json']));
+    expect(code).toBe(0);
+    const cli = (JSON.parse(out) as CreditOut).episodes;
+    expect(cli.length).toBe(6);
+
+    const store = await TrajectoryStore.open({ name: `credit-model-${process.pid}-${Date.now()}` });
+    const { report } = await importFile(store, textSource(readFileSync(FIXTURE, 'utf8')), { format: 'turnwise', source: 'fixture' });
+    expect(report.errors).toEqual([]);
+    const listed = await listedEpisodes(store, '');
+    expect(listed.map((e) => e.id).sort()).toEqual(cli.map((e) => e.id).sort());
+    for (const row of cli) {
+      const opened = await openListed(store, listed, row.id);
+      expect(opened).not.toBeNull();
+      expect(opened!.rows.map((r) => r.name)).toEqual(['mc', 'grpo']);
+      for (const r of opened!.rows) expect({ id: row.id, name: r.name, values: Array.from(r.values) }).toEqual({ id: row.id, name: r.name, values: row.credit[r.name] });
+    }
+    // the hand edits are read the same way by both
+    const ep2 = cli.find((e) => e.id === 'ep-2')!;
+    expect(ep2.rewards[0]).toBeCloseTo(0.49, 6);
+    expect(cli.find((e) => e.id === 'ep-7')!.credit.grpo.every((a) => a === 0)).toBe(true);
+    expect((await openListed(store, listed, 'ep-7'))!.rows[1].label).toBe('GRPO (group of 1)');
+    expect((await openListed(store, listed, 'ep-5'))!.rows[1].label).toBe('GRPO (group of 2)');
+    const fidelity = await listedFidelity(store, listed);
+    expect(fidelity.report?.rows.map((r) => r.estimator)).toEqual(['mc', 'grpo']);
+    store.close();
+  });
+});
