@@ -18,7 +18,7 @@ import type { EpisodeTurn, Message } from '../../../src/rl/envs/types.ts';
 import { tinyModels, type TinyModel } from '../engine/fixtures.ts';
 import { sweetTurnAdvantage } from '../../../src/rl/credit/sweetAdvantage.ts';
 import { dialogueOf } from '../../../src/rl/envs/episode.ts';
-import { toChat, windowIds } from '../../../src/rl/forge/chat.ts';
+import { toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { initLora, loraParams, type LoraSpec } from '../../../src/rl/model/llama/weights.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
