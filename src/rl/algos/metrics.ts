@@ -29,12 +29,11 @@ export function rolloutMetrics(episodes: readonly RolloutEpisode[], k?: number):
   let isGuess = false;
   for (const e of episodes) {
     if (e.task.spec.family === 'guess') isGuess = true;
-    e.turns.forEach((t, i) => {
+    e.turns.forEach((t) => {
       agentTurns++;
       replies.add(t.action);
-      const lp = e.extras[i]?.logprobs;
-      if (lp) for (let j = 0; j < lp.length; j++) nll -= lp[j];
-      tokens += e.extras[i]?.completionTokens ?? 0;
+      if (t.logprobs) for (const lp of t.logprobs) nll -= lp;
+      tokens += t.completionTokens;
       if (typeof t.info.informationGain === 'number') {
         questions++;
         if (t.info.useless === true) useless++;

@@ -13,6 +13,8 @@
 // (with the hidden information) to a person and pass their text to completeStep instead.
 // `env.step(msg)` is the shortcut that always uses the simulated reply.
 
+import type { Turn } from '../store/turn.ts';
+
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
@@ -138,19 +140,11 @@ export interface Env {
   readonly done: boolean;
 }
 
-/** One turn of a recorded episode. */
-export interface EpisodeTurn {
-  /** The agent's message. */
-  action: string;
-  /** The collaborator's reply, when one was asked for. */
-  reply: string | null;
-  /** Who produced the reply. */
-  replySource: 'simulated' | 'person' | null;
-  observation: string;
-  reward: number;
-  done: boolean;
-  info: StepInfo;
-}
+/**
+ * One turn of a recorded episode: the one Turn of store/turn.ts (agent message, reply, reward, step
+ * info and the agent side's tokens and counts), inferred from its valibot schema.
+ */
+export type EpisodeTurn = Turn;
 
 /** A whole episode as plain JSON; replayEpisode() reproduces it from task.spec and the actions. */
 export interface Episode {

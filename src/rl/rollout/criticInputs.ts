@@ -11,7 +11,8 @@
 // <|end|> included), else the text encoded literally. ArCHer's Q(s, a) needs a Q head the shipped
 // critic does not have, so `q` is never filled here.
 import type { EpisodeCreditInput, TurnCreditInput } from '../credit/types.ts';
-import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import type { EpisodeTurn, Task } from '../envs/types.ts';
 import { toChat } from '../forge/chat.ts';
 import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
 import { RolloutError } from './rollout.ts';
@@ -48,12 +49,6 @@ interface Windows {
   criticBudget: number;
   policyBudget: number;
   policyReserve: number;
-}
-
-function dialogueOf(prompt: string, turns: readonly CriticTurn[]): Message[] {
-  const out: Message[] = [{ role: 'user', content: prompt }];
-  for (const t of turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
-  return out;
 }
 
 async function windows(engine: ScoreApi, critic: string, policy: string): Promise<Windows> {

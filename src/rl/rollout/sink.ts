@@ -16,7 +16,7 @@ export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId
       recorders.set(e.slot, rec);
       ids.set(e.slot, rec.episodeId);
     } else if (e.kind === 'turn') {
-      await recorders.get(e.slot)?.turn(e.turn, e.extras);
+      await recorders.get(e.slot)?.turn(e.turn);
     } else {
       const rec = recorders.get(e.slot);
       recorders.delete(e.slot);

@@ -12,6 +12,7 @@ import { counterfactualTruth } from '../../../src/rl/rollout/counterfactual.ts';
 import { computeCredit, createIncremental } from '../../../src/rl/credit/registry.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { EpisodeTurn, Message } from '../../../src/rl/envs/types.ts';
+import type { AgentSide } from '../../../src/rl/store/turn.ts';
 import { tinyModels } from '../engine/fixtures.ts';
 
 const engine = new PolicyEngine();
@@ -36,12 +37,12 @@ describe('policy rollout', () => {
     const steps = Math.max(...result.episodes.map((e) => e.turns.length));
     expect(calls).toBe(steps);
     for (const e of result.episodes) {
-      e.extras.forEach((x, t) => {
+      e.turns.forEach((x) => {
         expect(x.backend).toBe('wasm');
         expect(x.tokens?.length).toBe(x.completionTokens);
         expect(x.logprobs?.length).toBe(x.completionTokens);
         expect(x.promptTokens).toBeGreaterThan(0);
-        expect(e.turns[t].action.length).toBeGreaterThanOrEqual(0);
+        expect(x.action.length).toBeGreaterThanOrEqual(0);
       });
     }
   });
@@ -53,34 +54,34 @@ describe('policy rollout', () => {
       // runEpisode's loop, stopped at the rollout's turn limit
       const env = createEnv(e.task.spec.family);
       const dialogue: Message[] = [{ role: 'user', content: env.reset(e.task.spec).prompt }];
-      const alone: EpisodeTurn[] = [];
+      const alone: Omit<EpisodeTurn, keyof AgentSide>[] = [];
       while (!env.done && alone.length < 3) {
         const action = await agent.act(dialogue);
         const step = env.step(action);
         alone.push({ action, reply: null, replySource: null, ...step });
         dialogue.push({ role: 'assistant', content: action }, { role: 'user', content: step.observation });
       }
-      expect(e.turns).toEqual(alone);
+      expect(e.turns.map(({ tokens: _t, logprobs: _l, promptTokens: _p, completionTokens: _c, latencyMs: _ms, backend: _b, ...env }) => env)).toEqual(alone);
       turns.forEach((t, i) => {
-        expect(Array.from(e.extras[i].tokens ?? [])).toEqual(t.generation.tokenIds);
-        expect(e.extras[i].promptTokens).toBe(t.generation.promptTokens);
+        expect(Array.from(e.turns[i].tokens ?? [])).toEqual(t.generation.tokenIds);
+        expect(e.turns[i].promptTokens).toBe(t.generation.promptTokens);
       });
     }
   });
 
   it('gives critic inputs of the estimators’ shapes; live one-turn inputs equal the batch ones', async () => {
-    const eps = result.episodes.map((e) => ({ task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) }));
+    const eps = result.episodes.map((e) => ({ task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) }));
     const inputs = await criticInputs(engine, eps);
     inputs.forEach((inp, i) => {
       const e = result.episodes[i];
       const T = e.turns.length;
       expect(inp.rewards.length).toBe(T);
       expect(inp.values?.length).toBe(T + 1);
-      expect(inp.tokenOffsets?.[T]).toBe(e.extras.reduce((a, x) => a + (x.tokens?.length ?? 0), 0));
+      expect(inp.tokenOffsets?.[T]).toBe(e.turns.reduce((a, x) => a + (x.tokens?.length ?? 0), 0));
       expect(inp.criticLogprobs?.length).toBe(inp.tokenOffsets?.[T]);
       for (const arr of [inp.values, inp.criticLogprobs, inp.refLogprobs, inp.tokenValues]) expect(Array.from(arr ?? []).every(Number.isFinite)).toBe(true);
       // the reference (policy, adapter off) re-scores exactly what was sampled
-      expect(inp.refLogprobs?.[0]).toBeCloseTo(e.extras[0].logprobs?.[0] ?? NaN, 4);
+      expect(inp.refLogprobs?.[0]).toBeCloseTo(e.turns[0].logprobs?.[0] ?? NaN, 4);
     });
     for (const name of ['mc', 'gae', 'bilevel-gae', 'sweet', 'grpo'] as const) {
       const out = computeCredit(name, inputs.map((x, i) => ({ ...x, group: String(Math.floor(i / 2)) })));
