@@ -6,6 +6,9 @@ import type { Task } from '../envs/types.ts';
 import type { ModelRef, TrajectoryStore } from '../store/index.ts';
 import { messagesOf, type Turn } from '../store/turn.ts';
 
+/** What a recorder needs of a store. */
+export type EpisodeWriter = Pick<TrajectoryStore, 'beginEpisode' | 'appendTurn' | 'finishEpisode' | 'abortEpisode'>;
+
 /** One episode's writer. Methods resolve once the store has committed. */
 export class EpisodeRecorder {
   private turns = 0;
@@ -16,12 +19,12 @@ export class EpisodeRecorder {
   private queue: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly store: TrajectoryStore,
+    private readonly store: EpisodeWriter,
     readonly episodeId: string,
     private readonly collaborative: boolean,
   ) {}
 
-  static async begin(store: TrajectoryStore, task: Task, model: ModelRef, opts: { collaborative: boolean; runId?: string | null }): Promise<EpisodeRecorder> {
+  static async begin(store: EpisodeWriter, task: Task, model: ModelRef, opts: { collaborative: boolean; runId?: string | null }): Promise<EpisodeRecorder> {
     const summary = await store.beginEpisode({
       runId: opts.runId ?? null,
       task: { family: task.spec.family, split: task.spec.split, seed: task.spec.seed, options: task.spec.options ?? {}, hidden: task.hidden },

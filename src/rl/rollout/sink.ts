@@ -2,12 +2,27 @@
 // EpisodeRecorder per episode): the task at 'start', each turn committed before the rollout's next
 // agent step (the loop awaits the listener), the outcome with the episode's last turn. An episode
 // stopped by the rollout's turn limit, not by its environment, is closed as aborted with that reason.
-import type { ModelRef, TrajectoryStore } from '../store/index.ts';
-import { EpisodeRecorder } from './recorder.ts';
-import { isCollaborative, type RolloutEvent } from './rollout.ts';
+// Every rollout the lab runs goes through here when storing is on: Play (through its recorder),
+// training (algos/loop.ts) and Evaluate (ui/state/evaluate.svelte.ts); each tags its episodes with a
+// run id (the store lists them by run) and the model and adapter that played them.
+import type { JsonObject } from '../envs/types.ts';
+import type { ModelRef, RunInput, TrajectoryStore } from '../store/index.ts';
+import { EpisodeRecorder, type EpisodeWriter } from './recorder.ts';
+import type { BatchAgent } from './agents.ts';
+import { isCollaborative, rollout, type RolloutConfig, type RolloutEvent, type RolloutOptions, type RolloutResult } from './rollout.ts';
+
+/** What the sink needs of a store: the episode writes and the run table. */
+export type TrajectoryWriter = EpisodeWriter & Pick<TrajectoryStore, 'getRun' | 'createRun'>;
+
+/** A rollout listener and the stored episode id of each slot. */
+export interface StoreSink {
+  onEvent: (e: RolloutEvent) => Promise<void>;
+  /** slot → stored episode id */
+  ids: Map<number, string>;
+}
 
 /** A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id. */
-export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId?: string | null } = {}): { onEvent: (e: RolloutEvent) => Promise<void>; ids: Map<number, string> } {
+export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null } = {}): StoreSink {
   const recorders = new Map<number, EpisodeRecorder>();
   const ids = new Map<number, string>();
   const onEvent = async (e: RolloutEvent): Promise<void> => {
@@ -24,4 +39,42 @@ export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId
     }
   };
   return { onEvent, ids };
+}
+
+/** Creates the run record `run.id` unless the store has it (a resumed training run keeps its record). */
+export async function ensureRun(store: TrajectoryWriter, run: RunInput & { id: string }): Promise<void> {
+  if (!(await store.getRun(run.id))) await store.createRun(run);
+}
+
+/** Run settings as JSON: drops what JSON cannot hold (undefined fields), as the JSONL line will. */
+export function jsonSettings(settings: object): JsonObject {
+  return JSON.parse(JSON.stringify(settings)) as JsonObject;
+}
+
+/**
+ * rollout() whose episodes are stored, as they are played, under a new run described by `run` (its
+ * id is returned, and each episode's stored id), tagged with `model`; with no store, a plain rollout
+ * (runId null, no ids).
+ */
+export async function storedRollout(
+  store: TrajectoryWriter | null,
+  run: RunInput,
+  model: ModelRef,
+  config: RolloutConfig,
+  agent: BatchAgent,
+  opts: RolloutOptions = {},
+): Promise<RolloutResult & { runId: string | null; episodeIds: string[] }> {
+  if (!store) return { ...(await rollout(config, agent, opts)), runId: null, episodeIds: [] };
+  const { id } = await store.createRun(run);
+  const sink = storeSink(store, model, { runId: id });
+  const result = await rollout(config, agent, { ...opts, onEvent: bothListeners(opts.onEvent, sink.onEvent) });
+  return { ...result, runId: id, episodeIds: result.episodes.map((_, slot) => sink.ids.get(slot) ?? '') };
+}
+
+/** Chains two rollout listeners: `first` sees each event before `second`. */
+export function bothListeners(first: ((e: RolloutEvent) => void | Promise<void>) | undefined, second: ((e: RolloutEvent) => void | Promise<void>) | undefined): (e: RolloutEvent) => Promise<void> {
+  return async (e) => {
+    await first?.(e);
+    await second?.(e);
+  };
 }

@@ -81,3 +81,9 @@ export interface ImportResult {
 }
 
 export type AdapterInput = Omit<AdapterRow, 'createdAt' | 'runId'> & { createdAt?: number; runId?: string | null };
+
+/** The store's adapter table, what training checkpoints (algos/checkpoint.ts) read and write; TrajectoryStore implements it. */
+export interface AdapterTable {
+  putAdapter(adapter: AdapterInput): Promise<void>;
+  getAdapter(id: string): Promise<AdapterRow | null>;
+}

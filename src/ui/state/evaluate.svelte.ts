@@ -1,11 +1,14 @@
 // State of the Evaluate view: Pass@(K,T) of the base policy and of an adapter on held-out tasks,
 // side by side with their difference, and held-out success per family. Episodes are played by the
 // batched rollout loop (src/rl/rollout) here, with every model call in the policy worker, so the
-// page stays responsive; the grid is the unbiased estimator of src/rl/rollout/passkt.ts.
+// page stays responsive; the grid is the unbiased estimator of src/rl/rollout/passkt.ts. With storing
+// on (the default) each evaluated policy's episodes go to the trajectory store as they are played,
+// under a run of their own ('evaluate', tagged with the adapter id), so the Data view lists them by run.
 import { DEFAULT_FORGE, forgedOptions } from '../../rl/forge/config.ts';
 import { passKTAt, passKTGrid } from '../../rl/rollout/passkt.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
-import { rollout, successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { successTurns, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { storedRollout, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { FamilyName } from '../../rl/envs/types.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
@@ -34,9 +37,17 @@ export class EvaluateState {
   perFamily = $state.raw<{ family: FamilyName; base: number; tuned: number | null; episodes: number }[]>([]);
   progress = $state.raw<{ label: string; done: number; total: number } | null>(null);
   error = $state<string | null>(null);
+  /** Store every evaluation episode (one run per evaluated policy). */
+  storeRollouts = $state(true);
+  /** Runs the latest evaluation stored its episodes under. */
+  storedRuns = $state.raw<string[]>([]);
   private cancelled = false;
 
-  constructor(private readonly engine: () => PolicyClient | null) {}
+  constructor(
+    private readonly engine: () => PolicyClient | null,
+    /** The trajectory store; null while it is not open (nothing is stored then). */
+    private readonly store: () => TrajectoryWriter | null = () => null,
+  ) {}
 
   readonly tMax = $derived(this.turnLimit(this.family));
   readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
@@ -63,12 +74,15 @@ export class EvaluateState {
     const total = tasks * n;
     let done = 0;
     this.progress = { label, done, total };
-    const r = await rollout({ tasks: taskSpecs(family, 'test', tasks, this.seed, forgedOptions(family)), k: n, seed: this.seed, turnLimit: tMax }, agent, {
+    const config = { tasks: taskSpecs(family, 'test', tasks, this.seed, forgedOptions(family)), k: n, seed: this.seed, turnLimit: tMax };
+    const run = { name: `Evaluate ${label} on ${family} (test)`, models: { policy: 'policy', critic: null }, adapterId: adapter, algorithm: 'evaluate', settings: { family, split: 'test', tasks, n, turnLimit: tMax }, seed: this.seed };
+    const r = await storedRollout(this.storeRollouts ? this.store() : null, run, { policy: 'policy', adapter, critic: null }, config, agent, {
       onEvent: (e) => {
         if (this.cancelled) throw new Error('evaluation cancelled');
         if (e.kind === 'end') this.progress = { label, done: ++done, total };
       },
     });
+    if (r.runId) this.storedRuns = [...this.storedRuns, r.runId];
     const g = passKTGrid(successTurns(r), tMax);
     const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
     return { label, grid, episodes: r.episodes.length, success: r.episodes.filter((e) => e.success).length / r.episodes.length };
@@ -77,6 +91,7 @@ export class EvaluateState {
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */
   async run(): Promise<void> {
     this.error = null;
+    this.storedRuns = [];
     this.cancelled = false;
     this.base = null;
     this.tuned = null;
@@ -93,6 +108,7 @@ export class EvaluateState {
   /** Held-out success (one episode per task) of base and adapter on every family the policy was forged on. */
   async runFamilies(families: FamilyName[]): Promise<void> {
     this.error = null;
+    this.storedRuns = [];
     this.cancelled = false;
     const rows: typeof this.perFamily = [];
     try {
