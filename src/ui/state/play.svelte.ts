@@ -188,7 +188,10 @@ export class PlaySession {
       const last = await previous;
       if (last && !last.finished) await last.abort('a new episode was started').catch(() => undefined);
       if (!store) return null;
-      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter: null, critic: null }, { collaborative });
+      // the policy plays with the engine's active adapter (Train's "use as live policy"): tag it
+      const engine = this.agentKind === 'policy' ? this.ctx.engine() : null;
+      const adapter = engine ? (await engine.adapters()).active : null;
+      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter, critic: null }, { collaborative });
     })().catch((e: Error) => {
       this.saveError = `This episode is not being saved: ${e.message}`;
       return null;

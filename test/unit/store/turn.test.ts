@@ -1,8 +1,10 @@
 // The one turn shape (src/rl/store/turn.ts) end to end: turns a rollout plays (scripted, with a
 // person's replies, and with a policy's tokens and log-probs) satisfy TurnSchema, and come back equal
 // after rollout → IndexedDB (storeSink) → Turnwise JSONL export → import into another store → turnsOf.
-// Also: messagesOf/turnsOf invert each other, and turnsOf refuses records the lab did not write.
+// Also: messagesOf/turnsOf invert each other, turnsOf refuses records the lab did not write, and a
+// committed format-version-1 file still imports, reads back as turns and re-exports byte for byte.
 import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
@@ -74,5 +76,28 @@ describe('one turn shape', () => {
     expect(turnsOf(records)).toEqual({ prompt: 'prompt', turns });
     expect(() => turnsOf([{ ...records[1], info: { parsed: true } }])).toThrow(TurnShapeError);
     expect(() => turnsOf([records[0], records[2]])).toThrow(/must follow an agent record/);
+  });
+});
+
+describe('format version 1 files', () => {
+  // test/fixtures/turnwise-v1.jsonl: a run and two episodes (guess with a person's typed replies,
+  // frozenlake) written by the lab's rollout → storeSink → export path at format version 1.
+  const fixture = readFileSync(new URL('../../fixtures/turnwise-v1.jsonl', import.meta.url), 'utf8');
+
+  it('import, read back as turns, and export to the same bytes', async () => {
+    const store = await openStore();
+    const { report, result } = await importFile(store, textSource(fixture), { format: 'turnwise', source: 'turnwise-v1.jsonl' });
+    expect(report.errors).toEqual([]);
+    expect(result).toMatchObject({ runs: 1, episodes: 2 });
+    const page = await store.listEpisodes({ runId: 'run-v1' }, { limit: 10 });
+    expect(page.items.length).toBe(2);
+    for (const e of await store.getEpisodes(page.items.map((s) => s.id))) {
+      const { prompt, turns } = turnsOf(e?.turns ?? []);
+      expect(prompt.length).toBeGreaterThan(0);
+      for (const t of turns) expect(v.safeParse(TurnSchema, t).success).toBe(true);
+      if (e?.task.family === 'guess') expect(turns.some((t) => t.replySource === 'person' && t.reply?.endsWith('(typed)'))).toBe(true);
+    }
+    expect(await collectText(encodeTurnwise(store.exportRecords()))).toBe(fixture);
+    store.close();
   });
 });
