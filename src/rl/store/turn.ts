@@ -19,6 +19,9 @@ import type { StepInfo, StepReason } from '../envs/types.ts';
 import { isJsonValue, LIMITS, type JsonObject, type TurnRecord, type TurnRole } from './schema.ts';
 
 const STEP_REASONS = ['question', 'proposal', 'answer', 'move', 'invalid-format', 'too-long', 'unsafe', 'code-error', 'turn-limit', 'solved', 'failed'] as const satisfies readonly StepReason[];
+// Compile-time: the list names every StepReason (a new reason must be added here to be storable).
+const everyReason: [Exclude<StepReason, (typeof STEP_REASONS)[number]>] extends [never] ? true : false = true;
+void everyReason;
 
 /** True for an environment's per-step facts (envs/types.ts StepInfo). */
 export function isStepInfo(x: unknown): x is StepInfo {
@@ -47,7 +50,7 @@ export const TurnSchema = v.strictObject({
   info: v.custom<StepInfo>(isStepInfo, 'Invalid value: expected step info {reason, invalidFormat, success, …}'),
   /** Token ids of `action` as sampled (policy turns; null for scripted agents or people). */
   tokens: v.nullable(v.pipe(v.custom<number[]>(isInt32s, 'Invalid value: expected int32 token ids'), v.maxLength(LIMITS.maxTokensPerTurn))),
-  /** Per-token log-probabilities under the sampling policy, aligned with tokens. */
+  /** Per-token log-probabilities under the sampling policy, aligned with tokens (float32 precision once stored). */
   logprobs: v.nullable(v.pipe(v.custom<number[]>(isFinites, 'Invalid value: expected finite numbers'), v.maxLength(LIMITS.maxTokensPerTurn))),
   promptTokens: count,
   completionTokens: count,
