@@ -101,6 +101,17 @@ export function messagesOf(turn: Turn, collaborative: boolean): [MessageInput, M
   return [agent, reply];
 }
 
+/**
+ * Per-turn values (credit, a person's thumbs) aligned with a lab episode's message records — the
+ * system prompt, then agent and reply per turn — as the store's credit rows are: value t on agent
+ * record 1 + 2t, NaN (no value) on the prompt and the replies.
+ */
+export function perRecord(perTurn: ArrayLike<number>): Float32Array {
+  const out = new Float32Array(1 + 2 * perTurn.length).fill(Number.NaN);
+  for (let t = 0; t < perTurn.length; t++) out[1 + 2 * t] = perTurn[t];
+  return out;
+}
+
 /** Why message records do not read back as turns. */
 export class TurnShapeError extends Error {
   override name = 'TurnShapeError';

@@ -5,7 +5,7 @@ import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
 import { dialogueOf } from '../../rl/envs/episode.ts';
 import type { Agent, AgentKind, CollaboratorRequest, Env, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
 import { EpisodeRecorder } from '../../rl/rollout/recorder.ts';
-import { SCRIPTED, type AgentSide, type Turn } from '../../rl/store/turn.ts';
+import { perRecord, SCRIPTED, type AgentSide, type Turn } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { PolicyAgent, type GenerateApi } from '../../rl/runtime/policyAgent.ts';
 import type { TokenEvent } from '../../rl/runtime/engine/types.ts';
@@ -171,13 +171,20 @@ export class PlaySession {
 
   /**
    * Thumbs up/down on an agent turn (clicking again clears it). Saved as the episode's
-   * 'human-feedback' credit row: +1 / −1 per agent turn, NaN where none — the per-turn reward
-   * that training reads.
+   * 'human-feedback' credit row: +1 / −1 on each judged agent turn's record, NaN elsewhere
+   * (store/turn.ts perRecord, the alignment of every credit row) — the per-turn reward that training reads.
    */
   judge(index: number, verdict: 'up' | 'down'): void {
     this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
-    const values = this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN));
-    void this.recorder.then((r) => r && this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values }));
+    const values = perRecord(this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
+    void this.recorder.then(async (r) => {
+      if (!r) return;
+      // a credit row holds one value per message record: wait until every judged turn's records are written
+      await r.flushed();
+      await this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values });
+    }).catch((e: Error) => {
+      this.saveError = `A rating could not be saved: ${e.message}`;
+    });
   }
 
   private beginRecording(task: Task): void {

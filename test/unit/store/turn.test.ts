@@ -15,7 +15,7 @@ import { storeSink } from '../../../src/rl/rollout/sink.ts';
 import { collectText, textSource } from '../../../src/rl/store/formats/lines.ts';
 import { encodeTurnwise } from '../../../src/rl/store/formats/turnwise.ts';
 import { importFile } from '../../../src/rl/store/importer.ts';
-import { messagesOf, TurnSchema, TurnShapeError, turnsOf } from '../../../src/rl/store/turn.ts';
+import { messagesOf, perRecord, TurnSchema, TurnShapeError, turnsOf } from '../../../src/rl/store/turn.ts';
 import { openStore } from './helpers.ts';
 
 /** A scripted agent that reports tokens and log-probs as a policy would (values exact in float32). */
@@ -76,6 +76,9 @@ describe('one turn shape', () => {
     expect(turnsOf(records)).toEqual({ prompt: 'prompt', turns });
     expect(() => turnsOf([{ ...records[1], info: { parsed: true } }])).toThrow(TurnShapeError);
     expect(() => turnsOf([records[0], records[2]])).toThrow(/must follow an agent record/);
+    // per-turn values land on the agent records, as credit rows are aligned
+    const values = perRecord([1, -1]);
+    expect(Array.from(values, (x) => (Number.isNaN(x) ? null : x))).toEqual([null, 1, null, -1, null]);
   });
 });
 
