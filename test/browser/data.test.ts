@@ -1,6 +1,6 @@
 // The trajectory store in real Chromium through the app: a page closed mid-episode keeps every
 // completed turn and shows the episode as interrupted when reopened; the Data view lists episodes,
-// deletes with undo, and rejects a broken import whole, naming the line.
+// deletes with undo, rejects a broken import whole, naming the line, and lists imported episodes by run.
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +70,14 @@ describe('trajectory store in the lab', () => {
       await expect(page.getByTestId('data-message').innerText()).resolves.toMatch(/Nothing imported/);
       await expect(page.locator('tbody tr').count()).resolves.toBe(1);
       await page.screenshot({ path: 'docs/screenshots/data.png' });
+
+      // a file with a run (a format-version-1 fixture): its episodes are listed by run
+      await page.getByTestId('import-file').setInputFiles(join(import.meta.dirname, '../fixtures/turnwise-v1.jsonl'));
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(3);
+      await page.getByTestId('filter-run').selectOption('run-v1');
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+      await page.getByTestId('filter-run').selectOption('(none)');
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     } finally {
       await b.close();
     }

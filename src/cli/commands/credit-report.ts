@@ -72,7 +72,7 @@ export const creditReport: Command = {
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
-      const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) } }));
+      const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) } }));
       const critic = estimators.some(needsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
       const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });

@@ -7,15 +7,8 @@
 //      `<run>/checkpoint`         no tensors; config holds the loop state as JSON.
 //  - MemoryCheckpoints keeps copies in memory (tests, the CLI without a store).
 import type { JsonObject } from '../envs/types.ts';
-import type { AdapterRow } from '../store/db.ts';
-import type { AdapterInput } from '../store/api.ts';
+import type { AdapterTable } from '../store/index.ts';
 import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
-
-/** What StoreCheckpoints needs of a TrajectoryStore. */
-export interface AdapterTable {
-  putAdapter(adapter: AdapterInput): Promise<void>;
-  getAdapter(id: string): Promise<AdapterRow | null>;
-}
 
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
   return {

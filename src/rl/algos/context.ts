@@ -85,10 +85,9 @@ export class AlgoContext {
     episodes.forEach((e, ei) => {
       e.turns.forEach((t, ti) => {
         if (ti < e.prefixTurns || !keep({ episode: ei, turn: ti })) return;
-        const x = e.extras[ti];
-        const reply = this.replyIds(t, x?.tokens);
+        const reply = this.replyIds(t, t.tokens);
         const row = turnRow(this.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), reply, this.windows.policyBudget);
-        if (x?.logprobs && x.logprobs.length === reply.length) setReply(row, 'old_logp', x.logprobs);
+        if (t.logprobs && t.logprobs.length === reply.length) setReply(row, 'old_logp', t.logprobs);
         rows.push(row);
         refs.push({ episode: ei, turn: ti });
       });

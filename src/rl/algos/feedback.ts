@@ -1,6 +1,6 @@
 // A person's feedback as training signal (issue #8 point 3):
 //  - thumbs up/down (or a score) on an agent turn — the Play view stores them as the 'human-feedback'
-//    credit row, +1 / −1 per agent turn, NaN where none — become a per-turn reward: on the
+//    credit row, +1 / −1 on each agent turn's record, NaN elsewhere (store/turn.ts perRecord) — become a per-turn reward: on the
 //    iteration's own rollouts `applyThumbs` adds weight·value to that turn's environment reward, so
 //    every algorithm sees it through returns; stored episodes enter as rated turns (FeedbackTurn);
 //  - a choice between two alternative replies at the same point of a dialogue becomes a preference

@@ -16,22 +16,6 @@ import type { Rng } from '../util/rng.ts';
 import type { EpisodeTurn } from '../envs/types.ts';
 import { AlgoError } from './types.ts';
 
-/** Mean and population standard deviation of each group. */
-export function groupSpreads(returns: ArrayLike<number>, k: number): { mean: number[]; std: number[] } {
-  if (returns.length % k !== 0) throw new AlgoError('bad-config', `${returns.length} returns do not split into groups of ${k}`);
-  const mean: number[] = [];
-  const std: number[] = [];
-  for (let g = 0; g < returns.length / k; g++) {
-    let m = 0;
-    for (let i = 0; i < k; i++) m += returns[g * k + i];
-    m /= k;
-    let v = 0;
-    for (let i = 0; i < k; i++) v += (returns[g * k + i] - m) ** 2;
-    mean.push(m);
-    std.push(Math.sqrt(v / k));
-  }
-  return { mean, std };
-}
 
 /** Groups kept by the variance filter: how many of G. */
 export function keptCount(groups: number, keepFraction: number): number {

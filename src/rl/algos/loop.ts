@@ -4,20 +4,25 @@
 // loss spike → roll back to the last good adapters and lower the learning rate, saying so), watch for
 // the Echo Trap, publish the new adapters to the engine (setAdapter: the next generate call uses
 // them, no reload) and to any listener (the policy worker), and checkpoint adapters + AdamW state.
+// With a trajectory store, every rollout episode is written as it is played (rollout/sink.ts), tagged
+// with the run id and the policy adapter id that played it, under a run record of the loop's settings.
 // The same class runs in-thread (Node, tests, the CLI) and inside the trainer worker.
 import type { LoadedModel } from '../model/folder/folder.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, type RolloutEpisode } from '../rollout/rollout.ts';
+import { ensureRun, jsonSettings, storeSink, type TrajectoryWriter } from '../rollout/sink.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
 import type { Split, TaskSpec } from '../envs/types.ts';
+import type { ModelRef } from '../store/index.ts';
 import { validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, type FeedbackSource } from './feedback.ts';
-import { echoTrapWarnings, isLossSpike, rolloutMetrics } from './metrics.ts';
+import { echoTrapWarnings, isLossSpike } from './metrics.ts';
+import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
@@ -35,6 +40,8 @@ export interface TrainingLoopOptions {
   runId?: string;
   /** Where checkpoints go; with one, create() resumes from the run's latest. */
   checkpoints?: CheckpointStore;
+  /** Where every rollout episode is stored as it is played (tagged with runId and the policy adapter id); omitted: rollouts stay in memory. */
+  trajectories?: TrajectoryWriter;
   /** A person's stored feedback (drained each iteration). */
   feedback?: FeedbackSource;
   /** A person rating this iteration's rollouts: per episode, thumbs per agent turn (NaN = none) or null. */
@@ -86,6 +93,9 @@ export class TrainingLoop {
     const ids = { policy: `${runId}/policy`, critic: `${runId}/critic` };
     const ctx = new AlgoContext(o.engine, o.runtime, { policy: o.models.policy, critic }, windows, config, ids);
     const loop = new TrainingLoop(o, ctx, await createAlgorithm(ctx, config.settings), runId);
+    if (o.trajectories) {
+      await ensureRun(o.trajectories, { id: runId, name: runId, models: { policy: MODEL_NAMES.policy, critic: critic ? MODEL_NAMES.critic : null }, adapterId: ids.policy, algorithm: config.settings.algo, settings: jsonSettings(config), seed: config.seed });
+    }
     const saved = await o.checkpoints?.load(runId);
     if (saved) loop.restore(saved);
     await loop.publish();
@@ -144,7 +154,8 @@ export class TrainingLoop {
       ...(cfg.options ? { options: cfg.options } : {}),
     }));
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
-    const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent);
+    const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
+    const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});
     let episodes = r.episodes;
     const rolloutSeconds = (performance.now() - started) / 1000;
     if (this.o.rateRollouts) {
@@ -236,6 +247,11 @@ export class TrainingLoop {
 
   async dispose(): Promise<void> {
     for (const l of Object.values(this.algo.learners)) await l?.dispose();
+  }
+
+  /** The weights that play this run's rollouts, as stored episodes name them. */
+  private modelRef(): ModelRef {
+    return { policy: MODEL_NAMES.policy, adapter: this.ctx.adapterIds.policy, critic: this.algo.learners.critic ? this.ctx.adapterIds.critic : null };
   }
 
   private lr(): number {

@@ -1,7 +1,8 @@
 // The trainer service: what the trainer worker exposes over comlink (STYLE.md point 4) and what runs
 // in-thread under tests. It owns its own PolicyEngine (rollouts and scoring; the train-step sessions
 // run on the engine's runtime, so the worker has one OrtRuntime and one run queue), a TrainingLoop,
-// and optionally the IndexedDB store for checkpoints and metrics; every new adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
+// and optionally the IndexedDB store for checkpoints, metrics and the rollout episodes; every new
+// adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
 // it to the policy worker's setAdapter so Play uses it live). Plain data crosses the boundary only.
 import { fetchReader } from '../model/folder/io.ts';
 import type { ReadBytes } from '../model/manifest.ts';
@@ -27,8 +28,10 @@ export interface TrainerInit {
   backend?: BackendPreference;
   /** Checkpoint key; the same id resumes after a reload. */
   runId?: string;
-  /** IndexedDB database for checkpoints and metrics (default: the lab's "turnwise"); null: in memory only. */
+  /** IndexedDB database for checkpoints, metrics and rollouts (default: the lab's "turnwise"); null: in memory only. */
   storeName?: string | null;
+  /** Store every rollout episode, tagged with the run and adapter ids (default true; needs the store). */
+  storeRollouts?: boolean;
 }
 
 /** What init reports. */
@@ -70,6 +73,7 @@ export class TrainerService {
       config: opts.config,
       ...(opts.runId ? { runId: opts.runId } : {}),
       ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
+      ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
       feedback: this.feedback,
       publish: (t, id, a) => this.adapterListener?.(t, id, a),
     });

@@ -1,45 +1,52 @@
 // Running and replaying one episode: agent ⇄ environment ⇄ collaborator, recorded as plain JSON.
 // replayEpisode re-runs the recorded actions (and person replies) from the task seed; equality with
-// the recording is the determinism check.
-import type { Agent, Collaborator, Env, Episode, EpisodeTurn, Message, TaskSpec } from './types.ts';
+// the recording is the determinism check. dialogueOf is the one place a dialogue is built from turns.
+import { agentSideOf, SCRIPTED, type AgentSide, type Turn } from './turn.ts';
+import type { Agent, Collaborator, Env, Episode, Message, TaskSpec } from './types.ts';
 
 /** Options of runEpisode. */
 export interface RunOptions {
   /** Supplies collaborator replies (a person in the UI); default: the simulated reply. */
   collaborator?: Collaborator;
   /** Called after every turn (live views, credit). */
-  onTurn?: (turn: EpisodeTurn, index: number) => void;
+  onTurn?: (turn: Turn, index: number) => void;
 }
 
-/** The dialogue the agent sees after the given turns. */
-export function dialogueOf(prompt: string, turns: readonly EpisodeTurn[]): Message[] {
+/** The dialogue the agent sees after the given turns: the prompt, then each message and what followed it. */
+export function dialogueOf(prompt: string, turns: readonly Pick<Turn, 'action' | 'observation'>[]): Message[] {
   const out: Message[] = [{ role: 'user', content: prompt }];
-  for (const t of turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
+  for (const t of turns) pushTurn(out, t);
   return out;
+}
+
+/** Appends one turn to a dialogue in place (loops that grow a dialogue turn by turn). */
+export function pushTurn(dialogue: Message[], turn: Pick<Turn, 'action' | 'observation'>): void {
+  dialogue.push({ role: 'assistant', content: turn.action }, { role: 'user', content: turn.observation });
 }
 
 /**
  * One agent message through both phases of a step: the collaborator's reply, when one is asked
  * for, comes from `collaborator` (a person) or else the simulated suggestion.
  */
-export async function playTurn(env: Env, action: string, collaborator?: Collaborator): Promise<EpisodeTurn> {
+export async function playTurn(env: Env, action: string, collaborator?: Collaborator, agent: AgentSide = SCRIPTED): Promise<Turn> {
   const pending = env.beginStep(action);
-  if (pending.kind === 'done') return { action, reply: null, replySource: null, ...pending.result };
+  if (pending.kind === 'done') return { action, reply: null, replySource: null, ...pending.result, ...agent };
   const reply = collaborator ? await collaborator(pending.request) : pending.request.suggestion;
-  return { action, reply, replySource: collaborator ? 'person' : 'simulated', ...env.completeStep(reply) };
+  return { action, reply, replySource: collaborator ? 'person' : 'simulated', ...env.completeStep(reply), ...agent };
 }
 
 /** Plays one episode to the end (at most maxTurns agent messages). */
 export async function runEpisode(env: Env, agent: Agent, spec: TaskSpec, opts: RunOptions = {}): Promise<Episode> {
   const task = env.reset(spec);
-  const turns: EpisodeTurn[] = [];
+  const turns: Turn[] = [];
   const dialogue: Message[] = [{ role: 'user', content: task.prompt }];
   while (!env.done) {
     const action = await agent.act(dialogue);
+    // latency stays 0: an Episode is a pure function of its spec and agent (the determinism check)
     const turn = await playTurn(env, action, opts.collaborator);
     turns.push(turn);
     opts.onTurn?.(turn, turns.length - 1);
-    dialogue.push({ role: 'assistant', content: action }, { role: 'user', content: turn.observation });
+    pushTurn(dialogue, turn);
   }
   return {
     task,
@@ -50,17 +57,18 @@ export async function runEpisode(env: Env, agent: Agent, spec: TaskSpec, opts: R
   };
 }
 
-/** Re-runs an episode's actions (and recorded replies) on a fresh environment. */
+/** Re-runs an episode's actions (and recorded replies) on a fresh environment; the agent side is kept as recorded. */
 export function replayEpisode(env: Env, episode: Episode): Episode {
   const task = env.reset(episode.task.spec);
-  const turns: EpisodeTurn[] = [];
+  const turns: Turn[] = [];
   for (const rec of episode.turns) {
     if (env.done) break;
+    const agent = agentSideOf(rec);
     const pending = env.beginStep(rec.action);
-    if (pending.kind === 'done') turns.push({ action: rec.action, reply: null, replySource: null, ...pending.result });
+    if (pending.kind === 'done') turns.push({ action: rec.action, reply: null, replySource: null, ...pending.result, ...agent });
     else {
       const reply = rec.reply ?? pending.request.suggestion;
-      turns.push({ action: rec.action, reply, replySource: rec.replySource ?? 'simulated', ...env.completeStep(reply) });
+      turns.push({ action: rec.action, reply, replySource: rec.replySource ?? 'simulated', ...env.completeStep(reply), ...agent });
     }
   }
   return {

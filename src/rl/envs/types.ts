@@ -13,10 +13,10 @@
 // (with the hidden information) to a person and pass their text to completeStep instead.
 // `env.step(msg)` is the shortcut that always uses the simulated reply.
 
-/** Any JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-/** A JSON object. */
-export type JsonObject = { [key: string]: JsonValue };
+import type { Turn } from './turn.ts';
+
+import type { JsonObject, JsonValue } from '../util/json.ts';
+export type { JsonObject, JsonValue } from '../util/json.ts';
 
 /** Every task family, in display order. */
 export const FAMILY_NAMES = ['guess', 'backend', 'frontend', 'bandit', 'frozenlake', 'sokoban'] as const;
@@ -138,19 +138,11 @@ export interface Env {
   readonly done: boolean;
 }
 
-/** One turn of a recorded episode. */
-export interface EpisodeTurn {
-  /** The agent's message. */
-  action: string;
-  /** The collaborator's reply, when one was asked for. */
-  reply: string | null;
-  /** Who produced the reply. */
-  replySource: 'simulated' | 'person' | null;
-  observation: string;
-  reward: number;
-  done: boolean;
-  info: StepInfo;
-}
+/**
+ * One turn of a recorded episode: the one Turn of envs/turn.ts (agent message, reply, reward, step
+ * info and the agent side's tokens and counts), inferred from its valibot schema.
+ */
+export type EpisodeTurn = Turn;
 
 /** A whole episode as plain JSON; replayEpisode() reproduces it from task.spec and the actions. */
 export interface Episode {

@@ -16,7 +16,7 @@ import type { GenerateApi } from '../runtime/policyAgent.ts';
 import type { SamplingParams } from '../runtime/engine/sampling.ts';
 import type { Generation } from '../runtime/engine/types.ts';
 import { hashString } from '../util/rng.ts';
-import type { AgentTurnExtras } from './recorder.ts';
+import { SCRIPTED, type AgentSide } from '../envs/turn.ts';
 
 /** One episode's request for its next agent message. */
 export interface BatchActRequest {
@@ -32,7 +32,7 @@ export interface BatchActRequest {
 export interface BatchActResult {
   text: string;
   /** Tokens, log-probs, counts, latency and backend (scripted agents: backend "scripted"). */
-  extras: AgentTurnExtras;
+  agent: AgentSide;
 }
 
 /** Acts for a batch of episodes; results are in request order. */
@@ -112,7 +112,7 @@ export class PolicyBatchAgent implements BatchAgent {
 function generationResult(g: Generation, latencyMs: number, backend: string): BatchActResult {
   return {
     text: g.text,
-    extras: { tokens: g.tokenIds, logprobs: g.logprobs, promptTokens: g.promptTokens, completionTokens: g.completionTokens, latencyMs, backend },
+    agent: { tokens: g.tokenIds, logprobs: g.logprobs, promptTokens: g.promptTokens, completionTokens: g.completionTokens, latencyMs, backend },
   };
 }
 
@@ -131,7 +131,7 @@ export function scriptedBatchAgent(name: string, make: (seed: number) => Agent):
         if (!agent) agents.set(q.slot, (agent = make(q.seed)));
         const start = performance.now();
         const text = await agent.act(q.dialogue);
-        out.push({ text, extras: { latencyMs: performance.now() - start, backend: 'scripted' } });
+        out.push({ text, agent: { ...SCRIPTED, latencyMs: performance.now() - start } });
       }
       return out;
     },

@@ -9,10 +9,10 @@
 // derive from (seed, task key, stream, t, j, kind): the ground truth is reproducible, and all
 // re-rolls of all episodes run as one batched rollout.
 import { counterfactualAdvantage, informationGainTruth, type CounterfactualResult } from '../credit/groundTruth.ts';
-import type { EpisodeTurn, Task } from '../envs/types.ts';
+import type { Task } from '../envs/types.ts';
+import { agentSideOf, type Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
 import type { BatchAgent } from './agents.ts';
-import type { AgentTurnExtras } from './recorder.ts';
 import { RolloutError, runSlots, type EpisodeSlot } from './rollout.ts';
 
 /** How to re-roll. */
@@ -27,11 +27,10 @@ export interface CounterfactualOptions {
   turnLimit?: number;
 }
 
-/** An episode to judge: its task and turns (extras are carried into the forced taken turn). */
+/** An episode to judge: its task and turns (a turn's agent side is carried into the forced taken turn). */
 export interface JudgedEpisode {
   task: Task;
-  turns: readonly EpisodeTurn[];
-  extras?: readonly AgentTurnExtras[];
+  turns: readonly Turn[];
 }
 
 /** The ground truth of one episode, with its raw re-roll returns. */
@@ -42,7 +41,7 @@ export interface CounterfactualTruth extends CounterfactualResult {
   alternatives: number[][];
 }
 
-function returnFrom(turns: readonly EpisodeTurn[], t: number, gamma: number): number {
+function returnFrom(turns: readonly Turn[], t: number, gamma: number): number {
   let g = 0;
   for (let k = turns.length - 1; k >= t; k--) g = turns[k].reward + gamma * g;
   return g;
@@ -70,7 +69,7 @@ export async function counterfactualTruth(episodes: readonly JudgedEpisode[], ag
       for (const kind of ['taken', 'alt'] as const) {
         for (let j = 0; j < opts.m; j++) {
           const s = rerollSeed(opts.seed, e.task, t, j, kind);
-          slots.push({ spec: e.task.spec, seed: s, prefix, reseed: s, ...limit, ...(kind === 'taken' ? { forced: { action: turn.action, extras: e.extras?.[t] ?? {} } } : {}) });
+          slots.push({ spec: e.task.spec, seed: s, prefix, reseed: s, ...limit, ...(kind === 'taken' ? { forced: { action: turn.action, agent: agentSideOf(turn) } } : {}) });
         }
       }
     });
@@ -91,6 +90,6 @@ export async function counterfactualTruth(episodes: readonly JudgedEpisode[], ag
 }
 
 /** The `guess` ground truth: each turn's information gain in bits (0 for turns that asked nothing). */
-export function informationGainOf(turns: readonly EpisodeTurn[]): Float32Array {
+export function informationGainOf(turns: readonly Turn[]): Float32Array {
   return informationGainTruth(turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : 0)));
 }

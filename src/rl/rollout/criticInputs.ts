@@ -14,7 +14,8 @@
 // <|end|> included), else the text encoded literally. ArCHer's Q(s, a) needs a Q head the shipped
 // critic does not have, so `q` is never filled here.
 import type { EpisodeCreditInput, TurnCreditInput } from '../credit/types.ts';
-import type { EpisodeTurn, Message, Task } from '../envs/types.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import type { EpisodeTurn, Task } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
 import { RolloutError } from './rollout.ts';
@@ -41,15 +42,8 @@ export type CriticTurn = Pick<EpisodeTurn, 'action' | 'observation' | 'reward' |
 export interface CriticEpisode {
   task: Pick<Task, 'prompt' | 'hidden'>;
   turns: readonly CriticTurn[];
-  /** Per turn, the agent's token ids when known (e.g. RolloutEpisode.extras[t].tokens). */
+  /** Per turn, the agent's token ids when known (e.g. RolloutEpisode.turns[t].tokens). */
   tokens?: readonly (ArrayLike<number> | null | undefined)[];
-}
-
-
-function dialogueOf(prompt: string, turns: readonly CriticTurn[]): Message[] {
-  const out: Message[] = [{ role: 'user', content: prompt }];
-  for (const t of turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
-  return out;
 }
 
 /** The critic's token budget (its forged context, else its maxSeq). */

@@ -8,7 +8,7 @@
 // other). With n episodes per task the unbiased Pass@(K,T) grid of passkt.ts follows from the same
 // rollout. Task i has seed `seed + i`; episode seeds follow rollout.ts episodeSeed, so the same
 // seeds give the same figures.
-import { rolloutMetrics } from '../algos/metrics.ts';
+import { rolloutMetrics } from './metrics.ts';
 import { FAMILIES } from '../envs/registry.ts';
 import type { FamilyName, JsonObject, Split } from '../envs/types.ts';
 import type { GenerateApi } from '../runtime/policyAgent.ts';

@@ -1,44 +1,14 @@
 // Writes an episode to the trajectory store as it happens: the task when it starts, then each agent
 // turn and the reply it got, each committed before the next agent step (durability: a page closed
-// mid-episode keeps every completed turn). Used by the Play view and by rollouts.
-import type { EpisodeTurn, Task } from '../envs/types.ts';
-import type { ModelRef, TrajectoryStore, TurnInput } from '../store/index.ts';
+// mid-episode keeps every completed turn). Used by the Play view and by rollouts (sink.ts). A turn
+// becomes its two message records in store/turn.ts messagesOf, nowhere else.
+import type { Task } from '../envs/types.ts';
+import type { ModelRef, TrajectoryStore } from '../store/index.ts';
+import { type Turn } from '../envs/turn.ts';
+import { messagesOf } from '../store/turn.ts';
 
-/** What the agent side of a turn adds beyond the environment's record (model turns only). */
-export interface AgentTurnExtras {
-  tokens?: ArrayLike<number> | null;
-  logprobs?: ArrayLike<number> | null;
-  promptTokens?: number;
-  completionTokens?: number;
-  latencyMs?: number;
-  /** "wasm", "webgpu", "node", or "scripted" for scripted agents. */
-  backend?: string;
-}
-
-/** The store records of one environment turn: the agent's message, then the reply it received. */
-export function turnRecords(turn: EpisodeTurn, collaborative: boolean, extras: AgentTurnExtras = {}): [TurnInput, TurnInput] {
-  const agent: TurnInput = {
-    role: 'agent',
-    text: turn.action,
-    tokens: extras.tokens ?? null,
-    logprobs: extras.logprobs ?? null,
-    promptTokens: extras.promptTokens ?? 0,
-    completionTokens: extras.completionTokens ?? 0,
-    reward: turn.reward,
-    done: turn.done,
-    latencyMs: extras.latencyMs ?? 0,
-    backend: extras.backend ?? 'scripted',
-    info: turn.info,
-  };
-  const reply: TurnInput = {
-    role: collaborative ? 'collaborator' : 'env',
-    text: turn.observation,
-    done: turn.done,
-    backend: turn.replySource === 'person' ? 'human' : collaborative ? 'simulator' : 'env',
-    info: turn.reply !== null && turn.reply !== turn.observation ? { reply: turn.reply } : {},
-  };
-  return [agent, reply];
-}
+/** What a recorder needs of a store. */
+export type EpisodeWriter = Pick<TrajectoryStore, 'beginEpisode' | 'appendTurn' | 'finishEpisode' | 'abortEpisode'>;
 
 /** One episode's writer. Methods resolve once the store has committed. */
 export class EpisodeRecorder {
@@ -50,12 +20,12 @@ export class EpisodeRecorder {
   private queue: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly store: TrajectoryStore,
+    private readonly store: EpisodeWriter,
     readonly episodeId: string,
     private readonly collaborative: boolean,
   ) {}
 
-  static async begin(store: TrajectoryStore, task: Task, model: ModelRef, opts: { collaborative: boolean; runId?: string | null }): Promise<EpisodeRecorder> {
+  static async begin(store: EpisodeWriter, task: Task, model: ModelRef, opts: { collaborative: boolean; runId?: string | null }): Promise<EpisodeRecorder> {
     const summary = await store.beginEpisode({
       runId: opts.runId ?? null,
       task: { family: task.spec.family, split: task.spec.split, seed: task.spec.seed, options: task.spec.options ?? {}, hidden: task.hidden },
@@ -66,9 +36,9 @@ export class EpisodeRecorder {
   }
 
   /** Appends one turn (two records) and, when it ends the episode, the outcome. */
-  turn(turn: EpisodeTurn, extras: AgentTurnExtras = {}): Promise<void> {
+  turn(turn: Turn): Promise<void> {
     if (turn.done) this.finished = true;
-    this.queue = this.queue.then(() => this.write(turn, extras));
+    this.queue = this.queue.then(() => this.write(turn));
     return this.queue;
   }
 
@@ -77,8 +47,8 @@ export class EpisodeRecorder {
     return this.queue;
   }
 
-  private async write(turn: EpisodeTurn, extras: AgentTurnExtras): Promise<void> {
-    const [agent, reply] = turnRecords(turn, this.collaborative, extras);
+  private async write(turn: Turn): Promise<void> {
+    const [agent, reply] = messagesOf(turn, this.collaborative);
     await this.store.appendTurn(this.episodeId, agent);
     await this.store.appendTurn(this.episodeId, reply);
     this.turns++;

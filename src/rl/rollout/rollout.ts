@@ -11,11 +11,11 @@
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
 import { FAMILIES, createEnv } from '../envs/registry.ts';
 import { BaseEnv } from '../envs/base.ts';
-import { playTurn } from '../envs/episode.ts';
-import type { Collaborator, Env, Episode, EpisodeTurn, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
+import { playTurn, pushTurn } from '../envs/episode.ts';
+import type { Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
+import type { AgentSide, Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
 import type { BatchAgent } from './agents.ts';
-import type { AgentTurnExtras } from './recorder.ts';
 
 /** Bad rollout input, a replayed prefix that does not reproduce its recording, or a critic without a value head. */
 export class RolloutError extends Error {
@@ -34,23 +34,21 @@ export interface EpisodeSlot {
   /** The agent's seed for this episode (turn t samples with hash(`${seed}/${t}`)). */
   seed: number;
   /** Recorded turns replayed (actions and replies) before the agent acts; not emitted as events. */
-  prefix?: readonly EpisodeTurn[];
+  prefix?: readonly Turn[];
   /** After the prefix, the environment continues on this stream (BaseEnv.reseed); default: it keeps its own. */
   reseed?: number;
   /** First agent action after the prefix, instead of asking the agent (a re-roll that keeps the taken turn). */
-  forced?: { action: string; extras: AgentTurnExtras };
+  forced?: { action: string; agent: AgentSide };
   /** Stop after this many agent turns even if the environment goes on (default: the task's T). */
   turnLimit?: number;
 }
 
-/** A played episode with what the agent side recorded. */
+/** A played episode; each turn carries its agent side (tokens, log-probs, counts, latency, backend). */
 export interface RolloutEpisode extends Episode {
   /** Index of the slot it was played in. */
   slot: number;
   /** The agent seed it used. */
   seed: number;
-  /** [turns] tokens, log-probs, counts, latency and backend of each agent turn (empty objects for prefix turns). */
-  extras: AgentTurnExtras[];
   /** Turns replayed from a prefix. */
   prefixTurns: number;
   /** True when turnLimit stopped it before the environment ended it. */
@@ -60,7 +58,7 @@ export interface RolloutEpisode extends Episode {
 /** What a rollout emits, in order: start, turns, end per episode (episodes interleave by step). */
 export type RolloutEvent =
   | { kind: 'start'; slot: number; task: Task; seed: number }
-  | { kind: 'turn'; slot: number; index: number; turn: EpisodeTurn; extras: AgentTurnExtras }
+  | { kind: 'turn'; slot: number; index: number; turn: Turn }
   | { kind: 'end'; slot: number; episode: RolloutEpisode };
 
 export interface RolloutOptions {
@@ -75,8 +73,7 @@ interface Live {
   env: Env;
   task: Task;
   dialogue: Message[];
-  turns: EpisodeTurn[];
-  extras: AgentTurnExtras[];
+  turns: Turn[];
   forced: EpisodeSlot['forced'];
   limit: number;
   prefixTurns: number;
@@ -91,8 +88,7 @@ function replayPrefix(env: Env, slot: EpisodeSlot, live: Live, index: number): v
       throw new RolloutError('prefix-mismatch', `slot ${index}: replaying prefix turn ${t} gave another outcome than recorded (check the task's stream)`);
     }
     live.turns.push(rec);
-    live.extras.push({});
-    live.dialogue.push({ role: 'assistant', content: rec.action }, { role: 'user', content: rec.observation });
+    pushTurn(live.dialogue, rec);
   }
   if (slot.reseed !== undefined && env instanceof BaseEnv) env.reseed(slot.reseed);
 }
@@ -107,7 +103,6 @@ function finish(live: Live, seed: number, agent: string, truncated: boolean): Ro
     success: !!last && last.info.success,
     slot: live.slot,
     seed,
-    extras: live.extras,
     prefixTurns: live.prefixTurns,
     truncated,
   };
@@ -125,7 +120,7 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     const task = env.reset(slot.spec);
     const limit = Math.min(task.maxTurns, slot.turnLimit ?? task.maxTurns);
     if (!Number.isInteger(limit) || limit < 1) throw new RolloutError('bad-config', `slot ${i}: turnLimit must be an integer ≥ 1, got ${slot.turnLimit}`);
-    const l: Live = { slot: i, env, task, dialogue: [{ role: 'user', content: task.prompt }], turns: [], extras: [], forced: slot.forced, limit, prefixTurns: slot.prefix?.length ?? 0 };
+    const l: Live = { slot: i, env, task, dialogue: [{ role: 'user', content: task.prompt }], turns: [], forced: slot.forced, limit, prefixTurns: slot.prefix?.length ?? 0 };
     replayPrefix(env, slot, l, i);
     await emit({ kind: 'start', slot: i, task, seed: slot.seed });
     if (env.done || l.turns.length >= limit) {
@@ -140,13 +135,12 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     const moves = new Map(asking.map((l, i) => [l.slot, acted[i]]));
     const next: Live[] = [];
     for (const l of live) {
-      const move = l.forced ? { text: l.forced.action, extras: l.forced.extras } : (moves.get(l.slot) as (typeof acted)[number]);
+      const move = l.forced ? { text: l.forced.action, agent: l.forced.agent } : (moves.get(l.slot) as (typeof acted)[number]);
       l.forced = undefined;
-      const turn = await playTurn(l.env, move.text, opts.collaborator);
+      const turn = await playTurn(l.env, move.text, opts.collaborator, move.agent);
       l.turns.push(turn);
-      l.extras.push(move.extras);
-      l.dialogue.push({ role: 'assistant', content: move.text }, { role: 'user', content: turn.observation });
-      await emit({ kind: 'turn', slot: l.slot, index: l.turns.length - 1, turn, extras: move.extras });
+      pushTurn(l.dialogue, turn);
+      await emit({ kind: 'turn', slot: l.slot, index: l.turns.length - 1, turn });
       if (l.env.done || l.turns.length >= l.limit) {
         done[l.slot] = finish(l, slots[l.slot].seed, agent.name, !l.env.done);
         agent.release?.(l.slot);

@@ -2,12 +2,26 @@
 // EpisodeRecorder per episode): the task at 'start', each turn committed before the rollout's next
 // agent step (the loop awaits the listener), the outcome with the episode's last turn. An episode
 // stopped by the rollout's turn limit, not by its environment, is closed as aborted with that reason.
-import type { ModelRef, TrajectoryStore } from '../store/index.ts';
-import { EpisodeRecorder } from './recorder.ts';
+// Every rollout the lab runs goes through here when storing is on: Play (through its recorder),
+// training (algos/loop.ts) and Evaluate (ui/state/evaluate.svelte.ts); each tags its episodes with a
+// run id (the store lists them by run) and the model and adapter that played them.
+import type { JsonObject } from '../envs/types.ts';
+import type { ModelRef, RunInput, TrajectoryStore } from '../store/index.ts';
+import { EpisodeRecorder, type EpisodeWriter } from './recorder.ts';
 import { isCollaborative, type RolloutEvent } from './rollout.ts';
 
+/** What the sink needs of a store: the episode writes and the run table. */
+export type TrajectoryWriter = EpisodeWriter & Pick<TrajectoryStore, 'getRun' | 'createRun'>;
+
+/** A rollout listener and the stored episode id of each slot. */
+export interface StoreSink {
+  onEvent: (e: RolloutEvent) => Promise<void>;
+  /** slot → stored episode id */
+  ids: Map<number, string>;
+}
+
 /** A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id. */
-export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId?: string | null } = {}): { onEvent: (e: RolloutEvent) => Promise<void>; ids: Map<number, string> } {
+export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null } = {}): StoreSink {
   const recorders = new Map<number, EpisodeRecorder>();
   const ids = new Map<number, string>();
   const onEvent = async (e: RolloutEvent): Promise<void> => {
@@ -16,7 +30,7 @@ export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId
       recorders.set(e.slot, rec);
       ids.set(e.slot, rec.episodeId);
     } else if (e.kind === 'turn') {
-      await recorders.get(e.slot)?.turn(e.turn, e.extras);
+      await recorders.get(e.slot)?.turn(e.turn);
     } else {
       const rec = recorders.get(e.slot);
       recorders.delete(e.slot);
@@ -24,4 +38,28 @@ export function storeSink(store: TrajectoryStore, model: ModelRef, opts: { runId
     }
   };
   return { onEvent, ids };
+}
+
+/** Creates the run record `run.id` unless the store has it (a resumed training run keeps its record). */
+export async function ensureRun(store: TrajectoryWriter, run: RunInput & { id: string }): Promise<void> {
+  if (!(await store.getRun(run.id))) await store.createRun(run);
+}
+
+/** Run settings as JSON: drops what JSON cannot hold (undefined fields), as the JSONL line will. */
+export function jsonSettings(settings: object): JsonObject {
+  return JSON.parse(JSON.stringify(settings)) as JsonObject;
+}
+
+/** A new run `run` in `store` and a sink that writes a rollout's episodes under it, tagged with `model`. */
+export async function openRunSink(store: TrajectoryWriter, run: RunInput, model: ModelRef): Promise<StoreSink & { runId: string }> {
+  const { id } = await store.createRun(run);
+  return { ...storeSink(store, model, { runId: id }), runId: id };
+}
+
+/** Chains two rollout listeners: `first` sees each event before `second`. */
+export function bothListeners(first: ((e: RolloutEvent) => void | Promise<void>) | undefined, second: ((e: RolloutEvent) => void | Promise<void>) | undefined): (e: RolloutEvent) => Promise<void> {
+  return async (e) => {
+    await first?.(e);
+    await second?.(e);
+  };
 }

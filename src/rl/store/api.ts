@@ -2,7 +2,7 @@
 // in workers and UI state classes can import them without the store's implementation.
 import type { Durability } from './txn.ts';
 import type { AdapterRow } from './db.ts';
-import type { JsonObject, ModelRef, TaskRecord, TurnRole } from './schema.ts';
+import type { JsonObject, ModelRef, TaskRecord, TurnRecord } from './schema.ts';
 
 /** How a store opens. */
 export interface StoreOptions {
@@ -37,20 +37,16 @@ export interface BeginEpisodeInput {
   model: ModelRef;
 }
 
-/** A completed turn as the rollout hands it over; omitted numbers default to 0, info to {}. */
-export interface TurnInput {
-  role: TurnRole;
-  text: string;
-  tokens?: ArrayLike<number> | null;
-  logprobs?: ArrayLike<number> | null;
-  promptTokens?: number;
-  completionTokens?: number;
-  reward?: number;
-  done?: boolean;
-  latencyMs?: number;
-  backend?: string;
-  info?: JsonObject;
-}
+/**
+ * A message record as appendTurn takes it (the recorder passes turn.ts messagesOf's two per turn):
+ * role and text, the rest optional — omitted numbers default to 0, backend to '', info to {} — and
+ * the store stamps `at`.
+ */
+export type TurnInput = Pick<TurnRecord, 'role' | 'text'> &
+  Partial<Omit<TurnRecord, 'role' | 'text' | 'at' | 'tokens' | 'logprobs'>> & {
+    tokens?: ArrayLike<number> | null;
+    logprobs?: ArrayLike<number> | null;
+  };
 
 /** Credit of one estimator for an episode's turns so far; NaN (or a shorter array) where none yet. */
 export interface CreditInput {
@@ -81,3 +77,9 @@ export interface ImportResult {
 }
 
 export type AdapterInput = Omit<AdapterRow, 'createdAt' | 'runId'> & { createdAt?: number; runId?: string | null };
+
+/** The store's adapter table, what training checkpoints (algos/checkpoint.ts) read and write; TrajectoryStore implements it. */
+export interface AdapterTable {
+  putAdapter(adapter: AdapterInput): Promise<void>;
+  getAdapter(id: string): Promise<AdapterRow | null>;
+}

@@ -1,8 +1,14 @@
-// Conversions between IndexedDB rows (db.ts) and portable records (schema.ts). Exports build every
-// object field by field in one fixed order, so that export → import → export is byte-identical:
-// typed arrays round-trip exactly (a float32 printed as a double parses back to the same float32).
+// Conversions between IndexedDB rows (db.ts) and portable records (schema.ts). Exports put every
+// record's fields in its schema's order (canonical), so that export → import → export is
+// byte-identical: typed arrays round-trip exactly (a float32 printed as a double parses back to the
+// same float32). Rows differ from records only where IndexedDB needs it (keys, typed arrays).
 import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type TaskRow, type TurnRow } from './db.ts';
-import type { CreditRecord, EpisodeRecord, RunRecord, TaskRecord, TurnRecord } from './schema.ts';
+import { MessageSchema, RunSchema, type CreditRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type TurnRecord } from './schema.ts';
+
+/** `x`'s fields in the order of `schema`'s entries (the one key order exports use). */
+function canonical<T extends object>(schema: { entries: Record<keyof T, unknown> }, x: T): T {
+  return Object.fromEntries(Object.keys(schema.entries).map((k) => [k, x[k as keyof T]])) as T;
+}
 
 /** cyrb53: a 53-bit string hash (public domain, bryc), enough to tell hidden-information blobs apart. */
 function hash53(s: string): string {
@@ -26,18 +32,7 @@ export const taskKey = (t: Pick<TaskRecord, 'family' | 'split' | 'seed' | 'hidde
   `${t.family}/${t.split}/${t.seed}/${hash53(JSON.stringify([t.options ?? {}, t.hidden]))}`;
 
 export function runToRecord(r: RunRow): RunRecord {
-  return {
-    type: 'run',
-    id: r.id,
-    name: r.name,
-    createdAt: r.createdAt,
-    models: { policy: r.models.policy, critic: r.models.critic },
-    adapterId: r.adapterId,
-    algorithm: r.algorithm,
-    settings: r.settings,
-    seed: r.seed,
-    notes: r.notes,
-  };
+  return canonical(RunSchema, { type: 'run', ...r, models: { policy: r.models.policy, critic: r.models.critic } });
 }
 
 export function runFromRecord(r: RunRecord): RunRow {
@@ -46,39 +41,12 @@ export function runFromRecord(r: RunRecord): RunRow {
 }
 
 export function turnToRecord(t: TurnRow): TurnRecord {
-  return {
-    role: t.role,
-    text: t.text,
-    tokens: t.tokens ? Array.from(t.tokens) : null,
-    logprobs: t.logprobs ? Array.from(t.logprobs) : null,
-    promptTokens: t.promptTokens,
-    completionTokens: t.completionTokens,
-    reward: t.reward,
-    done: t.done,
-    latencyMs: t.latencyMs,
-    backend: t.backend,
-    info: t.info,
-    at: t.at,
-  };
+  const { episodeId: _episode, index: _index, tokens, logprobs, ...same } = t;
+  return canonical(MessageSchema, { ...same, tokens: tokens ? Array.from(tokens) : null, logprobs: logprobs ? Array.from(logprobs) : null });
 }
 
 export function turnFromRecord(episodeId: string, index: number, t: TurnRecord): TurnRow {
-  return {
-    episodeId,
-    index,
-    role: t.role,
-    text: t.text,
-    tokens: t.tokens ? Int32Array.from(t.tokens) : null,
-    logprobs: t.logprobs ? Float32Array.from(t.logprobs) : null,
-    promptTokens: t.promptTokens,
-    completionTokens: t.completionTokens,
-    reward: t.reward,
-    done: t.done,
-    latencyMs: t.latencyMs,
-    backend: t.backend,
-    info: t.info,
-    at: t.at,
-  };
+  return { episodeId, index, ...t, tokens: t.tokens ? Int32Array.from(t.tokens) : null, logprobs: t.logprobs ? Float32Array.from(t.logprobs) : null };
 }
 
 /** Credit written while an episode was running may be shorter than its turns: pad with null. */

@@ -10,7 +10,7 @@
 //      `outcomeKey`, and every listing index is [live, field, createdAt, id] so that a page of any
 //      filter is one bounded index range, newest first. Existing episodes are backfilled.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRole } from './schema.ts';
+import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRecord } from './schema.ts';
 
 /** The current database version (the number of migrations). */
 export const DB_VERSION = 2;
@@ -60,22 +60,17 @@ export interface EpisodeRow {
   deletedAt: number | null;
 }
 
-export interface TurnRow {
+/**
+ * A stored message record (schema.ts TurnRecord) keyed by episode and position. Token ids and
+ * log-probs are typed arrays here and only here: structured clone stores them compactly (4 bytes a
+ * number instead of a boxed double each); convert.ts turns them back into the records' plain arrays.
+ */
+export type TurnRow = Omit<TurnRecord, 'tokens' | 'logprobs'> & {
   episodeId: string;
   index: number;
-  role: TurnRole;
-  text: string;
   tokens: Int32Array | null;
   logprobs: Float32Array | null;
-  promptTokens: number;
-  completionTokens: number;
-  reward: number;
-  done: boolean;
-  latencyMs: number;
-  backend: string;
-  info: JsonObject;
-  at: number;
-}
+};
 
 export interface CreditRow {
   episodeId: string;

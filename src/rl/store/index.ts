@@ -9,6 +9,7 @@ export type { AdapterRow, AdapterTensor, MetricsRow, OutcomeKey } from './db.ts'
 export { DB_VERSION } from './db.ts';
 export { StoreError, type StoreErrorCode } from './errors.ts';
 export * from './schema.ts';
+export * from './turn.ts';
 export { importFile, validateImport, type ImportFormat, type ImportTarget, type ValidateOptions, type ValidationReport } from './importer.ts';
 export { EXPORT_FORMATS, encodeExport, isExportFormat, type ExportFormat } from './formats/index.ts';
 export { readLines, textSource, collectText, type ByteSource, type LineEvent } from './formats/lines.ts';

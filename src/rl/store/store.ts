@@ -11,13 +11,13 @@ import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type Episod
 import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
 import { writeTx } from './txn.ts';
 import { importTx, purgeTx } from './bulk.ts';
-import type { AdapterInput, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
+import type { AdapterInput, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, taskKey } from './convert.ts';
 import type { CreditRecord, EpisodeRecord, OutcomeRecord, PortableRecord, RunRecord } from './schema.ts';
 
 export type * from './api.ts';
 
-export class TrajectoryStore {
+export class TrajectoryStore implements AdapterTable {
   private closedMessage: string | null = null;
   /** Episodes this session found interrupted when it opened (their writer had gone). */
   interrupted: string[] = [];

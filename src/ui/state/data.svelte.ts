@@ -1,7 +1,7 @@
 // State of the Data view: the episode table (filters, paging), delete with undo, export and import
 // with progress and a validation report, and storage used vs quota. All work goes through the
 // TrajectoryStore; this class keeps the person's selection and the latest results.
-import { encodeExport, importFile, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type RestoreToken, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
+import { encodeExport, importFile, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type RestoreToken, type RunRecord, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
 
 export interface Progress {
   label: string;
@@ -11,10 +11,16 @@ export interface Progress {
 
 const PAGE = 50;
 
+/** The run filter's value for episodes that belong to no run. */
+export const NO_RUN = '(none)';
+
 export class DataState {
   episodes = $state.raw<EpisodeSummary[]>([]);
   total = $state(0);
-  filter = $state<{ family: string; split: string; outcome: string; search: string }>({ family: '', split: '', outcome: '', search: '' });
+  /** run: '' for all, NO_RUN for episodes outside any run (Play), else a run id (a training run, an evaluation). */
+  filter = $state<{ family: string; split: string; outcome: string; search: string; run: string }>({ family: '', split: '', outcome: '', search: '', run: '' });
+  /** The runs the store holds, newest last, for the run filter. */
+  runs = $state.raw<RunRecord[]>([]);
   selected = $state<string[]>([]);
   undo = $state.raw<RestoreToken | null>(null);
   storage = $state.raw<StorageInfo | null>(null);
@@ -35,6 +41,7 @@ export class DataState {
 
   private storeFilter(): EpisodeFilter {
     const f: EpisodeFilter = {};
+    if (this.filter.run) f.runId = this.filter.run === NO_RUN ? null : this.filter.run;
     if (this.filter.family) f.family = this.filter.family;
     if (this.filter.split === 'train' || this.filter.split === 'test') f.split = this.filter.split;
     if (this.filter.outcome === 'imported') f.imported = true;
@@ -48,10 +55,11 @@ export class DataState {
     if (!store) return;
     const id = ++this.request;
     const filter = this.storeFilter();
-    const [page, total, storage] = await Promise.all([store.listEpisodes(filter, { limit: PAGE }), store.countEpisodes(filter), store.estimateStorage()]);
+    const [page, total, storage, runs] = await Promise.all([store.listEpisodes(filter, { limit: PAGE }), store.countEpisodes(filter), store.estimateStorage(), store.listRuns()]);
     if (id !== this.request) return;
+    this.runs = runs;
     const q = this.filter.search.trim().toLowerCase();
-    this.episodes = q ? page.items.filter((e) => `${e.family} ${e.seed} ${e.model.policy} ${e.imported?.source ?? ''}`.toLowerCase().includes(q)) : page.items;
+    this.episodes = q ? page.items.filter((e) => `${e.family} ${e.seed} ${e.model.policy} ${e.model.adapter ?? ''} ${e.imported?.source ?? ''}`.toLowerCase().includes(q)) : page.items;
     this.total = total;
     this.storage = storage;
   }

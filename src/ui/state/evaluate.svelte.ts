@@ -2,10 +2,14 @@
 // side by side with their difference, and held-out success per family. Episodes are played by the
 // batched rollout loop here through the one evaluation path (src/rl/rollout/evaluate.ts
 // evaluatePassKT), with every model call in the policy worker, so the page stays responsive; the
-// grid is the unbiased estimator of src/rl/rollout/passkt.ts.
+// grid is the unbiased estimator of src/rl/rollout/passkt.ts. With storing on (the default) each
+// evaluated policy's episodes go to the trajectory store as they are played, under a run of their
+// own ('evaluate', tagged with the adapter id), so the Data view lists them by run.
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
+import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
+import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
@@ -31,12 +35,20 @@ export class EvaluateState {
   perFamily = $state.raw<{ family: FamilyName; base: number; tuned: number | null; episodes: number }[]>([]);
   progress = $state.raw<{ label: string; done: number; total: number } | null>(null);
   error = $state<string | null>(null);
+  /** Store every evaluation episode (one run per evaluated policy). */
+  storeRollouts = $state(true);
+  /** Runs the latest evaluation stored its episodes under. */
+  storedRuns = $state.raw<string[]>([]);
   private cancelled = false;
 
-  /** `policy`: the loaded policy's model metadata (the families and task options it was forged on). */
+  /**
+   * `policy`: the loaded policy's model metadata (the families and task options it was forged on);
+   * `store`: the trajectory store, null while it is not open (nothing is stored then).
+   */
   constructor(
     private readonly engine: () => PolicyClient | null,
     private readonly policy: () => ModelMeta | undefined,
+    private readonly store: () => TrajectoryWriter | null = () => null,
   ) {}
 
   /** The families the loaded policy was forged on. */
@@ -72,18 +84,22 @@ export class EvaluateState {
     let done = 0;
     this.progress = { label, done, total };
     const options = taskOptions(this.policy(), family);
-    const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, {
-      onEvent: (e) => {
-        if (this.cancelled) throw new Error('evaluation cancelled');
-        if (e.kind === 'end') this.progress = { label, done: ++done, total };
-      },
-    });
+    const store = this.storeRollouts ? this.store() : null;
+    const run = { name: `Evaluate ${label} on ${family} (test)`, models: { policy: 'policy', critic: null }, adapterId: adapter, algorithm: 'evaluate', settings: { family, split: 'test', tasks, n, turnLimit: tMax }, seed: this.seed };
+    const sink = store ? await openRunSink(store, run, { policy: 'policy', adapter, critic: null }) : null;
+    const progress = (e: RolloutEvent) => {
+      if (this.cancelled) throw new Error('evaluation cancelled');
+      if (e.kind === 'end') this.progress = { label, done: ++done, total };
+    };
+    const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, { onEvent: bothListeners(progress, sink?.onEvent) });
+    if (sink) this.storedRuns = [...this.storedRuns, sink.runId];
     return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate };
   }
 
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */
   async run(): Promise<void> {
     this.error = null;
+    this.storedRuns = [];
     this.cancelled = false;
     this.base = null;
     this.tuned = null;
@@ -100,6 +116,7 @@ export class EvaluateState {
   /** Held-out success (one episode per task) of base and adapter on every family the policy was forged on. */
   async runFamilies(families: FamilyName[]): Promise<void> {
     this.error = null;
+    this.storedRuns = [];
     this.cancelled = false;
     const rows: typeof this.perFamily = [];
     try {

@@ -2,8 +2,11 @@
 // the agent. Steps are explicit so the person can read each agent turn before replying; the
 // environment is pure TypeScript and cheap, so it runs here while models run in workers.
 import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
-import type { Agent, AgentKind, CollaboratorRequest, Env, EpisodeTurn, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
-import { EpisodeRecorder, type AgentTurnExtras } from '../../rl/rollout/recorder.ts';
+import { dialogueOf } from '../../rl/envs/episode.ts';
+import type { Agent, AgentKind, CollaboratorRequest, Env, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
+import { EpisodeRecorder } from '../../rl/rollout/recorder.ts';
+import { SCRIPTED, type AgentSide, type Turn } from '../../rl/envs/turn.ts';
+import { perRecord } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { PolicyAgent, taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import { proxy } from 'comlink';
@@ -12,9 +15,9 @@ import type { PolicyClient } from '../engine/policyClient.ts';
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 
 /** A recorded turn plus the person's judgement of it. */
-export interface PlayTurn extends EpisodeTurn {
+export type PlayTurn = Turn & {
   feedback: 'up' | 'down' | null;
-}
+};
 
 /** Agent kinds the Play view offers: the learned policy (when the shipped models loaded) or a scripted one. */
 export type PlayAgentKind = AgentKind | 'policy';
@@ -70,10 +73,7 @@ export class PlaySession {
 
   /** The dialogue as the agent sees it. */
   dialogue(): Message[] {
-    if (!this.task) return [];
-    const out: Message[] = [{ role: 'user', content: this.task.prompt }];
-    for (const t of this.turns) out.push({ role: 'assistant', content: t.action }, { role: 'user', content: t.observation });
-    return out;
+    return this.task ? dialogueOf(this.task.prompt, this.turns) : [];
   }
 
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
@@ -107,9 +107,9 @@ export class PlaySession {
     return PolicyAgent.create(api, { seed, sampling: this.ctx.sampling() });
   }
 
-  /** What the store keeps beyond the text for a model turn. */
-  private extras(): AgentTurnExtras {
-    if (!(this.agent instanceof PolicyAgent) || !this.agent.lastTurn) return {};
+  /** The agent side of the turn just taken (a model turn's tokens and counts). */
+  private agentSide(): AgentSide {
+    if (!(this.agent instanceof PolicyAgent) || !this.agent.lastTurn) return SCRIPTED;
     const { generation, latencyMs, backend } = this.agent.lastTurn;
     return { tokens: generation.tokenIds, logprobs: generation.logprobs, promptTokens: generation.promptTokens, completionTokens: generation.completionTokens, latencyMs, backend };
   }
@@ -132,7 +132,7 @@ export class PlaySession {
       this.streaming = '';
       if (run !== this.runId) return; // a newer episode superseded this one
       const pending = env.beginStep(action);
-      if (pending.kind === 'done') this.record({ action, reply: null, replySource: null, ...pending.result });
+      if (pending.kind === 'done') this.record({ action, reply: null, replySource: null, ...pending.result, ...this.agentSide() });
       else {
         this.request = pending.request;
         this.status = 'reply';
@@ -149,7 +149,7 @@ export class PlaySession {
     try {
       const result = this.env.completeStep(text);
       this.request = null;
-      this.record({ action, reply: text, replySource: source, ...result });
+      this.record({ action, reply: text, replySource: source, ...result, ...this.agentSide() });
     } catch (e) {
       this.fail(e);
     }
@@ -171,13 +171,20 @@ export class PlaySession {
 
   /**
    * Thumbs up/down on an agent turn (clicking again clears it). Saved as the episode's
-   * 'human-feedback' credit row: +1 / −1 per agent turn, NaN where none — the per-turn reward
-   * that training reads.
+   * 'human-feedback' credit row: +1 / −1 on each judged agent turn's record, NaN elsewhere
+   * (store/turn.ts perRecord, the alignment of every credit row) — the per-turn reward that training reads.
    */
   judge(index: number, verdict: 'up' | 'down'): void {
     this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
-    const values = this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN));
-    void this.recorder.then((r) => r && this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values }));
+    const values = perRecord(this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
+    void this.recorder.then(async (r) => {
+      if (!r) return;
+      // a credit row holds one value per message record: wait until every judged turn's records are written
+      await r.flushed();
+      await this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values });
+    }).catch((e: Error) => {
+      this.saveError = `A rating could not be saved: ${e.message}`;
+    });
   }
 
   private beginRecording(task: Task): void {
@@ -188,19 +195,21 @@ export class PlaySession {
       const last = await previous;
       if (last && !last.finished) await last.abort('a new episode was started').catch(() => undefined);
       if (!store) return null;
-      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter: null, critic: null }, { collaborative });
+      // the policy plays with the engine's active adapter (Train's "use as live policy"): tag it
+      const engine = this.agentKind === 'policy' ? this.ctx.engine() : null;
+      const adapter = engine ? (await engine.adapters()).active : null;
+      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter, critic: null }, { collaborative });
     })().catch((e: Error) => {
       this.saveError = `This episode is not being saved: ${e.message}`;
       return null;
     });
   }
 
-  private record(turn: EpisodeTurn): void {
+  private record(turn: Turn): void {
     this.turns = [...this.turns, { ...turn, feedback: null }];
     this.status = turn.done ? 'done' : 'agent';
-    const extras = this.extras();
     void this.recorder.then((r) =>
-      r?.turn(turn, extras).catch((e: Error) => {
+      r?.turn(turn).catch((e: Error) => {
         this.saveError = `A turn could not be saved: ${e.message}`;
       }),
     );

@@ -49,6 +49,8 @@ export class TrainState {
   /** The policy adapter's AdamW learning rate (the critic's stays criticLr's default). */
   lr = $state(defaultLr(this.algo));
   seed = $state(1);
+  /** Store every rollout episode in the trajectory store, tagged with the run and adapter (Data view lists them by run). */
+  storeRollouts = $state(true);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
   overrides = $state('');
   phase = $state<TrainPhase>('idle');
@@ -113,7 +115,7 @@ export class TrainState {
     worker.addEventListener('error', (e) => this.fail(new Error(`the trainer worker crashed: ${e.message}`)));
     try {
       await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
-      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config });
+      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, storeRollouts: this.storeRollouts });
       this.runId = status.runId;
       this.trainerBackend = status.backend;
       await this.run();

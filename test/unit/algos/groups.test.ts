@@ -3,13 +3,15 @@
 // rows against hand-placed positions, Echo Trap and loss-spike rules, early answers in guess.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { groupSpreads, keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algos/groups.ts';
+import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algos/groups.ts';
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
-import { echoTrapWarnings, isEarlyAnswer, isLossSpike } from '../../../src/rl/algos/metrics.ts';
+import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
+import { groupSpreads, isEarlyAnswer } from '../../../src/rl/rollout/metrics.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import type { EpisodeTurn } from '../../../src/rl/envs/types.ts';
+import { SCRIPTED } from '../../../src/rl/envs/turn.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 
 describe('variance filter', () => {
@@ -110,13 +112,13 @@ describe('monitors', () => {
   });
 
   it('counts a guess with more than one candidate left as an early answer', () => {
-    const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({ action: 'GUESS: x', reply: null, replySource: null, observation: '', reward: 0, done: true, info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore } });
+    const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({ action: 'GUESS: x', reply: null, replySource: null, observation: '', reward: 0, done: true, info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore }, ...SCRIPTED });
     expect(isEarlyAnswer(turn('failed', 3))).toBe(true);
     expect(isEarlyAnswer(turn('solved', 1))).toBe(false);
   });
 
   it('adds thumbs to per-turn rewards', () => {
-    const t: EpisodeTurn = { action: 'a', reply: null, replySource: null, observation: '', reward: 0.5, done: false, info: { reason: 'move', invalidFormat: false, success: false } };
+    const t: EpisodeTurn = { action: 'a', reply: null, replySource: null, observation: '', reward: 0.5, done: false, info: { reason: 'move', invalidFormat: false, success: false }, ...SCRIPTED };
     const ep = { turns: [t, { ...t, done: true }], totalReward: 1 } as unknown as RolloutEpisode;
     const out = applyThumbs(ep, [Number.NaN, -1], 2);
     expect(out.turns.map((x) => x.reward)).toEqual([0.5, -1.5]);

@@ -15,6 +15,7 @@ import { createEnv } from '../../../src/rl/envs/registry.ts';
 import { stepInfo } from '../../../src/rl/envs/base.ts';
 import { dialogueOf } from '../../../src/rl/envs/episode.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { SCRIPTED } from '../../../src/rl/envs/turn.ts';
 import { tinyModels } from '../engine/fixtures.ts';
 
 const engine = new PolicyEngine();
@@ -43,12 +44,11 @@ function group(replies: [string, number][]): RolloutEpisode[] {
   return replies.map(([action, reward], i) => ({
     task,
     agent: 'policy',
-    turns: [{ action, reply: null, replySource: null, observation: '', reward, done: true, info: stepInfo('move', {}, false, reward > 0) }],
+    turns: [{ action, reply: null, replySource: null, observation: '', reward, done: true, info: stepInfo('move', {}, false, reward > 0), ...SCRIPTED }],
     totalReward: reward,
     success: reward > 0,
     slot: i,
     seed: i,
-    extras: [{}],
     prefixTurns: 0,
     truncated: false,
   }));

@@ -83,7 +83,7 @@ describe('the engine policy', () => {
       expect(x.summary.episodes).toBe(4);
       expect(x.figures.success).toBe(x.summary.successRate);
       expect(x.figures.turns_mean).toBe(x.summary.meanTurns);
-      for (const e of x.episodes) for (const t of e.extras) expect(t.completionTokens).toBeLessThanOrEqual(6);
+      for (const e of x.episodes) for (const t of e.turns) expect(t.completionTokens).toBeLessThanOrEqual(6);
       expect((again[mode] as PolicyModeResult).episodes.map((e) => e.turns)).toEqual(x.episodes.map((e) => e.turns));
     }
     const held = await evaluateHeldOut(engine, null, { family: 'bandit', tasks: 4, seed: 9, maxNewTokens: 6 });

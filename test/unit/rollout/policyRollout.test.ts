@@ -21,6 +21,7 @@ import { dialogueOf } from '../../../src/rl/envs/episode.ts';
 import { toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { initLora, loraParams, type LoraSpec } from '../../../src/rl/model/llama/weights.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
+import type { AgentSide } from '../../../src/rl/envs/turn.ts';
 
 const engine = new PolicyEngine();
 let m: TinyModel;
@@ -45,12 +46,12 @@ describe('policy rollout', () => {
     const steps = Math.max(...result.episodes.map((e) => e.turns.length));
     expect(calls).toBe(steps);
     for (const e of result.episodes) {
-      e.extras.forEach((x, t) => {
+      e.turns.forEach((x) => {
         expect(x.backend).toBe('wasm');
         expect(x.tokens?.length).toBe(x.completionTokens);
         expect(x.logprobs?.length).toBe(x.completionTokens);
         expect(x.promptTokens).toBeGreaterThan(0);
-        expect(e.turns[t].action.length).toBeGreaterThanOrEqual(0);
+        expect(x.action.length).toBeGreaterThanOrEqual(0);
       });
     }
   });
@@ -62,30 +63,30 @@ describe('policy rollout', () => {
       // runEpisode's loop, stopped at the rollout's turn limit
       const env = createEnv(e.task.spec.family);
       const dialogue: Message[] = [{ role: 'user', content: env.reset(e.task.spec).prompt }];
-      const alone: EpisodeTurn[] = [];
+      const alone: Omit<EpisodeTurn, keyof AgentSide>[] = [];
       while (!env.done && alone.length < 3) {
         const action = await agent.act(dialogue);
         const step = env.step(action);
         alone.push({ action, reply: null, replySource: null, ...step });
         dialogue.push({ role: 'assistant', content: action }, { role: 'user', content: step.observation });
       }
-      expect(e.turns).toEqual(alone);
+      expect(e.turns.map(({ tokens: _t, logprobs: _l, promptTokens: _p, completionTokens: _c, latencyMs: _ms, backend: _b, ...env }) => env)).toEqual(alone);
       turns.forEach((t, i) => {
-        expect(Array.from(e.extras[i].tokens ?? [])).toEqual(t.generation.tokenIds);
-        expect(e.extras[i].promptTokens).toBe(t.generation.promptTokens);
+        expect(Array.from(e.turns[i].tokens ?? [])).toEqual(t.generation.tokenIds);
+        expect(e.turns[i].promptTokens).toBe(t.generation.promptTokens);
       });
     }
   });
 
   it('gives critic inputs of the estimators’ shapes; live one-turn inputs equal the batch ones', async () => {
-    const eps = result.episodes.map((e) => ({ task: e.task, turns: e.turns, tokens: e.extras.map((x) => x.tokens) }));
+    const eps = result.episodes.map((e) => ({ task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) }));
     const inputs = await criticInputs(engine, eps);
     inputs.forEach((inp, i) => {
       const e = result.episodes[i];
       const T = e.turns.length;
       expect(inp.rewards.length).toBe(T);
       expect(inp.values?.length).toBe(T + 1);
-      expect(inp.tokenOffsets?.[T]).toBe(e.extras.reduce((a, x) => a + (x.tokens?.length ?? 0), 0));
+      expect(inp.tokenOffsets?.[T]).toBe(e.turns.reduce((a, x) => a + (x.tokens?.length ?? 0), 0));
       expect(inp.criticLogprobs?.length).toBe(inp.tokenOffsets?.[T]);
       for (const arr of [inp.values, inp.criticLogprobs, inp.refLogprobs, inp.tokenValues]) expect(Array.from(arr ?? []).every(Number.isFinite)).toBe(true);
       // the reference is the critic's base on the same items: with no critic adapter they coincide
@@ -118,7 +119,7 @@ describe('policy rollout', () => {
 
   it('live credit scores each landed turn once, and equals batch credit on every prefix; a moved slider scores nothing', async () => {
     const e = result.episodes.reduce((a, b) => (b.turns.length > a.turns.length ? b : a));
-    const tokens = e.extras.map((x) => x.tokens);
+    const tokens = e.turns.map((t) => t.tokens);
     const items: number[] = [];
     const counting: ScoreApi = { score: (r) => (items.push(r.items.length), engine.score(r)), encode: (p, m) => engine.encode(p, m), models: () => engine.models() };
     const live = new LiveEpisodeCredit();
@@ -149,7 +150,7 @@ describe('policy rollout', () => {
     for (const p of loraParams(m.cfg, spec)) w[p.b.name] = w[p.b.name].map(() => rng.normal() * 0.3);
     await engine.setAdapter('sweet-critic', { spec, weights: w }, { model: 'critic', activate: false });
     const e = result.episodes.find((x) => x.turns.length >= 2) ?? result.episodes[0];
-    const tokens = e.extras.map((x) => x.tokens);
+    const tokens = e.turns.map((t) => t.tokens);
     const [input] = await criticInputs(engine, [{ task: e.task, turns: e.turns, tokens }], { criticAdapter: 'sweet-critic' });
     const credit = computeCredit('sweet', [input], { beta: 0.1 })[0].perTurn;
     expect(credit.some((a) => a !== 0)).toBe(true);
