@@ -4,12 +4,16 @@
 // figures; the engine's policy is played sampled and greedy; the Pass@(K,T) grid has its shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEpisode } from '../../../src/rl/envs/episode.ts';
+import type { EpisodeTurn } from '../../../src/rl/envs/types.ts';
 import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate, evaluateHeldOut, evaluatePassKT, evaluatePolicy, heldOutSeed, type PolicyModeResult } from '../../../src/rl/rollout/evaluate.ts';
 import { episodeSeed } from '../../../src/rl/rollout/rollout.ts';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { tinyModels } from '../engine/fixtures.ts';
+
+/** A turn without its wall-clock latency, the one field a replay may not reproduce. */
+const timeless = (ts: readonly EpisodeTurn[]) => ts.map((t) => ({ ...t, latencyMs: 0 }));
 
 const guess = { family: 'guess' as const, split: 'test' as const, episodes: 12, seed: 40, options: { candidates: 4, maxTurns: 4 } };
 
@@ -42,9 +46,9 @@ describe('scripted agents', () => {
   it('give the same figures for the same seeds, other episodes for another agent seed', async () => {
     const a = await evaluate(guess, familyAgent('noisy', 'guess', 0.5));
     const b = await evaluate(guess, familyAgent('noisy', 'guess', 0.5));
-    expect(JSON.stringify(b.episodes.map((e) => e.turns))).toBe(JSON.stringify(a.episodes.map((e) => e.turns)));
+    expect(JSON.stringify(b.episodes.map((e) => timeless(e.turns)))).toBe(JSON.stringify(a.episodes.map((e) => timeless(e.turns))));
     const c = await evaluate({ ...guess, agentSeed: 41 }, familyAgent('noisy', 'guess', 0.5));
-    expect(JSON.stringify(c.episodes.map((e) => e.turns))).not.toBe(JSON.stringify(a.episodes.map((e) => e.turns)));
+    expect(JSON.stringify(c.episodes.map((e) => timeless(e.turns)))).not.toBe(JSON.stringify(a.episodes.map((e) => timeless(e.turns))));
   });
 
   it('give a Pass@(K,T) grid of n × T that grows in K and T', async () => {
@@ -84,7 +88,7 @@ describe('the engine policy', () => {
       expect(x.figures.success).toBe(x.summary.successRate);
       expect(x.figures.turns_mean).toBe(x.summary.meanTurns);
       for (const e of x.episodes) for (const t of e.turns) expect(t.completionTokens).toBeLessThanOrEqual(6);
-      expect((again[mode] as PolicyModeResult).episodes.map((e) => e.turns)).toEqual(x.episodes.map((e) => e.turns));
+      expect((again[mode] as PolicyModeResult).episodes.map((e) => timeless(e.turns))).toEqual(x.episodes.map((e) => timeless(e.turns)));
     }
     const held = await evaluateHeldOut(engine, null, { family: 'bandit', tasks: 4, seed: 9, maxNewTokens: 6 });
     expect(held).toEqual({ adapter: null, sampled: (r.sampled as PolicyModeResult).figures, greedy: (r.greedy as PolicyModeResult).figures });
