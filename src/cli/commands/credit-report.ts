@@ -12,7 +12,7 @@ import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counterfactual.ts';
 import { batchAgent, openModels } from '../../rl/rollout/node.ts';
 import { rollout, taskSpecs } from '../../rl/rollout/rollout.ts';
-import { fromEpisode, needsCritic, storedCredit } from '../../rl/rollout/stored.ts';
+import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollout/stored.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutOptions } from './passkt.ts';
@@ -65,7 +65,7 @@ export const creditReport: Command = {
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
     const models: ('policy' | 'critic')[] = [];
     if (a.agent === 'policy') models.push('policy');
-    if (estimators.some(needsCritic)) models.push('critic');
+    if (estimators.some(estimatorNeedsCritic)) models.push('critic');
     const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
     try {
       const start = performance.now();
@@ -73,7 +73,7 @@ export const creditReport: Command = {
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) } }));
-      const critic = estimators.some(needsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
+      const critic = estimators.some(estimatorNeedsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
       const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit });

@@ -10,7 +10,7 @@ import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCred
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
-import { annotations, fromEpisode, needsCritic, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { annotations, fromEpisode, estimatorNeedsCritic, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import { readLines, textSource, type EpisodeRecord, type PortableRecord } from '../../rl/store/index.ts';
 import { decodeTurnwise, encodeTurnwise } from '../../rl/store/formats/turnwise.ts';
 
@@ -108,7 +108,7 @@ export const credit: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
     const loaded = await loadEpisodes(values.in);
     const withTurns = loaded.episodes.filter((e) => e.critic.turns.length > 0);
-    const critic = estimators.some(needsCritic) ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
+    const critic = estimators.some(estimatorNeedsCritic) ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
     const results = storedCredit(withTurns, estimators, params, critic);
     const rows = withTurns.map((e, i) => ({
       id: e.id,

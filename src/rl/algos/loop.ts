@@ -26,6 +26,7 @@ import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
+import { contextTokens, replyTokens } from '../model/meta.ts';
 
 /** Everything a loop needs. */
 export interface TrainingLoopOptions {
@@ -53,12 +54,9 @@ export interface TrainingLoopOptions {
 function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, maxNewTokens: number | undefined): Windows {
   const budget = (name: string): number => {
     const info = infos.find((m) => m.name === name);
-    const ctx = info?.turnwise?.contextTokens;
-    const max = info?.config.maxSeq ?? 256;
-    return Math.min(max, typeof ctx === 'number' ? ctx : max);
+    return info ? contextTokens(info.turnwise, info.config.maxSeq) : 256;
   };
-  const reply = infos.find((m) => m.name === 'policy')?.turnwise?.maxReplyTokens;
-  return { policyBudget: budget('policy'), criticBudget: budget('critic'), policyReserve: maxNewTokens ?? (typeof reply === 'number' ? reply : 64) };
+  return { policyBudget: budget('policy'), criticBudget: budget('critic'), policyReserve: maxNewTokens ?? replyTokens(infos.find((m) => m.name === 'policy')?.turnwise) };
 }
 
 export class TrainingLoop {

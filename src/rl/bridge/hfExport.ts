@@ -95,7 +95,7 @@ export function hfExportFiles(opts: HfExportOptions): Record<string, Uint8Array>
   const base = folderFiles({ config: model.config, tokenizer: model.tokenizer, weights, heads: model.heads, turnwise: { ...(model.turnwise ?? {}), export: { weights: kind, name } }, files: extra });
   const files: Record<string, Uint8Array> = {
     ...base,
-    [GENERATION_CONFIG_FILE]: json(generationConfigJson(model.tokenizer, opts.maxNewTokens ?? (typeof model.turnwise?.maxReplyTokens === 'number' ? model.turnwise.maxReplyTokens : undefined))),
+    [GENERATION_CONFIG_FILE]: json(generationConfigJson(model.tokenizer, opts.maxNewTokens ?? model.turnwise?.maxReplyTokens)),
     [SPECIAL_TOKENS_MAP_FILE]: json(specialTokensMapJson()),
   };
   if (opts.adapter) {

@@ -20,7 +20,7 @@ export interface ModelCardInput {
 
 export function modelCard(c: ModelCardInput): string {
   const cfg = c.config;
-  const role = typeof c.turnwise?.role === 'string' ? c.turnwise.role : c.heads.value ? 'critic' : 'policy';
+  const role = c.turnwise?.role ?? (c.heads.value ? 'critic' : 'policy');
   const lines = [
     '---',
     'library_name: transformers',

@@ -35,9 +35,9 @@ export function taskOptions(meta: ModelMeta | undefined, family: string): JsonOb
   return meta?.tasks?.[family];
 }
 
-/** The model's context window in tokens. */
+/** The model's context window in tokens: its forged window, never past its positions (maxSeq). */
 export function contextTokens(meta: ModelMeta | undefined, maxSeq: number): number {
-  return meta?.contextTokens ?? maxSeq;
+  return Math.min(maxSeq, meta?.contextTokens ?? maxSeq);
 }
 
 /** The model's reply budget in tokens. */

@@ -17,6 +17,7 @@ import type { SamplingParams } from '../runtime/engine/sampling.ts';
 import type { Generation } from '../runtime/engine/types.ts';
 import { hashString } from '../util/rng.ts';
 import { SCRIPTED, type AgentSide } from '../envs/turn.ts';
+import { replyTokens } from '../model/meta.ts';
 
 /** One episode's request for its next agent message. */
 export interface BatchActRequest {
@@ -81,8 +82,7 @@ export class PolicyBatchAgent implements BatchAgent {
   static async create(engine: GenerateApi, opts: PolicyBatchOptions = {}): Promise<PolicyBatchAgent> {
     const model = opts.model ?? 'policy';
     const info = (await engine.models()).find((m) => m.name === model);
-    const reply = info?.turnwise?.maxReplyTokens;
-    const sampling: Partial<SamplingParams> = { temperature: 1, maxNewTokens: typeof reply === 'number' ? reply : 64, ...opts.sampling };
+    const sampling: Partial<SamplingParams> = { temperature: 1, maxNewTokens: replyTokens(info?.turnwise), ...opts.sampling };
     return new PolicyBatchAgent(engine, opts, sampling);
   }
 

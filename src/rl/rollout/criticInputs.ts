@@ -19,6 +19,7 @@ import type { EpisodeTurn, Task } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { ModelInfo, Prompt, ScoreItem, ScoreRequest, ScoreResult } from '../runtime/engine/types.ts';
 import { RolloutError } from './rollout.ts';
+import { contextTokens } from '../model/meta.ts';
 
 /** What the critic inputs need from an engine; PolicyEngine and Remote<PolicyEngine> satisfy it. */
 export interface ScoreApi {
@@ -49,8 +50,8 @@ export interface CriticEpisode {
 /** The critic's token budget (its forged context, else its maxSeq). */
 async function criticBudget(engine: ScoreApi, critic: string): Promise<number> {
   const info = (await engine.models()).find((m) => m.name === critic);
-  const ctx = info?.turnwise?.contextTokens;
-  return typeof ctx === 'number' ? ctx : (info?.config.maxSeq ?? 256);
+  if (!info) throw new RolloutError('bad-config', `model "${critic}" is not loaded: load the critic (public/models/critic)`);
+  return contextTokens(info.turnwise, info.config.maxSeq);
 }
 
 /** Scores turns [from, T) and the values V(s_from) … V(s_T) of each episode, in one call per model. */

@@ -91,7 +91,7 @@ export function rewardInput(e: StoredEpisode): EpisodeCreditInput {
 const CRITIC_INPUTS: ReadonlySet<CreditInputName> = new Set(['values', 'tokenOffsets', 'tokenValues', 'criticLogprobs', 'refLogprobs']);
 
 /** True when an estimator reads critic outputs, not rewards alone. */
-export function needsCritic(name: EstimatorName): boolean {
+export function estimatorNeedsCritic(name: EstimatorName): boolean {
   return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
 }
 
@@ -105,8 +105,8 @@ export function storedCredit(episodes: readonly StoredEpisode[], estimators: rea
   const full = critic?.map((c, i) => ({ ...c, group: base[i].group }));
   const out = new Map<EstimatorName, CreditResult[]>();
   for (const name of estimators) {
-    if (needsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs) for stored episodes`);
-    out.set(name, computeCredit(name, needsCritic(name) && full ? full : base, params[name] ?? {}));
+    if (estimatorNeedsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs) for stored episodes`);
+    out.set(name, computeCredit(name, estimatorNeedsCritic(name) && full ? full : base, params[name] ?? {}));
   }
   return out;
 }

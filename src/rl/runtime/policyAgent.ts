@@ -9,6 +9,7 @@ import { toChat } from '../model/tokenizer/dialogue.ts';
 import { hashString } from '../util/rng.ts';
 import type { SamplingParams } from './engine/sampling.ts';
 import type { GenerateRequest, GenerateResult, Generation, ModelInfo } from './engine/types.ts';
+import { replyTokens } from '../model/meta.ts';
 
 /** What the agent needs from an engine; PolicyEngine and Remote<PolicyEngine> both satisfy it. */
 export interface GenerateApi {
@@ -57,8 +58,7 @@ export class PolicyAgent implements Agent {
   static async create(engine: GenerateApi, opts: PolicyAgentOptions = {}): Promise<PolicyAgent> {
     const model = opts.model ?? 'policy';
     const info = (await engine.models()).find((m) => m.name === model);
-    const reply = info?.turnwise?.maxReplyTokens;
-    const sampling: Partial<SamplingParams> = { temperature: 1, maxNewTokens: typeof reply === 'number' ? reply : 64, ...opts.sampling };
+    const sampling: Partial<SamplingParams> = { temperature: 1, maxNewTokens: replyTokens(info?.turnwise), ...opts.sampling };
     return new PolicyAgent(engine, opts, sampling);
   }
 

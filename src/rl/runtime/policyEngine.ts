@@ -6,6 +6,7 @@
 import { OrtRuntime, RuntimeError, type BackendInfo, type BackendPreference, type ManagedSession } from './ort.ts';
 import { verifyModels, type ModelsReport } from '../model/manifest.ts';
 import type { LoadedModel } from '../model/folder/folder.ts';
+import { contextTokens } from '../model/meta.ts';
 import { DEFAULT_ADAPTER_SLOT } from './engine/adapters.ts';
 import { EngineDisposedError, EngineInputError, ModelNotLoadedError } from './engine/errors.ts';
 import { runGeneration } from './engine/generate.ts';
@@ -245,8 +246,7 @@ export class PolicyEngine {
     }
     return this.withRequest(request, async (lm, ticket) => {
       const { id: adapter, feeds } = lm.resolve(request.adapter);
-      const ctx = lm.info.turnwise?.contextTokens;
-      const window = { budget: Math.min(lm.cfg.maxSeq, typeof ctx === 'number' ? ctx : lm.cfg.maxSeq), reserve: params.maxNewTokens };
+      const window = { budget: contextTokens(lm.info.turnwise, lm.cfg.maxSeq), reserve: params.maxNewTokens };
       const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`, window));
       prompts.forEach((ids, i) => checkPromptFits(ids.length, lm.cfg.maxSeq, `prompt ${i}`));
       const encodeMs = performance.now() - startedAt;

@@ -186,8 +186,13 @@ export class TrainState {
   }
 
   private async publish(target: LearnerTarget, id: string, adapter: Adapter): Promise<void> {
-    if (target !== 'policy') return;
     const engine = this.policy();
+    if (target === 'critic') {
+      // Play's live credit scores with the critic's active adapter against its base (SWEET-RL's
+      // π_ref), so a trained critic shows its advantages there; without one they are 0 by definition.
+      if (engine && (await engine.models()).some((m) => m.name === 'critic')) await engine.setAdapter(id, adapter, { model: 'critic', activate: true });
+      return;
+    }
     await engine?.setAdapter(id, adapter, { activate: true });
     this.liveAdapter = id;
     this.workerActive = engine ? (await engine.adapters()).active : null;
