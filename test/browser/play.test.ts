@@ -1,6 +1,8 @@
-// Play in real Chromium: a person answers the agent through the reply box until the episode ends.
+// Play in real Chromium: a person answers the agent through the reply box until the episode ends;
+// a RAGEN game goes move by move on "Next move", and starting another episode mid-way closes the
+// unfinished one in the store (the Data view lists it as aborted beside the finished one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, serveApp } from './harness.ts';
+import { launch, playToEnd, serveApp } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -31,6 +33,37 @@ describe('Play view', () => {
       await expect(page.getByTestId('outcome').getAttribute('data-success')).resolves.toBe('true');
       expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(1);
       await expect(page.getByText('You', { exact: true }).count()).resolves.toBe(replies);
+      expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('steps a game move by move, and a new episode closes the unfinished one', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/play`);
+      // sokoban's expert needs several moves, so its first episode is unfinished after one
+      await page.getByTestId('family').selectOption('sokoban');
+      await page.getByTestId('agent-kind').selectOption('expert');
+      await page.getByTestId('new-episode').click();
+      const next = page.getByRole('button', { name: 'Next move' });
+      await next.waitFor();
+      expect(await page.getByTestId('agent-turn').count()).toBe(0);
+      // one click, one move: the loop waits for the person before every move of a game
+      await next.click();
+      await expect.poll(() => page.getByTestId('agent-turn').count()).toBe(1);
+      await next.waitFor();
+      await page.waitForTimeout(300);
+      expect(await page.getByTestId('agent-turn').count()).toBe(1);
+      // a second episode replaces the first, which is saved as aborted; the second runs to its end
+      await playToEnd(page);
+      await page.goto(`${server.url}#/data`);
+      const rows = page.getByTestId('episode-table').locator('tbody tr');
+      await expect.poll(() => rows.count()).toBe(2);
+      const statuses = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')).sort());
+      expect(statuses).toEqual(['aborted', 'complete']);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
       await b.close();

@@ -26,13 +26,16 @@ export function pushTurn(dialogue: Message[], turn: Pick<Turn, 'action' | 'obser
 
 /**
  * One agent message through both phases of a step: the collaborator's reply, when one is asked
- * for, comes from `collaborator` (a person) or else the simulated suggestion.
+ * for, comes from `collaborator` (a person) or else, also when the person returns null, the
+ * simulated suggestion.
  */
 export async function playTurn(env: Env, action: string, collaborator?: Collaborator, agent: AgentSide = SCRIPTED): Promise<Turn> {
   const pending = env.beginStep(action);
   if (pending.kind === 'done') return { action, reply: null, replySource: null, ...pending.result, ...agent };
-  const reply = collaborator ? await collaborator(pending.request) : pending.request.suggestion;
-  return { action, reply, replySource: collaborator ? 'person' : 'simulated', ...env.completeStep(reply), ...agent };
+  // null: the person left this answer to the simulated collaborator
+  const given = collaborator ? await collaborator(pending.request) : null;
+  const reply = given ?? pending.request.suggestion;
+  return { action, reply, replySource: given === null ? 'simulated' : 'person', ...env.completeStep(reply), ...agent };
 }
 
 /** Plays one episode to the end (at most maxTurns agent messages). */

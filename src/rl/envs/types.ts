@@ -117,9 +117,10 @@ export type PendingStep = { kind: 'done'; result: StepResult } | { kind: 'reply'
 
 /**
  * Supplies the collaborator's reply. The simulated one returns `request.suggestion`; the UI passes
- * a function that resolves when the person has typed their answer.
+ * a function that resolves when the person has typed their answer, or with null when they let the
+ * simulator answer (the turn then records the suggestion as a simulated reply).
  */
-export type Collaborator = (request: CollaboratorRequest) => string | Promise<string>;
+export type Collaborator = (request: CollaboratorRequest) => string | null | Promise<string | null>;
 
 /** One task family's environment; one instance runs one episode at a time. */
 export interface Env {

@@ -18,6 +18,8 @@ export interface StoreSink {
   onEvent: (e: RolloutEvent) => Promise<void>;
   /** slot → stored episode id */
   ids: Map<number, string>;
+  /** Closes every episode still open as aborted (the rollout was stopped before they ended). */
+  abort: (reason: string) => Promise<void>;
 }
 
 /** A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id. */
@@ -37,7 +39,12 @@ export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runI
       if (rec && !rec.finished) await rec.abort(e.episode.truncated ? 'stopped at the rollout turn limit' : 'ended without a final turn');
     }
   };
-  return { onEvent, ids };
+  const abort = async (reason: string): Promise<void> => {
+    const open = [...recorders.values()].filter((r) => !r.finished);
+    recorders.clear();
+    for (const rec of open) await rec.abort(reason);
+  };
+  return { onEvent, ids, abort };
 }
 
 /** Creates the run record `run.id` unless the store has it (a resumed training run keeps its record). */

@@ -1,15 +1,19 @@
-// State of the Play view: one episode in which a person (or the simulated collaborator) answers
-// the agent. Steps are explicit so the person can read each agent turn before replying; the
-// environment is pure TypeScript and cheap, so it runs here while models run in workers.
-import { createAgent, createEnv, FAMILIES } from '../../rl/envs/registry.ts';
-import { dialogueOf } from '../../rl/envs/episode.ts';
-import type { Agent, AgentKind, CollaboratorRequest, Env, FamilyName, Message, Split, Task } from '../../rl/envs/types.ts';
-import { EpisodeRecorder } from '../../rl/rollout/recorder.ts';
-import { SCRIPTED, type AgentSide, type Turn } from '../../rl/envs/turn.ts';
+// State of the Play view: one episode in which a person (or the simulated collaborator) answers the
+// agent. The episode is played by the lab's one episode loop (rollout/rollout.ts runSlots, one slot)
+// with two waits the person controls: the agent's next move (taken at once for collaborative
+// families, on "Next move" for the RAGEN games) and the collaborator's reply. Each turn is committed
+// to the store (rollout/sink.ts) before it is drawn and before the agent moves again, so what the
+// person sees is what was saved. Models run in the policy worker; the environment runs here.
+import { proxy } from 'comlink';
+import { FAMILIES } from '../../rl/envs/registry.ts';
+import type { AgentKind, CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
+import type { Turn } from '../../rl/envs/turn.ts';
+import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
+import { runSlots, type RolloutEvent } from '../../rl/rollout/rollout.ts';
+import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
 import { perRecord } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
-import { PolicyAgent, taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
-import { proxy } from 'comlink';
+import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
@@ -35,6 +39,31 @@ export interface PlayContext {
   policyMeta(): ModelMeta | undefined;
 }
 
+/** A wait the person ends. */
+interface Wait<T> {
+  resolve(value: T): void;
+  reject(reason: Error): void;
+}
+
+/** Ends the waits of an episode another one replaced; the loop then stops quietly. */
+class Superseded extends Error {
+  override name = 'Superseded';
+}
+
+/** The episode being played: the loop's two waits, and where it is saved. */
+interface Running {
+  /** Run to the end: the loop waits for nobody. */
+  auto: boolean;
+  /** The agent's next move is waiting for agentTurn(). */
+  move: Wait<void> | null;
+  /** A reply is waiting for reply() (null: let the simulator answer). */
+  answer: Wait<string | null> | null;
+  /** null while saving is off or failed. */
+  sink: StoreSink | null;
+  /** Settles when the loop has stopped, however it stopped. */
+  done: Promise<void>;
+}
+
 export class PlaySession {
   /** Set when saving failed; the episode goes on, unsaved. */
   saveError = $state<string | null>(null);
@@ -43,10 +72,6 @@ export class PlaySession {
   streaming = $state('');
 
   constructor(private readonly ctx: PlayContext) {}
-
-  private store(): TrajectoryStore | null {
-    return this.ctx.store();
-  }
 
   family = $state<FamilyName>('guess');
   split = $state<Split>('test');
@@ -58,165 +83,206 @@ export class PlaySession {
   status = $state<PlayStatus>('idle');
   error = $state<string | null>(null);
 
-  /** Where the episode is saved; null while saving is off or failed. */
-  private recorder: Promise<EpisodeRecorder | null> = Promise.resolve(null);
-  private env: Env | null = null;
-  private agent: Agent | null = null;
-  private runId = 0;
-  /** The agent turn in progress, so "run to the end" can wait for it. */
-  private inflight: Promise<void> | null = null;
+  private running: Running | null = null;
+  /** Callers of agentTurn() waiting for the step to land. */
+  private landed: (() => void)[] = [];
 
   readonly families = Object.keys(FAMILIES) as FamilyName[];
   readonly collaborative = $derived(FAMILIES[this.family]?.collaborative ?? false);
   readonly totalReward = $derived(this.turns.reduce((a, t) => a + t.reward, 0));
   readonly success = $derived(this.turns.at(-1)?.info.success ?? false);
 
-  /** The dialogue as the agent sees it. */
-  dialogue(): Message[] {
-    return this.task ? dialogueOf(this.task.prompt, this.turns) : [];
-  }
-
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
   async start(seed?: number): Promise<void> {
-    this.runId++;
+    this.stop(new Superseded('a new episode was started'));
+    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve() };
+    this.running = ep;
     this.seed = seed ?? this.ctx.nextSeed();
+    this.task = null;
+    this.turns = [];
+    this.request = null;
+    this.error = null;
+    this.streaming = '';
+    // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
+    this.setStatus('thinking');
     try {
-      this.env = createEnv(this.family);
       // The tasks the loaded policy learned (e.g. guess with 4 candidates); other families keep their defaults.
       const options = taskOptions(this.ctx.policyMeta(), this.family);
-      this.task = this.env.reset({ family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) });
-      this.agent = this.agentKind === 'policy' ? await this.policyAgent(this.seed) : createAgent(this.agentKind, this.family, { seed: this.seed });
-      this.turns = [];
-      this.request = null;
-      this.error = null;
-      this.status = 'agent';
-      this.beginRecording(this.task);
+      const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) };
+      const agent = this.agentKind === 'policy' ? await this.policyAgent() : familyAgent(this.agentKind, this.family);
+      ep.sink = await this.openSink(agent.name);
+      let started = (): void => undefined;
+      const begun = new Promise<void>((resolve) => (started = resolve));
+      ep.done = runSlots([{ spec, seed: this.seed }], this.gated(ep, agent), {
+        collaborator: (request) => this.ask(ep, request),
+        onEvent: async (e) => {
+          await this.land(ep, e);
+          if (e.kind === 'start') started();
+        },
+      }).then(
+        () => undefined,
+        (e: Error) => this.ended(ep, e),
+      );
+      await Promise.race([begun, ep.done]);
     } catch (e) {
       this.fail(e);
     }
   }
 
+  /** The agent takes its next move; resolves when the move has landed (a reply is asked, a turn recorded, or the end). */
+  agentTurn(): Promise<void> {
+    const move = this.running?.move;
+    if (this.status === 'agent' && move && this.running) {
+      this.running.move = null;
+      this.setStatus('thinking');
+      move.resolve();
+    }
+    return this.status === 'thinking' ? new Promise((resolve) => this.landed.push(resolve)) : Promise.resolve();
+  }
+
+  /** Sends the collaborator's reply: the person's text, or (simulated) the simulator's suggestion. */
+  reply(text: string, source: 'person' | 'simulated' = 'person'): void {
+    const answer = this.running?.answer;
+    if (this.status !== 'reply' || !answer || !this.running) return;
+    this.running.answer = null;
+    this.setStatus('thinking');
+    answer.resolve(source === 'simulated' ? null : text);
+  }
+
+  /** Lets the simulated collaborator answer the pending question. */
+  simulateReply(): void {
+    this.reply('', 'simulated');
+  }
+
+  /** Plays on with the simulated collaborator until the episode ends. */
+  async runToEnd(): Promise<void> {
+    const ep = this.running;
+    if (!ep || this.status === 'done' || this.status === 'error' || this.status === 'idle') return;
+    ep.auto = true;
+    if (this.status === 'reply') this.simulateReply();
+    else void this.agentTurn();
+    await ep.done;
+  }
+
+  /**
+   * Thumbs up/down on an agent turn (clicking again clears it). Saved as the episode's
+   * 'human-feedback' credit row: +1 / −1 on each judged agent turn's record, NaN elsewhere
+   * (store/turn.ts perRecord, the alignment of every credit row) — the per-turn reward that training
+   * reads. A drawn turn is already stored, so its records exist when the row is written.
+   */
+  judge(index: number, verdict: 'up' | 'down'): void {
+    this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
+    const values = perRecord(this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
+    const id = this.running?.sink?.ids.get(0);
+    const store = this.ctx.store();
+    if (!id || !store) return;
+    store.putCredit(id, { estimator: 'human-feedback', version: 'person', values }).catch((e: Error) => {
+      this.saveError = `A rating could not be saved: ${e.message}`;
+    });
+  }
+
   /** The learned policy over the worker's engine, streaming its tokens into `streaming`. */
-  private async policyAgent(seed: number): Promise<Agent> {
+  private async policyAgent(): Promise<BatchAgent> {
     const engine = this.ctx.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     const api: GenerateApi = {
       generate: (request) => engine.generate(request, proxy((e: TokenEvent) => (this.streaming += e.delta))),
       models: () => engine.models(),
     };
-    return PolicyAgent.create(api, { seed, sampling: this.ctx.sampling() });
+    return PolicyBatchAgent.create(api, { sampling: this.ctx.sampling() });
   }
 
-  /** The agent side of the turn just taken (a model turn's tokens and counts). */
-  private agentSide(): AgentSide {
-    if (!(this.agent instanceof PolicyAgent) || !this.agent.lastTurn) return SCRIPTED;
-    const { generation, latencyMs, backend } = this.agent.lastTurn;
-    return { tokens: generation.tokenIds, logprobs: generation.logprobs, promptTokens: generation.promptTokens, completionTokens: generation.completionTokens, latencyMs, backend };
-  }
-
-  /** The agent takes its next turn; a collaborative family then waits for a reply. */
-  agentTurn(): Promise<void> {
-    if (this.status !== 'agent' || !this.env || !this.agent) return this.inflight ?? Promise.resolve();
-    this.inflight = this.takeTurn(this.env, this.agent).finally(() => (this.inflight = null));
-    return this.inflight;
-  }
-
-  private async takeTurn(env: Env, agent: Agent): Promise<void> {
-    const run = this.runId;
-    this.status = 'thinking';
+  /** Where the episode is saved, tagged with the agent and (for the policy) the engine's active adapter. */
+  private async openSink(agent: string): Promise<StoreSink | null> {
+    const store = this.ctx.store();
+    if (!store) return null;
     try {
-      // Durability: every completed turn is committed before the next agent step starts.
-      await (await this.recorder)?.flushed().catch(() => undefined);
-      this.streaming = '';
-      const action = await agent.act(this.dialogue());
-      this.streaming = '';
-      if (run !== this.runId) return; // a newer episode superseded this one
-      const pending = env.beginStep(action);
-      if (pending.kind === 'done') this.record({ action, reply: null, replySource: null, ...pending.result, ...this.agentSide() });
-      else {
-        this.request = pending.request;
-        this.status = 'reply';
-      }
-    } catch (e) {
-      this.fail(e);
-    }
-  }
-
-  /** Sends the collaborator's reply: the person's text, or the simulator's suggestion. */
-  reply(text: string, source: 'person' | 'simulated' = 'person'): void {
-    if (this.status !== 'reply' || !this.env || !this.request) return;
-    const action = this.request.agentMessage;
-    try {
-      const result = this.env.completeStep(text);
-      this.request = null;
-      this.record({ action, reply: text, replySource: source, ...result, ...this.agentSide() });
-    } catch (e) {
-      this.fail(e);
-    }
-  }
-
-  /** Lets the simulated collaborator answer the pending question. */
-  simulateReply(): void {
-    if (this.request) this.reply(this.request.suggestion, 'simulated');
-  }
-
-  /** Plays on with the simulated collaborator until the episode ends. */
-  async runToEnd(): Promise<void> {
-    const run = this.runId;
-    while (run === this.runId && this.status !== 'done' && this.status !== 'error' && this.status !== 'idle') {
-      if (this.status === 'reply') this.simulateReply();
-      else await this.agentTurn();
-    }
-  }
-
-  /**
-   * Thumbs up/down on an agent turn (clicking again clears it). Saved as the episode's
-   * 'human-feedback' credit row: +1 / −1 on each judged agent turn's record, NaN elsewhere
-   * (store/turn.ts perRecord, the alignment of every credit row) — the per-turn reward that training reads.
-   */
-  judge(index: number, verdict: 'up' | 'down'): void {
-    this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
-    const values = perRecord(this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
-    void this.recorder.then(async (r) => {
-      if (!r) return;
-      // a credit row holds one value per message record: wait until every judged turn's records are written
-      await r.flushed();
-      await this.store()?.putCredit(r.episodeId, { estimator: 'human-feedback', version: 'person', values });
-    }).catch((e: Error) => {
-      this.saveError = `A rating could not be saved: ${e.message}`;
-    });
-  }
-
-  private beginRecording(task: Task): void {
-    const previous = this.recorder;
-    const store = this.store();
-    const collaborative = this.collaborative;
-    this.recorder = (async () => {
-      const last = await previous;
-      if (last && !last.finished) await last.abort('a new episode was started').catch(() => undefined);
-      if (!store) return null;
-      // the policy plays with the engine's active adapter (Train's "use as live policy"): tag it
       const engine = this.agentKind === 'policy' ? this.ctx.engine() : null;
       const adapter = engine ? (await engine.adapters()).active : null;
-      return EpisodeRecorder.begin(store, task, { policy: this.agent?.name ?? this.agentKind, adapter, critic: null }, { collaborative });
-    })().catch((e: Error) => {
-      this.saveError = `This episode is not being saved: ${e.message}`;
+      return storeSink(store, { policy: agent, adapter, critic: null });
+    } catch (e) {
+      this.saveError = `This episode is not being saved: ${(e as Error).message}`;
       return null;
+    }
+  }
+
+  /** The agent, waiting for the person's "next move" unless the episode runs to its end. */
+  private gated(ep: Running, agent: BatchAgent): BatchAgent {
+    return {
+      name: agent.name,
+      act: async (requests) => {
+        if (ep !== this.running) throw new Superseded('a new episode was started');
+        if (!ep.auto) {
+          await new Promise<void>((resolve, reject) => {
+            ep.move = { resolve, reject };
+            this.setStatus('agent');
+          });
+        }
+        this.setStatus('thinking');
+        this.streaming = '';
+        const out = await agent.act(requests);
+        if (ep !== this.running) throw new Superseded('a new episode was started');
+        this.streaming = '';
+        return out;
+      },
+      release: (slot) => agent.release?.(slot),
+    };
+  }
+
+  /** The collaborator's side: wait for the person (or answer with the simulator when running to the end). */
+  private ask(ep: Running, request: CollaboratorRequest): Promise<string | null> {
+    if (ep !== this.running) return Promise.reject(new Superseded('a new episode was started'));
+    if (ep.auto) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      ep.answer = { resolve, reject };
+      this.request = request;
+      this.setStatus('reply');
     });
   }
 
-  private record(turn: Turn): void {
-    this.turns = [...this.turns, { ...turn, feedback: null }];
-    this.status = turn.done ? 'done' : 'agent';
-    void this.recorder.then((r) =>
-      r?.turn(turn).catch((e: Error) => {
-        this.saveError = `A turn could not be saved: ${e.message}`;
-      }),
-    );
+  /** One loop event: saved first, then shown. */
+  private async land(ep: Running, e: RolloutEvent): Promise<void> {
+    if (ep !== this.running) throw new Superseded('a new episode was started');
+    if (ep.sink) {
+      try {
+        await ep.sink.onEvent(e);
+      } catch (err) {
+        this.saveError = e.kind === 'start' ? `This episode is not being saved: ${(err as Error).message}` : `A turn could not be saved: ${(err as Error).message}`;
+        ep.sink = null;
+      }
+    }
+    if (e.kind === 'start') this.task = e.task;
+    else if (e.kind === 'turn') {
+      this.request = null;
+      this.turns = [...this.turns, { ...e.turn, feedback: null }];
+    } else this.setStatus('done');
+  }
+
+  /** Ends the current episode's waits; its unfinished stored episode is closed with `reason`. */
+  private stop(reason: Superseded): void {
+    const ep = this.running;
+    if (!ep) return;
+    this.running = null;
+    ep.move?.reject(reason);
+    ep.answer?.reject(reason);
+    const sink = ep.sink;
+    ep.sink = null;
+    // after the loop has stopped, so no write of the old episode races the abort
+    void ep.done.then(() => sink?.abort(reason.message)).catch(() => undefined);
+  }
+
+  private ended(ep: Running, e: Error): void {
+    if (e.name === 'Superseded' || ep !== this.running) return;
+    this.fail(e);
+  }
+
+  private setStatus(status: PlayStatus): void {
+    this.status = status;
+    if (status !== 'thinking') for (const resolve of this.landed.splice(0)) resolve();
   }
 
   private fail(e: unknown): void {
     this.error = (e as Error).message;
-    this.status = 'error';
+    this.setStatus('error');
   }
 }
