@@ -1,16 +1,10 @@
-// Running and replaying one episode: agent ⇄ environment ⇄ collaborator, recorded as plain JSON.
-// replayEpisode re-runs the recorded actions (and person replies) from the task seed; equality with
-// the recording is the determinism check. dialogueOf is the one place a dialogue is built from turns.
+// The pieces the one agent loop (src/rl/rollout/rollout.ts) is built from, and the replay check:
+// playTurn takes one agent message through both phases of a step; dialogueOf is the one place a
+// dialogue is built from turns (pushTurn grows one in place). replayEpisode re-runs the recorded
+// actions (and person replies) from the task seed; equality with the recording is the determinism
+// check. Envs sit below rollout, so no agent loop lives here.
 import { agentSideOf, SCRIPTED, type AgentSide, type Turn } from './turn.ts';
-import type { Agent, Collaborator, Env, Episode, Message, TaskSpec } from './types.ts';
-
-/** Options of runEpisode. */
-export interface RunOptions {
-  /** Supplies collaborator replies (a person in the UI); default: the simulated reply. */
-  collaborator?: Collaborator;
-  /** Called after every turn (live views, credit). */
-  onTurn?: (turn: Turn, index: number) => void;
-}
+import type { Collaborator, Env, Episode, Message } from './types.ts';
 
 /** The dialogue the agent sees after the given turns: the prompt, then each message and what followed it. */
 export function dialogueOf(prompt: string, turns: readonly Pick<Turn, 'action' | 'observation'>[]): Message[] {
@@ -36,28 +30,6 @@ export async function playTurn(env: Env, action: string, collaborator?: Collabor
   const given = collaborator ? await collaborator(pending.request) : null;
   const reply = given ?? pending.request.suggestion;
   return { action, reply, replySource: given === null ? 'simulated' : 'person', ...env.completeStep(reply), ...agent };
-}
-
-/** Plays one episode to the end (at most maxTurns agent messages). */
-export async function runEpisode(env: Env, agent: Agent, spec: TaskSpec, opts: RunOptions = {}): Promise<Episode> {
-  const task = env.reset(spec);
-  const turns: Turn[] = [];
-  const dialogue: Message[] = [{ role: 'user', content: task.prompt }];
-  while (!env.done) {
-    const action = await agent.act(dialogue);
-    // latency stays 0: an Episode is a pure function of its spec and agent (the determinism check)
-    const turn = await playTurn(env, action, opts.collaborator);
-    turns.push(turn);
-    opts.onTurn?.(turn, turns.length - 1);
-    pushTurn(dialogue, turn);
-  }
-  return {
-    task,
-    agent: agent.name,
-    turns,
-    totalReward: turns.reduce((a, t) => a + t.reward, 0),
-    success: turns.length > 0 && turns[turns.length - 1].info.success,
-  };
 }
 
 /** Re-runs an episode's actions (and recorded replies) on a fresh environment; the agent side is kept as recorded. */

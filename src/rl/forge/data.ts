@@ -1,14 +1,14 @@
 // The forge's training data: an endless, seeded stream of task-suite episodes played by noisy experts
-// (DESIGN.md "The default models are ours"), cut into context-window segments (chat.ts) and packed
-// several to a row. Packed rows use a block-diagonal causal attention bias and positions that restart
-// at 0 per segment, so no token sees another dialogue and each segment looks exactly like a prompt
-// at play time.
+// through the rollout loop (playEpisode; DESIGN.md "The default models are ours"), cut into
+// context-window segments (chat.ts) and packed several to a row. Packed rows use a block-diagonal
+// causal attention bias and positions that restart at 0 per segment, so no token sees another
+// dialogue and each segment looks exactly like a prompt at play time.
 import { DEFAULT_NOISE } from '../envs/agent.ts';
-import { runEpisode } from '../envs/episode.ts';
-import { createAgent, createEnv } from '../envs/registry.ts';
-import type { Env, Episode, FamilyName } from '../envs/types.ts';
+import { createAgent } from '../envs/registry.ts';
+import type { Episode, FamilyName } from '../envs/types.ts';
 import { NEG_BIAS } from '../model/llama/emit.ts';
 import type { TensorData } from '../runtime/ort.ts';
+import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import type { FamilyMix } from './config.ts';
 
@@ -18,7 +18,6 @@ export type Player = { kind: 'noisy'; noise: number } | { kind: 'expert' } | { k
 /** Seeded episodes over a family mixture; episode i of family f uses task seed `base + i` of the train split. */
 export class EpisodeStream {
   private readonly rng: Rng;
-  private readonly envs = new Map<FamilyName, Env>();
   private readonly counts = new Map<FamilyName, number>();
   private readonly total: number;
 
@@ -48,14 +47,12 @@ export class EpisodeStream {
 
   /** The next episode of one family. */
   async play(m: FamilyMix): Promise<Episode> {
-    let env = this.envs.get(m.family);
-    if (!env) this.envs.set(m.family, (env = createEnv(m.family)));
     const i = this.counts.get(m.family) ?? 0;
     this.counts.set(m.family, i + 1);
     const seed = this.rng.int(1_000_000_000);
     const p = this.player(this.rng, m.family);
     const agent = createAgent(p.kind, m.family, { seed, ...(p.kind === 'noisy' ? { noise: p.noise } : {}) });
-    return runEpisode(env, agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
+    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
   }
 }
 

@@ -10,9 +10,8 @@
 //   5. write policy/ and critic/ (config.json, tokenizer files, model.safetensors, onnx/ 4-bit prefill
 //      and decode graphs) and manifest.json with sizes and sha256.
 // Everything is seeded; the data, initialisation and evaluation are deterministic from `seed`.
-import { runEpisode } from '../envs/episode.ts';
 import { dialogueOf } from '../envs/episode.ts';
-import { createAgent, createEnv } from '../envs/registry.ts';
+import { createAgent } from '../envs/registry.ts';
 import type { Episode, FamilyName } from '../envs/types.ts';
 import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folder/folder.ts';
 import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
@@ -24,6 +23,7 @@ import { fitTokenizer } from '../model/tokenizer/fit.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
+import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
@@ -66,11 +66,10 @@ export interface ForgeResult {
 async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
   const corpus: string[] = [];
   for (const m of cfg.mix) {
-    const env = createEnv(m.family);
     for (let i = 0; i < cfg.tokenizerEpisodes; i++) {
       const kind = (['expert', 'noisy', 'random'] as const)[i % 3];
       const seed = 7_000_000 + i;
-      const ep = await runEpisode(env, createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
+      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
       corpus.push(ep.task.prompt, hiddenText(ep.task.hidden));
       for (const t of ep.turns) corpus.push(t.action, t.observation);
     }

@@ -6,16 +6,17 @@
 //
 // Randomness: episode k of a task runs on environment stream k (TaskSpec.stream) with agent seed
 // episodeSeed(base, spec, k), so the K episodes of one task differ in both, and any episode replays
-// alone (runEpisode + PolicyAgent with the same stream and seed give the same text).
+// alone (playEpisode of a PolicyAgent with the same stream and seed gives the same text).
+// playEpisode is the one-episode path (the forge's data, tests): the same loop with one slot.
 // A slot may start from a recorded prefix (counterfactual re-rolls): its turns are replayed on the
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
 import { FAMILIES, createEnv } from '../envs/registry.ts';
 import { BaseEnv } from '../envs/base.ts';
 import { playTurn, pushTurn } from '../envs/episode.ts';
-import type { Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
+import type { Agent, Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
 import type { AgentSide, Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
-import type { BatchAgent } from './agents.ts';
+import { scriptedBatchAgent, type BatchAgent } from './agents.ts';
 
 /** Bad rollout input, a replayed prefix that does not reproduce its recording, or a critic without a value head. */
 export class RolloutError extends Error {
@@ -150,6 +151,22 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     live = next;
   }
   return done;
+}
+
+/** Options of playEpisode. */
+export interface PlayOptions extends RolloutOptions {
+  /** The agent seed recorded on the episode (the given agent is already seeded); default: the task seed. */
+  seed?: number;
+  /** Stop after this many agent turns even if the environment goes on (default: the task's T). */
+  turnLimit?: number;
+}
+
+/** Plays one episode of one per-episode Agent (expert, noisy, random, PolicyAgent) through runSlots. */
+export async function playEpisode(agent: Agent, spec: TaskSpec, opts: PlayOptions = {}): Promise<RolloutEpisode> {
+  const { seed = spec.seed, turnLimit, ...rest } = opts;
+  const slot: EpisodeSlot = { spec, seed, ...(turnLimit !== undefined ? { turnLimit } : {}) };
+  const [episode] = await runSlots([slot], scriptedBatchAgent(agent.name, () => agent), rest);
+  return episode;
 }
 
 /** The agent seed of episode k of a task under a base seed. */

@@ -4,8 +4,8 @@ import { hfRole } from '../../../src/rl/bridge/check.ts';
 import { tokenizerConfigJson } from '../../../src/rl/model/tokenizer/hfJson.ts';
 import { CHAT_TEMPLATE_JINJA, encodeChat, renderChat } from '../../../src/rl/model/tokenizer/chat.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
-import { runEpisode } from '../../../src/rl/envs/episode.ts';
-import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { toChatRecord } from '../../../src/rl/store/formats/chat.ts';
 import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
@@ -42,8 +42,7 @@ function storeEpisode(prompt: string, turns: { action: string; observation: stri
 
 describe('chat_template in tokenizer_config.json', () => {
   it("renders a real episode's exported chat messages exactly as the engine lays out its prompt", async () => {
-    const env = createEnv('guess');
-    const ep = await runEpisode(env, createAgent('expert', 'guess', { seed: 5 }), { family: 'guess', split: 'train', seed: 5 });
+    const ep = await playEpisode(createAgent('expert', 'guess', { seed: 5 }), { family: 'guess', split: 'train', seed: 5 });
     const turns = ep.turns.slice(0, -1); // the engine prompts for the last turn's reply
     expect(turns.length).toBeGreaterThan(0);
     const dialogue = [{ role: 'user' as const, content: ep.task.prompt }, ...turns.flatMap((t) => [{ role: 'assistant' as const, content: t.action }, { role: 'user' as const, content: t.observation }])];

@@ -1,8 +1,7 @@
 // Smoke test of the policy agent: one episode of a real task family through the Agent interface,
 // replayable from its seed, with per-turn tokens and log-probs recorded; special tokens never sampled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnv } from '../../../src/rl/envs/registry.ts';
-import { runEpisode } from '../../../src/rl/envs/episode.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { PolicyAgent, type PolicyTurn } from '../../../src/rl/runtime/policyAgent.ts';
 import { tinyModels } from './fixtures.ts';
@@ -20,7 +19,7 @@ describe('PolicyAgent', () => {
     const turns: PolicyTurn[] = [];
     const agent = await PolicyAgent.create(engine, { seed: 9, sampling: { maxNewTokens: 8 }, onTurn: (t) => turns.push(t) });
     expect(agent.name).toBe('policy(T=1)');
-    const a = await runEpisode(createEnv(spec.family), agent, spec);
+    const a = await playEpisode(agent, spec);
     expect(a.turns.length).toBeGreaterThan(0);
     expect(turns.length).toBe(a.turns.length);
     for (const [i, t] of turns.entries()) {
@@ -31,7 +30,7 @@ describe('PolicyAgent', () => {
       expect(t.generation.tokenIds.filter((id) => id < 7 && id !== 2)).toEqual([]);
       expect(t.backend).toBe('wasm');
     }
-    const again = await runEpisode(createEnv(spec.family), await PolicyAgent.create(engine, { seed: 9, sampling: { maxNewTokens: 8 } }), spec);
+    const again = await playEpisode(await PolicyAgent.create(engine, { seed: 9, sampling: { maxNewTokens: 8 } }), spec);
     expect(again.turns.map((t) => t.action)).toEqual(a.turns.map((t) => t.action));
   });
 });

@@ -2,12 +2,22 @@
 // from their seeds and survive JSON, bad agent text ends a step with a reward and a reason, and the
 // two-phase collaborator protocol is enforced.
 import { describe, expect, it } from 'vitest';
-import { replayEpisode, runEpisode } from '../../../src/rl/envs/episode.ts';
+import { replayEpisode } from '../../../src/rl/envs/episode.ts';
 import { FAMILIES, createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { splitOfKey } from '../../../src/rl/envs/split.ts';
-import { FAMILY_NAMES, type AgentKind } from '../../../src/rl/envs/types.ts';
+import { FAMILY_NAMES, type AgentKind, type Episode } from '../../../src/rl/envs/types.ts';
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate } from '../../../src/rl/rollout/evaluate.ts';
+import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+
+/** The Episode of a played episode, without the loop's slot fields; latency 0, the one wall-clock field. */
+const timeless = (e: RolloutEpisode): Episode => ({
+  task: e.task,
+  agent: e.agent,
+  turns: e.turns.map((t) => ({ ...t, latencyMs: 0 })),
+  totalReward: e.totalReward,
+  success: e.success,
+});
 
 describe('splits', () => {
   it.each(FAMILY_NAMES)('%s: train and test tasks never share a key', (family) => {
@@ -39,8 +49,8 @@ describe('determinism and serialisation', () => {
     for (const kind of kinds) {
       for (const seed of [3, 4]) {
         const spec = { family, split: 'test' as const, seed };
-        const a = await runEpisode(createEnv(family), createAgent(kind, family, { seed }), spec);
-        const b = await runEpisode(createEnv(family), createAgent(kind, family, { seed }), spec);
+        const a = timeless(await playEpisode(createAgent(kind, family, { seed }), spec));
+        const b = timeless(await playEpisode(createAgent(kind, family, { seed }), spec));
         expect(b).toEqual(a);
         expect(replayEpisode(createEnv(family), a)).toEqual(a);
         expect(JSON.parse(JSON.stringify(a))).toEqual(a);
@@ -119,9 +129,9 @@ describe('protocol', () => {
     expect(() => env.reset({ family: 'guess', split: 'test', seed: 1, options: { candidates: 1 } })).toThrow(/"candidates" must be an integer in \[2, 32\]/);
   });
 
-  it('runEpisode uses a supplied collaborator (a person) instead of the simulation', async () => {
+  it('playEpisode uses a supplied collaborator (a person) instead of the simulation', async () => {
     const seen: string[] = [];
-    const ep = await runEpisode(createEnv('backend'), createAgent('expert', 'backend', { seed: 1 }), { family: 'backend', split: 'test', seed: 5 }, {
+    const ep = await playEpisode(createAgent('expert', 'backend', { seed: 1 }), { family: 'backend', split: 'test', seed: 5 }, {
       collaborator: (req) => {
         seen.push(req.suggestion);
         return req.suggestion;
@@ -172,7 +182,7 @@ describe('streams', () => {
 
   it('replay keeps the stream', async () => {
     const spec = { family: 'frozenlake' as const, split: 'test' as const, seed: 2, stream: 9 };
-    const ep = await runEpisode(createEnv('frozenlake'), createAgent('expert', 'frozenlake', { seed: 2 }), spec);
+    const ep = timeless(await playEpisode(createAgent('expert', 'frozenlake', { seed: 2 }), spec));
     expect(ep.task.spec.stream).toBe(9);
     expect(replayEpisode(createEnv('frozenlake'), ep)).toEqual(ep);
   });

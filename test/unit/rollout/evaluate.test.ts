@@ -1,14 +1,13 @@
 // The one evaluation path (src/rl/rollout/evaluate.ts): scripted agents through the rollout loop
-// equal the same envs Agent played alone (runEpisode) with the episode's seed; the summary's
+// equal the same envs Agent played alone (playEpisode) with the episode's seed; the summary's
 // Pass@(1,T) is the share solved within T turns, counted by hand; the same seeds give the same
 // figures; the engine's policy is played sampled and greedy; the Pass@(K,T) grid has its shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEpisode } from '../../../src/rl/envs/episode.ts';
 import type { EpisodeTurn } from '../../../src/rl/envs/types.ts';
-import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
+import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate, evaluateHeldOut, evaluatePassKT, evaluatePolicy, heldOutSeed, type PolicyModeResult } from '../../../src/rl/rollout/evaluate.ts';
-import { episodeSeed } from '../../../src/rl/rollout/rollout.ts';
+import { episodeSeed, playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { tinyModels } from '../engine/fixtures.ts';
 
@@ -23,7 +22,7 @@ describe('scripted agents', () => {
     for (const [i, e] of episodes.entries()) {
       expect(e.task.spec.seed).toBe(guess.seed + i);
       expect(e.seed).toBe(episodeSeed(guess.seed, { family: 'guess', split: 'test', seed: guess.seed + i, options: guess.options }, 0));
-      const alone = await runEpisode(createEnv('guess'), createAgent('noisy', 'guess', { seed: e.seed, noise: 0.5 }), e.task.spec);
+      const alone = await playEpisode(createAgent('noisy', 'guess', { seed: e.seed, noise: 0.5 }), e.task.spec, { seed: e.seed });
       expect(e.turns.map((t) => t.action)).toEqual(alone.turns.map((t) => t.action));
       expect(e.totalReward).toBe(alone.totalReward);
     }

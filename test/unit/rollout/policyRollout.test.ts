@@ -60,7 +60,7 @@ describe('policy rollout', () => {
     for (const e of result.episodes) {
       const turns: PolicyTurn[] = [];
       const agent = await PolicyAgent.create(engine, { seed: e.seed, sampling, onTurn: (t) => turns.push(t) });
-      // runEpisode's loop, stopped at the rollout's turn limit
+      // a plain one-episode loop, stopped at the rollout's turn limit
       const env = createEnv(e.task.spec.family);
       const dialogue: Message[] = [{ role: 'user', content: env.reset(e.task.spec).prompt }];
       const alone: Omit<EpisodeTurn, keyof AgentSide>[] = [];

@@ -3,17 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { EpisodeRecorder } from '../../../src/rl/rollout/recorder.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
-import { runEpisode } from '../../../src/rl/envs/episode.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 
 describe('EpisodeRecorder', () => {
   it('stores a played guess episode turn by turn with its outcome', async () => {
     const store = await TrajectoryStore.open({ name: `recorder-${Math.random()}` });
-    const env = createEnv('guess');
     const spec = { family: 'guess' as const, split: 'test' as const, seed: 4 };
     const task = createEnv('guess').reset(spec);
     const rec = await EpisodeRecorder.begin(store, task, { policy: 'expert', adapter: null, critic: null }, { collaborative: true });
-    const episode = await runEpisode(env, createAgent('expert', 'guess', { seed: 4 }), spec, { onTurn: (t) => void rec.turn(t) });
-    await rec.flushed(); // onTurn does not await; the recorder keeps the writes in order
+    const episode = await playEpisode(createAgent('expert', 'guess', { seed: 4 }), spec, { onEvent: (e) => (e.kind === 'turn' ? rec.turn(e.turn) : undefined) });
+    await rec.flushed();
     const stored = await store.getEpisode(rec.episodeId);
     expect(stored?.status).toBe('complete');
     expect(stored?.turns.length).toBe(1 + 2 * episode.turns.length);

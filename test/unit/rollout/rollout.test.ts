@@ -1,15 +1,32 @@
 // The rollout loop with scripted agents: event order, K episodes per task on distinct streams, the
-// turn limit, a person's replies through the collaborator callback, equality with runEpisode, and
-// the store sink committing each turn.
+// turn limit, a person's replies through the collaborator callback, the batched rollout against the
+// same agent one episode at a time (playEpisode) and playEpisode against a plain loop written here,
+// and the store sink committing each turn.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
-import { episodeSeed, rollout, RolloutError, runSlots, successTurns, taskSpecs, type RolloutEvent } from '../../../src/rl/rollout/rollout.ts';
+import { episodeSeed, playEpisode, rollout, RolloutError, runSlots, successTurns, taskSpecs, type RolloutEvent } from '../../../src/rl/rollout/rollout.ts';
 import { storeSink } from '../../../src/rl/rollout/sink.ts';
 import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
-import { runEpisode } from '../../../src/rl/envs/episode.ts';
-import type { EpisodeTurn, FamilyName } from '../../../src/rl/envs/types.ts';
+import { playTurn, pushTurn } from '../../../src/rl/envs/episode.ts';
+import type { Agent, EpisodeTurn, FamilyName, Message, TaskSpec } from '../../../src/rl/envs/types.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
+
+/** Latency is wall time, the one field two runs never share. */
+const timeless = (ts: readonly EpisodeTurn[]) => ts.map((t) => ({ ...t, latencyMs: 0 }));
+
+/** The reference: one agent, one environment, a plain loop until the environment ends. */
+async function byHand(agent: Agent, spec: TaskSpec): Promise<EpisodeTurn[]> {
+  const env = createEnv(spec.family);
+  const dialogue: Message[] = [{ role: 'user', content: env.reset(spec).prompt }];
+  const turns: EpisodeTurn[] = [];
+  while (!env.done) {
+    const turn = await playTurn(env, await agent.act(dialogue));
+    turns.push(turn);
+    pushTurn(dialogue, turn);
+  }
+  return turns;
+}
 
 const noisy = (family: FamilyName) => scriptedBatchAgent('noisy(0.3)', (seed) => createAgent('noisy', family, { seed }));
 
@@ -52,16 +69,31 @@ describe('rollout', () => {
     await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 0, seed: 0 }, noisy('guess'))).rejects.toThrow(/K \(episodes per task\) must be an integer ≥ 1/);
   });
 
-  it('equals runEpisode of the same agent, stream and seed', async () => {
+  it('batched equals the same agent one episode at a time (playEpisode), stream and seed', async () => {
     const tasks = taskSpecs('guess', 'test', 2, 11);
     const r = await rollout({ tasks, k: 2, seed: 3 }, noisy('guess'));
     for (const e of r.episodes) {
-      const alone = await runEpisode(createEnv('guess'), createAgent('noisy', 'guess', { seed: e.seed }), e.task.spec);
-      // latency is wall time, the one field two runs never share
-      const timeless = (ts: readonly EpisodeTurn[]) => ts.map((t) => ({ ...t, latencyMs: 0 }));
+      const alone = await playEpisode(createAgent('noisy', 'guess', { seed: e.seed }), e.task.spec, { seed: e.seed });
       expect(timeless(e.turns)).toEqual(timeless(alone.turns));
-      expect(e.success).toBe(alone.success);
+      expect(e.task).toEqual(alone.task);
+      expect([e.success, e.totalReward, e.agent, e.seed, e.truncated]).toEqual([alone.success, alone.totalReward, alone.agent, alone.seed, alone.truncated]);
     }
+  });
+
+  it('playEpisode equals a plain loop of the same agent, and its options reach the loop', async () => {
+    for (const family of ['guess', 'backend', 'frozenlake', 'bandit', 'sokoban'] as const) {
+      const spec: TaskSpec = { family, split: 'test', seed: 8 };
+      const e = await playEpisode(createAgent('noisy', family, { seed: 5 }), spec);
+      expect(timeless(e.turns)).toEqual(await byHand(createAgent('noisy', family, { seed: 5 }), spec));
+      expect(e).toMatchObject({ seed: 8, slot: 0, prefixTurns: 0, truncated: false, agent: 'noisy(0.3)' });
+      expect(e.totalReward).toBe(e.turns.reduce((a, t) => a + t.reward, 0));
+    }
+    const spec: TaskSpec = { family: 'guess', split: 'test', seed: 2 };
+    const events: RolloutEvent[] = [];
+    const cut = await playEpisode(createAgent('expert', 'guess', { seed: 1 }), spec, { seed: 77, turnLimit: 1, onEvent: (ev) => void events.push(ev) });
+    expect(cut).toMatchObject({ seed: 77, truncated: true });
+    expect(cut.turns).toHaveLength(1);
+    expect(events.map((ev) => ev.kind)).toEqual(['start', 'turn', 'end']);
   });
 
   it("uses a person's replies through the collaborator callback", async () => {
