@@ -11,7 +11,7 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { ScoreApi } from '../rollout/criticInputs.ts';
 import type { RolloutEpisode } from '../rollout/rollout.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
-import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { GenerateApi } from '../runtime/engine/types.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { Rng } from '../util/rng.ts';
 import type { LoopConfig } from './config.ts';

@@ -8,7 +8,7 @@
 import type { AgentKind } from '../envs/types.ts';
 import { familyAgent } from '../rollout/agents.ts';
 import { evaluate, evaluatePolicy, type EvalConfig, type EvalSummary, type PolicyModeResult } from '../rollout/evaluate.ts';
-import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { GenerateApi } from '../runtime/engine/types.ts';
 import type { FamilyMix } from './config.ts';
 
 /** Who played. */

@@ -1,18 +1,18 @@
 // Agents that act for many episodes at once, behind one interface, so the rollout loop batches a
 // step of every live episode into a single engine call (DESIGN.md "rollout/: batching K×T").
-//  - PolicyBatchAgent: the engine's policy. The dialogues become the model's chat exactly as
-//    PolicyAgent (src/rl/runtime/policyAgent.ts) builds them (model/tokenizer/dialogue.ts toChat, the forge's
-//    sliding window) and turn t of an episode with seed s samples with seed hash(`${s}/${t}`), one
-//    seed per prompt (GenerateRequest.seeds), so a batched rollout reproduces PolicyAgent's
-//    single-episode text for the same seeds.
-//  - scriptedBatchAgent: any per-episode Agent of the envs' interface (expert, noisy, random, or a
-//    PolicyAgent) acting one episode after another, so scripted agents play through the same loop;
-//    familyAgent builds the registry's scripted kinds that way.
+//  - PolicyBatchAgent: the engine's policy, the one way the lab plays it (Play, training, evaluation,
+//    the forge's check). The dialogues become the model's chat as the forge trained it
+//    (model/tokenizer/dialogue.ts toChat, the sliding window) and turn t of an episode with seed s
+//    samples with seed hash(`${s}/${t}`), one seed per prompt (GenerateRequest.seeds), so a batched
+//    rollout gives each episode the text it would get alone (tested against a one-prompt oracle).
+//  - scriptedBatchAgent: any per-episode Agent of the envs' interface (expert, noisy, random) acting
+//    one episode after another, so scripted agents play through the same loop; familyAgent builds the
+//    registry's scripted kinds that way.
 import { agentName, DEFAULT_NOISE } from '../envs/agent.ts';
 import { createAgent } from '../envs/registry.ts';
 import type { Agent, AgentKind, FamilyName, Message } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
-import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { GenerateApi } from '../runtime/engine/types.ts';
 import type { SamplingParams } from '../runtime/engine/sampling.ts';
 import type { Generation } from '../runtime/engine/types.ts';
 import { hashString } from '../util/rng.ts';
@@ -25,7 +25,7 @@ export interface BatchActRequest {
   slot: number;
   /** The visible dialogue so far (starts with the task prompt; the last message is 'user'). */
   dialogue: readonly Message[];
-  /** The episode's agent seed: turn t samples with hash(`${seed}/${t}`), as PolicyAgent. */
+  /** The episode's agent seed: turn t samples with hash(`${seed}/${t}`). */
   seed: number;
 }
 
@@ -44,7 +44,7 @@ export interface BatchAgent {
   release?(slot: number): void;
 }
 
-/** PolicyAgent's per-turn seed: hash of the episode seed and the turn index (0-based). */
+/** The per-turn sampling seed: hash of the episode seed and the turn index (0-based). */
 export function turnSeed(episodeSeed: number, turn: number): number {
   return hashString(`${episodeSeed}/${turn}`);
 }
@@ -53,13 +53,13 @@ export function turnSeed(episodeSeed: number, turn: number): number {
 export interface PolicyBatchOptions {
   /** Loaded model name; default 'policy'. */
   model?: string;
-  /** Temperature 1 by default; maxNewTokens defaults to the model's turnwise.maxReplyTokens (else 64), as PolicyAgent. */
+  /** Temperature 1 by default (DESIGN.md: measure the shipped policy sampled); maxNewTokens defaults to the model's turnwise.maxReplyTokens (else 64). */
   sampling?: Partial<Omit<SamplingParams, 'seed'>>;
   /** Adapter id, null = base, omitted = the engine's active adapter. */
   adapter?: string | null;
   /** Most prompts per engine call (bounds the KV cache's memory); larger batches are split. Default 64. */
   maxBatch?: number;
-  /** Display name; default "policy(T=…)" or "policy(greedy)" as PolicyAgent. */
+  /** Display name; default "policy(T=…)" or "policy(greedy)". */
   name?: string;
 }
 
@@ -78,7 +78,7 @@ export class PolicyBatchAgent implements BatchAgent {
     this.name = opts.name ?? (t > 0 ? `policy(T=${t})` : 'policy(greedy)');
   }
 
-  /** Reads the model's reply budget from the engine, as PolicyAgent.create does. */
+  /** Reads the model's reply budget from the engine. */
   static async create(engine: GenerateApi, opts: PolicyBatchOptions = {}): Promise<PolicyBatchAgent> {
     const model = opts.model ?? 'policy';
     const info = (await engine.models()).find((m) => m.name === model);

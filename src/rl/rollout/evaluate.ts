@@ -11,7 +11,7 @@
 import { rolloutMetrics } from './metrics.ts';
 import { FAMILIES } from '../envs/registry.ts';
 import type { FamilyName, JsonObject, Split } from '../envs/types.ts';
-import type { GenerateApi } from '../runtime/policyAgent.ts';
+import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent, type BatchAgent } from './agents.ts';
 import { passKTAt, passKTGrid } from './passkt.ts';
 import { rollout, successTurns, taskSpecs, type RolloutEpisode, type RolloutOptions } from './rollout.ts';

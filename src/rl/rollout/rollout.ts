@@ -6,7 +6,7 @@
 //
 // Randomness: episode k of a task runs on environment stream k (TaskSpec.stream) with agent seed
 // episodeSeed(base, spec, k), so the K episodes of one task differ in both, and any episode replays
-// alone (playEpisode of a PolicyAgent with the same stream and seed gives the same text).
+// alone (runSlots with that one slot gives the same text).
 // playEpisode is the one-episode path (the forge's data, tests): the same loop with one slot.
 // A slot may start from a recorded prefix (counterfactual re-rolls): its turns are replayed on the
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
@@ -161,7 +161,7 @@ export interface PlayOptions extends RolloutOptions {
   turnLimit?: number;
 }
 
-/** Plays one episode of one per-episode Agent (expert, noisy, random, PolicyAgent) through runSlots. */
+/** Plays one episode of one per-episode Agent (expert, noisy, random) through runSlots. */
 export async function playEpisode(agent: Agent, spec: TaskSpec, opts: PlayOptions = {}): Promise<RolloutEpisode> {
   const { seed = spec.seed, turnLimit, ...rest } = opts;
   const slot: EpisodeSlot = { spec, seed, ...(turnLimit !== undefined ? { turnLimit } : {}) };

@@ -5,7 +5,7 @@
 // the advantage the trainer ranks candidates with.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
-import { PolicyAgent, type PolicyTurn } from '../../../src/rl/runtime/policyAgent.ts';
+import { PolicyAgent, type PolicyTurn } from '../engine/oracleAgent.ts';
 import { PolicyBatchAgent } from '../../../src/rl/rollout/agents.ts';
 import { rollout, taskSpecs, type RolloutResult } from '../../../src/rl/rollout/rollout.ts';
 import { criticInputs, latestTurnInput, type ScoreApi } from '../../../src/rl/rollout/criticInputs.ts';

@@ -225,3 +225,9 @@ export interface ModelInfo {
   /** config.json's "turnwise" section (role, contextTokens, maxReplyTokens, forge figures), when present. */
   turnwise?: ModelMeta;
 }
+
+/** What a policy agent needs from an engine; PolicyEngine and Remote<PolicyEngine> both satisfy it. */
+export interface GenerateApi {
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  models(): ModelInfo[] | Promise<ModelInfo[]>;
+}

@@ -1,21 +1,14 @@
-// The learned policy behind the task suite's Agent interface (src/rl/envs/types.ts), so
-// `turnwise eval --agent policy`, the rollout loop and the Play view use the engine like any
-// scripted agent. The dialogue becomes the model's chat as the forge trained it (model/tokenizer/dialogue.ts
-// toChat: the task prompt as 'system', 'user'/'assistant' as user/agent) inside the forge's sliding
-// context window. Each turn samples with a seed derived from (episode seed, turn), so an episode
-// replays exactly. The engine may be in-thread (PolicyEngine) or a comlink Remote<PolicyEngine>.
-import type { Agent, Message } from '../envs/types.ts';
-import { toChat } from '../model/tokenizer/dialogue.ts';
-import { hashString } from '../util/rng.ts';
-import type { SamplingParams } from './engine/sampling.ts';
-import type { GenerateRequest, GenerateResult, Generation, ModelInfo } from './engine/types.ts';
-import { replyTokens } from '../model/meta.ts';
-
-/** What the agent needs from an engine; PolicyEngine and Remote<PolicyEngine> both satisfy it. */
-export interface GenerateApi {
-  generate(request: GenerateRequest): Promise<GenerateResult>;
-  models(): ModelInfo[] | Promise<ModelInfo[]>;
-}
+// Test oracle: the learned policy behind the task suite's one-episode Agent interface, one prompt per
+// engine call. The lab plays the policy through rollout/agents.ts PolicyBatchAgent (every live
+// episode's step in one call); the tests compare that batched path with this plain one, which builds
+// the chat the same way (model/tokenizer/dialogue.ts toChat) and samples turn t of an episode with
+// seed hash(`${seed}/${t}`), so both must give the same text for the same seeds.
+import type { Agent, Message } from '../../../src/rl/envs/types.ts';
+import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
+import { hashString } from '../../../src/rl/util/rng.ts';
+import type { SamplingParams } from '../../../src/rl/runtime/engine/sampling.ts';
+import type { GenerateApi, GenerateResult, Generation } from '../../../src/rl/runtime/engine/types.ts';
+import { replyTokens } from '../../../src/rl/model/meta.ts';
 
 export interface PolicyAgentOptions {
   /** Loaded model name; default 'policy'. */
@@ -32,7 +25,7 @@ export interface PolicyAgentOptions {
   onTurn?: (turn: PolicyTurn) => void;
 }
 
-/** What one act() produced, beyond the text (AgentTurnExtras in src/rl/rollout/recorder.ts). */
+/** What one act() produced, beyond the text. */
 export interface PolicyTurn {
   generation: Generation;
   latencyMs: number;
