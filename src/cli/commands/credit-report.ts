@@ -15,7 +15,7 @@ import { rollout, taskSpecs } from '../../rl/rollout/rollout.ts';
 import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollout/stored.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
-import { commonArgs, familyTurns, rolloutOptions } from './passkt.ts';
+import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -86,11 +86,7 @@ export const creditReport: Command = {
         reports.push({ truth: 'information-gain', report: fidelityReport(ig, estimators, bootstrap) });
       }
       const summary = {
-        family: a.family,
-        agent: agent.name,
-        split: a.split,
-        seed: a.seed,
-        options: a.options ?? {},
+        ...rolloutHeader(a, agent.name),
         episodes: played.length,
         turns: played.reduce((s, e) => s + e.turns.length, 0),
         k,

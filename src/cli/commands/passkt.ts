@@ -34,11 +34,16 @@ export interface CommonRolloutArgs {
   temperature: number;
   models: string;
   backend: 'node' | 'wasm';
-  /** Family options of the tasks: --options, else those the shipped policy was forged on (DEFAULT_FORGE.mix). */
+  /** Family options of the tasks: --options, else those the policy was forged on (its config.json turnwise.tasks). */
   options: JsonObject | undefined;
 }
 
+/** What every rollout command's JSON summary opens with: the task set and who played it. */
+export function rolloutHeader(a: CommonRolloutArgs, agent: string) {
+  return { family: a.family, agent, split: a.split, seed: a.seed, options: a.options ?? {} };
+}
 
+/** Validates the rollout commands' shared flags. */
 export async function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): Promise<CommonRolloutArgs> {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const family = str('family');
@@ -110,11 +115,7 @@ export const passkt: Command = {
       const seconds = (performance.now() - start) / 1000;
       const grid = r.grid;
       const summary = {
-        family: a.family,
-        agent: agent.name,
-        split: a.split,
-        seed: a.seed,
-        options: a.options ?? {},
+        ...rolloutHeader(a, agent.name),
         tasks,
         n,
         tMax,

@@ -3,20 +3,15 @@
 // training resumes after a reload from the last completed iteration.
 import type { LoraSpec } from '../model/llama/weights.ts';
 import type { TrainerState } from '../runtime/train/trainer.ts';
+import { CodedError } from '../util/errors.ts';
 
 /** The algorithms `turnwise train --algo` runs. */
 export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as const;
 export type AlgoName = (typeof ALGO_NAMES)[number];
 
 /** Bad configuration, a row that does not fit, a missing model, or a checkpoint that does not match. */
-export class AlgoError extends Error {
+export class AlgoError extends CodedError<'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped'> {
   override name = 'AlgoError';
-  constructor(
-    readonly code: 'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Which model a learner trains. */

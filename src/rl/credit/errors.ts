@@ -1,6 +1,7 @@
 // The one error type of src/rl/credit and the input checks every estimator shares. Bad input is
 // refused by name (non-finite numbers, mismatched lengths, missing inputs, out-of-range
 // parameters) so that no estimator ever propagates NaN silently.
+import { CodedError } from '../util/errors.ts';
 
 export type CreditErrorCode =
   | 'non-finite' // a NaN or ±Infinity in an input array or parameter
@@ -12,14 +13,8 @@ export type CreditErrorCode =
   | 'bad-sample'; // Pass@(K,T) / statistics input out of range (n < K, turn < 1, too few values)
 
 /** Credit input refused; `code` is machine-readable, the message names the array and index. */
-export class CreditError extends Error {
-  constructor(
-    readonly code: CreditErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CreditError';
-  }
+export class CreditError extends CodedError<CreditErrorCode> {
+  override name = 'CreditError';
 }
 
 /** True when every entry is finite: the fast path of checkFinite for per-turn pushes (no message is built unless a check fails). */

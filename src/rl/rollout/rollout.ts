@@ -17,16 +17,11 @@ import type { Agent, Collaborator, Env, Episode, FamilyName, JsonObject, Message
 import type { AgentSide, Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
 import { scriptedBatchAgent, type BatchAgent } from './agents.ts';
+import { CodedError } from '../util/errors.ts';
 
 /** Bad rollout input, a replayed prefix that does not reproduce its recording, or a critic without a value head. */
-export class RolloutError extends Error {
+export class RolloutError extends CodedError<'bad-config' | 'prefix-mismatch' | 'no-value-head'> {
   override name = 'RolloutError';
-  constructor(
-    readonly code: 'bad-config' | 'prefix-mismatch' | 'no-value-head',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** One episode to play. */

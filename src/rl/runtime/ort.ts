@@ -17,6 +17,7 @@ import type * as OrtWeb from 'onnxruntime-web';
 import { loadOrtNode, type OrtModule } from './ortNode.ts';
 import { probeWebGpu, watchDevice, type GpuAdapterReport } from './webgpu.ts';
 import type { TensorData, TensorType } from '../model/onnx/tensor.ts';
+import { CodedError } from '../util/errors.ts';
 
 /** webgpu and wasm through onnxruntime-web; 'node' is onnxruntime-node's CPU provider (Node only). */
 export type BackendKind = 'webgpu' | 'wasm' | 'node';
@@ -40,14 +41,8 @@ export interface BackendInfo {
 }
 
 /** Named runtime failures; branch on `name`, which survives comlink. */
-export class RuntimeError extends Error {
-  constructor(
-    readonly code: 'disposed' | 'session-create' | 'run' | 'bad-input',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RuntimeError';
-  }
+export class RuntimeError extends CodedError<'disposed' | 'session-create' | 'run' | 'bad-input'> {
+  override name = 'RuntimeError';
 }
 
 function isNode(): boolean {

@@ -1,5 +1,6 @@
 // Named errors of the trajectory store. They cross comlink as plain Errors, so callers branch on
 // `name === 'StoreError'` and `code`, never on instanceof (STYLE.md 4).
+import { CodedError } from '../util/errors.ts';
 
 export type StoreErrorCode =
   /** The browser refused the write (QuotaExceededError); nothing of that write was saved. */
@@ -19,14 +20,8 @@ export type StoreErrorCode =
   /** Anything else IndexedDB reported; the message carries its name. */
   | 'failed';
 
-export class StoreError extends Error {
+export class StoreError extends CodedError<StoreErrorCode> {
   override name = 'StoreError';
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export const QUOTA_MESSAGE =

@@ -3,7 +3,7 @@
 // creation order (newest first by default) and a cursor {createdAt, id} continues exactly where the
 // previous page stopped, whatever is written meanwhile.
 import type { EpisodeRow, OutcomeKey, StoreDb } from './db.ts';
-import type { EpisodeStatus, ModelRef, OutcomeRecord } from './schema.ts';
+import type { EpisodeStatus } from './schema.ts';
 
 /** Which episodes to list; every given field must match. */
 export interface EpisodeFilter {
@@ -36,23 +36,11 @@ export interface PageRequest {
   order?: 'newest' | 'oldest';
 }
 
-/** An episode without its turns, as lists show it. */
-export interface EpisodeSummary {
-  id: string;
-  runId: string | null;
-  family: string;
-  split: 'train' | 'test';
-  seed: number;
-  status: EpisodeStatus;
-  outcome: OutcomeRecord | null;
-  model: ModelRef;
-  turnCount: number;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-  abortReason: string | null;
-  imported: { source: string; at: number } | null;
-}
+/** The row fields a list shows. */
+const SUMMARY_FIELDS = ['id', 'family', 'split', 'seed', 'status', 'outcome', 'model', 'turnCount', 'createdAt', 'updatedAt', 'finishedAt', 'abortReason', 'imported'] as const;
+
+/** An episode without its turns, as lists show it: the row's fields, with runId null for no run. */
+export type EpisodeSummary = Pick<EpisodeRow, (typeof SUMMARY_FIELDS)[number]> & { runId: string | null };
 
 export interface EpisodePage {
   items: EpisodeSummary[];
@@ -61,22 +49,8 @@ export interface EpisodePage {
 }
 
 export function summaryOf(r: EpisodeRow): EpisodeSummary {
-  return {
-    id: r.id,
-    runId: r.runId === '' ? null : r.runId,
-    family: r.family,
-    split: r.split,
-    seed: r.seed,
-    status: r.status,
-    outcome: r.outcome,
-    model: r.model,
-    turnCount: r.turnCount,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    finishedAt: r.finishedAt,
-    abortReason: r.abortReason,
-    imported: r.imported,
-  };
+  const picked = Object.fromEntries(SUMMARY_FIELDS.map((k) => [k, r[k]])) as Pick<EpisodeRow, (typeof SUMMARY_FIELDS)[number]>;
+  return { ...picked, runId: r.runId === '' ? null : r.runId };
 }
 
 type IndexName = 'byRun' | 'byFamily' | 'bySplit' | 'byOutcome' | 'byDate';

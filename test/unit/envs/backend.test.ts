@@ -81,7 +81,7 @@ describe('expression language properties (fast-check)', () => {
           got = run(src, { x });
         } catch (e) {
           expect(e).toBeInstanceOf(DslError); // only limits (depth, size) may stop a valid program
-          expect((e as DslError).kind).toBe('limit');
+          expect((e as DslError).code).toBe('limit');
           return;
         }
         const want = reference(t, x);
@@ -98,7 +98,7 @@ describe('expression language properties (fast-check)', () => {
       try {
         expect(parse(src)).toEqual(toExpr(t));
       } catch (e) {
-        expect((e as DslError).kind).toBe('limit');
+        expect((e as DslError).code).toBe('limit');
       }
     }), { numRuns: 200, seed: 7 });
   });

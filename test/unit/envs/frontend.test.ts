@@ -71,7 +71,7 @@ describe('HTML subset', () => {
     try {
       parseHtml(html);
     } catch (e) {
-      expect((e as HtmlError).kind).toBe('unsafe');
+      expect((e as HtmlError).code).toBe('unsafe');
     }
   });
 

@@ -59,22 +59,22 @@ function makeTests(rng: Rng, t: Template, params: Record<string, Value>, n: numb
 }
 
 /** Runs code on the tests: passes counted, first error message (code never executes outside the interpreter). */
-export function scoreCode(code: string, tests: readonly TestCase[]): { passed: number; error: string | null; kind: DslError['kind'] | null } {
+export function scoreCode(code: string, tests: readonly TestCase[]): { passed: number; error: string | null; kind: DslError['code'] | null } {
   let expr;
   try {
     expr = parse(code);
   } catch (e) {
-    return { passed: 0, error: (e as Error).message, kind: e instanceof DslError ? e.kind : 'syntax' };
+    return { passed: 0, error: (e as Error).message, kind: e instanceof DslError ? e.code : 'syntax' };
   }
   let passed = 0;
   let error: string | null = null;
-  let kind: DslError['kind'] | null = null;
+  let kind: DslError['code'] | null = null;
   for (const t of tests) {
     try {
       if (sameValue(evaluate(expr, t.inputs), t.expected)) passed++;
     } catch (e) {
       error ??= (e as Error).message;
-      kind ??= e instanceof DslError ? e.kind : 'runtime';
+      kind ??= e instanceof DslError ? e.code : 'runtime';
     }
   }
   return { passed, error, kind };

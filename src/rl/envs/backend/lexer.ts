@@ -1,14 +1,10 @@
 // Tokenizer of the backend family's expression language (our stand-in for ColBench's Python, so
 // that agent code is parsed and interpreted, never eval'd). Grammar in parser.ts.
-export class DslError extends Error {
+import { CodedError } from '../../util/errors.ts';
+
+/** A DSL failure; code 'syntax': cannot be parsed; 'runtime': failed while running; 'limit': a size or step limit was hit. */
+export class DslError extends CodedError<'syntax' | 'runtime' | 'limit'> {
   override name = 'DslError';
-  constructor(
-    /** 'syntax': cannot be parsed; 'runtime': failed while running; 'limit': a size or step limit was hit. */
-    readonly kind: 'syntax' | 'runtime' | 'limit',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Limits that keep every parse and run bounded whatever the agent writes. */

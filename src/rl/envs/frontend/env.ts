@@ -72,7 +72,7 @@ export class FrontendEnv extends BaseEnv {
       return { design: parseHtml(html) };
     } catch (e) {
       const err = e as Error;
-      const kind = err instanceof HtmlError ? err.kind : 'syntax';
+      const kind = err instanceof HtmlError ? err.code : 'syntax';
       const reason: StepReason = kind === 'unsafe' ? 'unsafe' : kind === 'too-long' ? 'too-long' : 'invalid-format';
       const fields: JsonObject = { similarity: 0, error: err.message };
       if (final) return { result: { observation: `Score 0: ${err.message}.`, reward: 0, done: true, info: stepInfo(reason, fields, reason === 'invalid-format') } };

@@ -2,16 +2,11 @@
 // with inline styles (background, color, width, height, margin-left, margin-top, text-align,
 // font-size). Our own parser: nothing is ever handed to a browser engine or executed. Scripts,
 // event handlers, external URLs and other tags are rejected with a named error.
+import { CodedError } from '../../util/errors.ts';
 
-export class HtmlError extends Error {
+/** A refused design; code 'unsafe': scripts, handlers or URLs; 'too-long': over the size limit; 'syntax': outside the subset. */
+export class HtmlError extends CodedError<'unsafe' | 'too-long' | 'syntax'> {
   override name = 'HtmlError';
-  constructor(
-    /** 'unsafe': scripts, handlers or URLs; 'too-long': over the size limit; 'syntax': outside the subset. */
-    readonly kind: 'unsafe' | 'too-long' | 'syntax',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export const MAX_HTML_CHARS = 8000;

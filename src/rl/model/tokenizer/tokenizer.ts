@@ -8,6 +8,7 @@
 //      one whitespace character);
 //   2. a piece in the vocabulary is one token; otherwise each character is, if in the vocabulary;
 //   3. otherwise the character's UTF-8 bytes become byte tokens.
+import { CodedError } from '../../util/errors.ts';
 
 /** The special tokens: roles and turn boundaries. Their ids are 0 … 6 in this order. */
 export const SPECIAL_TOKENS = ['<|pad|>', '<|bos|>', '<|end|>', '<|system|>', '<|hidden|>', '<|user|>', '<|agent|>'] as const;
@@ -38,14 +39,8 @@ export const byteToken = (b: number): string => `<0x${b.toString(16).toUpperCase
 const BYTE_RE = /^<0x([0-9A-F]{2})>$/;
 
 /** A tokenizer file or vocabulary that cannot be used. */
-export class TokenizerError extends Error {
-  constructor(
-    readonly code: 'bad-vocab' | 'bad-json' | 'unsupported',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TokenizerError';
-  }
+export class TokenizerError extends CodedError<'bad-vocab' | 'bad-json' | 'unsupported'> {
+  override name = 'TokenizerError';
 }
 
 /** Splits text into pre-tokens; text the pattern skips (none, by construction) stays as its own piece. */

@@ -3,6 +3,7 @@
 // swaps each `<p>.new` output in as the current value. The step counter gives AdamW's bias correction.
 import type { ManagedSession, OrtRuntime, TensorData } from '../ort.ts';
 import { HYPER_INPUTS, momentName, newName, type HyperInput, type TrainStepGraph } from '../../model/train/trainStep.ts';
+import { CodedError } from '../../util/errors.ts';
 
 /** AdamW settings; fed as graph inputs each step, so a schedule needs no rebuild. */
 export interface AdamWConfig {
@@ -38,14 +39,8 @@ export interface TrainerState {
 }
 
 /** Named trainer failures: a missing or mis-shaped feed, a non-finite loss, use after dispose. */
-export class TrainerError extends Error {
-  constructor(
-    readonly code: 'bad-feed' | 'bad-param' | 'non-finite' | 'disposed',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TrainerError';
-  }
+export class TrainerError extends CodedError<'bad-feed' | 'bad-param' | 'non-finite' | 'disposed'> {
+  override name = 'TrainerError';
 }
 
 const HYPER_FIELD: Record<Exclude<HyperInput, 'step'>, keyof AdamWConfig> = {
