@@ -33,18 +33,18 @@ describe('expression language by hand', () => {
   });
 
   it('raises named errors with clear messages', () => {
-    expect(err('1 / 0')).toMatchObject({ name: 'DslError', kind: 'runtime', message: 'division by zero' });
-    expect(err('y + 1')).toMatchObject({ kind: 'runtime', message: 'unknown name "y"' });
-    expect(err('eval("1")')).toMatchObject({ kind: 'runtime', message: 'unknown function "eval"' });
-    expect(err('constructor')).toMatchObject({ kind: 'runtime', message: 'unknown name "constructor"' });
-    expect(err('toString(1)')).toMatchObject({ kind: 'runtime', message: 'unknown function "toString"' });
-    expect(err('1 +')).toMatchObject({ kind: 'syntax', message: 'unexpected end of code' });
-    expect(err('1 + "a"')).toMatchObject({ kind: 'runtime', message: '+ needs a number, got string' });
-    expect(err('if 1 then 2 else 3')).toMatchObject({ kind: 'runtime', message: 'if needs a boolean, got number' });
-    expect(err('1e308 * 10')).toMatchObject({ kind: 'runtime', message: '* gave a non-finite number' });
-    expect(err('repeat("ab", 600)')).toMatchObject({ kind: 'limit' });
-    expect(err('('.repeat(100) + '1' + ')'.repeat(100))).toMatchObject({ kind: 'limit', message: 'expression nested too deeply (limit 48)' });
-    expect(err('1'.repeat(3000))).toMatchObject({ kind: 'limit' });
+    expect(err('1 / 0')).toMatchObject({ name: 'DslError', code: 'runtime', message: 'division by zero' });
+    expect(err('y + 1')).toMatchObject({ code: 'runtime', message: 'unknown name "y"' });
+    expect(err('eval("1")')).toMatchObject({ code: 'runtime', message: 'unknown function "eval"' });
+    expect(err('constructor')).toMatchObject({ code: 'runtime', message: 'unknown name "constructor"' });
+    expect(err('toString(1)')).toMatchObject({ code: 'runtime', message: 'unknown function "toString"' });
+    expect(err('1 +')).toMatchObject({ code: 'syntax', message: 'unexpected end of code' });
+    expect(err('1 + "a"')).toMatchObject({ code: 'runtime', message: '+ needs a number, got string' });
+    expect(err('if 1 then 2 else 3')).toMatchObject({ code: 'runtime', message: 'if needs a boolean, got number' });
+    expect(err('1e308 * 10')).toMatchObject({ code: 'runtime', message: '* gave a non-finite number' });
+    expect(err('repeat("ab", 600)')).toMatchObject({ code: 'limit' });
+    expect(err('('.repeat(100) + '1' + ')'.repeat(100))).toMatchObject({ code: 'limit', message: 'expression nested too deeply (limit 48)' });
+    expect(err('1'.repeat(3000))).toMatchObject({ code: 'limit' });
   });
 });
 
