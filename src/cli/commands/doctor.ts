@@ -53,7 +53,8 @@ export const doctor: Command = {
     const dir = modelsDir();
     const models = { dir, ...(await verifyModels(diskReader(dir))) };
     const result = { node: process.version, backends, models, versions: await versions() };
-    const ok = backends.some((b) => b.available && b.selfTest?.ok);
+    // healthy: a backend passes its probe and every shipped model file matches its sha256
+    const ok = backends.some((b) => b.available && b.selfTest?.ok) && models.found;
     report(!!values.json, result, () =>
       [
         `Node ${process.version}`,
