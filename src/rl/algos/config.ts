@@ -341,9 +341,11 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   positive('tasksPerIteration', c.tasksPerIteration, true);
   positive('k', c.k, true);
   if (c.k < 2) throw new AlgoError('bad-config', `k must be at least 2 (groups compare episodes of one task), got ${c.k}`);
-  positive('lr', c.lr);
+  // the same range as the CLI's --lr, checked here so that --config and the form's overrides cannot pass it
+  for (const [field, lr] of [['lr', c.lr], ['criticLr', c.criticLr]] as const) {
+    if (!(lr > 0 && lr < 1)) throw new AlgoError('bad-config', `${field} must lie in (0, 1), got ${lr}`);
+  }
   if (c.loraInitStd !== undefined) positive('loraInitStd', c.loraInitStd);
-  positive('criticLr', c.criticLr);
   positive('maxGradNorm', c.maxGradNorm);
   positive('lora.rank', c.lora.rank, true);
   positive('lora.alpha', c.lora.alpha);

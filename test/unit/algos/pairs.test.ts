@@ -114,6 +114,13 @@ describe('pairing config', () => {
     expect(defaultLoopConfig('sweet', 'guess', { lr: 3e-4 }).lr).toBe(3e-4);
   });
 
+  it('bounds both learning rates where the config enters, overrides included (issue 22 point 3)', () => {
+    expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { lr: 1e6 })).toThrow('lr must lie in (0, 1), got 1000000');
+    expect(() => overrideConfig(defaultLoopConfig('ppo', 'guess'), { criticLr: 1 })).toThrow('criticLr must lie in (0, 1), got 1');
+    expect(() => validateLoopConfig(defaultLoopConfig('grpo', 'guess', { lr: 0 }))).toThrow(AlgoError);
+    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { lr: 0.5 }).lr).toBe(0.5);
+  });
+
   it('rejects an unknown pairing where the config enters', () => {
     expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow(AlgoError);
     expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow('sweet.pairing must be one of gap, rank, got "best"');
