@@ -9,12 +9,13 @@ import { FAMILY_NAMES, type AgentKind, type Episode } from '../../../src/rl/envs
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate } from '../../../src/rl/rollout/evaluate.ts';
 import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { timeless } from '../rollout/timeless.ts';
 
 /** The Episode of a played episode, without the loop's slot fields; latency 0, the one wall-clock field. */
-const timeless = (e: RolloutEpisode): Episode => ({
+const asEpisode = (e: RolloutEpisode): Episode => ({
   task: e.task,
   agent: e.agent,
-  turns: e.turns.map((t) => ({ ...t, latencyMs: 0 })),
+  turns: timeless(e.turns),
   totalReward: e.totalReward,
   success: e.success,
 });
@@ -49,8 +50,8 @@ describe('determinism and serialisation', () => {
     for (const kind of kinds) {
       for (const seed of [3, 4]) {
         const spec = { family, split: 'test' as const, seed };
-        const a = timeless(await playEpisode(createAgent(kind, family, { seed }), spec));
-        const b = timeless(await playEpisode(createAgent(kind, family, { seed }), spec));
+        const a = asEpisode(await playEpisode(createAgent(kind, family, { seed }), spec));
+        const b = asEpisode(await playEpisode(createAgent(kind, family, { seed }), spec));
         expect(b).toEqual(a);
         expect(replayEpisode(createEnv(family), a)).toEqual(a);
         expect(JSON.parse(JSON.stringify(a))).toEqual(a);
@@ -182,7 +183,7 @@ describe('streams', () => {
 
   it('replay keeps the stream', async () => {
     const spec = { family: 'frozenlake' as const, split: 'test' as const, seed: 2, stream: 9 };
-    const ep = timeless(await playEpisode(createAgent('expert', 'frozenlake', { seed: 2 }), spec));
+    const ep = asEpisode(await playEpisode(createAgent('expert', 'frozenlake', { seed: 2 }), spec));
     expect(ep.task.spec.stream).toBe(9);
     expect(replayEpisode(createEnv('frozenlake'), ep)).toEqual(ep);
   });

@@ -3,16 +3,14 @@
 // Pass@(1,T) is the share solved within T turns, counted by hand; the same seeds give the same
 // figures; the engine's policy is played sampled and greedy; the Pass@(K,T) grid has its shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EpisodeTurn } from '../../../src/rl/envs/types.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate, evaluateHeldOut, evaluatePassKT, evaluatePolicy, heldOutSeed, type PolicyModeResult } from '../../../src/rl/rollout/evaluate.ts';
 import { episodeSeed, playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { tinyModels } from '../engine/fixtures.ts';
+import { timeless } from './timeless.ts';
 
-/** A turn without its wall-clock latency, the one field a replay may not reproduce. */
-const timeless = (ts: readonly EpisodeTurn[]) => ts.map((t) => ({ ...t, latencyMs: 0 }));
 
 const guess = { family: 'guess' as const, split: 'test' as const, episodes: 12, seed: 40, options: { candidates: 4, maxTurns: 4 } };
 

@@ -11,9 +11,8 @@ import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { playTurn, pushTurn } from '../../../src/rl/envs/episode.ts';
 import type { Agent, EpisodeTurn, FamilyName, Message, TaskSpec } from '../../../src/rl/envs/types.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
+import { timeless } from './timeless.ts';
 
-/** Latency is wall time, the one field two runs never share. */
-const timeless = (ts: readonly EpisodeTurn[]) => ts.map((t) => ({ ...t, latencyMs: 0 }));
 
 /** The reference: one agent, one environment, a plain loop until the environment ends. */
 async function byHand(agent: Agent, spec: TaskSpec): Promise<EpisodeTurn[]> {
