@@ -15,7 +15,7 @@ import type { GenerateApi } from '../runtime/engine/types.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { Rng } from '../util/rng.ts';
 import type { LoopConfig } from './config.ts';
-import { setReply, turnRow, type Row } from './rows.ts';
+import { appendTurn, replySpan, setSpan, turnRow, type Row } from './rows.ts';
 import { AlgoError, type LearnerTarget } from './types.ts';
 
 /** What training needs from an engine; PolicyEngine (in-thread or the worker's own) satisfies it. */
@@ -37,12 +37,46 @@ export interface TurnRef {
   turn: number;
 }
 
+/** Where one agent turn's reply is predicted in a training row: positions [from, to) of rows[row]. */
+export interface TurnSlice extends TurnRef {
+  row: number;
+  from: number;
+  to: number;
+}
+
 /** Engine model names of the two roles. */
 export const MODEL_NAMES: Record<LearnerTarget, string> = { policy: 'policy', critic: 'critic' };
 
+/** Scoring the algorithms did (reference and old log-probs, values): tokens scored and seconds. */
+export interface ScoreMeter {
+  tokens: number;
+  seconds: number;
+}
+
+/** `engine` with its score calls counted into `meter` (the iteration's score_tokens / score_seconds). */
+function meteredScores(engine: TrainEngine, meter: ScoreMeter): TrainEngine {
+  return {
+    generate: (request) => engine.generate(request),
+    models: () => engine.models(),
+    encode: (prompt, model) => engine.encode(prompt, model),
+    setAdapter: (id, adapter, opts) => engine.setAdapter(id, adapter, opts),
+    score: async (request) => {
+      const started = performance.now();
+      const result = await engine.score(request);
+      meter.seconds += (performance.now() - started) / 1000;
+      for (const it of request.items) meter.tokens += ('ids' in it.context && Array.isArray(it.context.ids) ? it.context.ids.length : 0) + (Array.isArray(it.continuation) ? it.continuation.length : 0);
+      return result;
+    },
+  };
+}
+
 export class AlgoContext {
+  readonly scoreMeter: ScoreMeter = { tokens: 0, seconds: 0 };
+  /** The engine, with scoring metered. */
+  readonly engine: TrainEngine;
+
   constructor(
-    readonly engine: TrainEngine,
+    engine: TrainEngine,
     readonly runtime: OrtRuntime,
     readonly models: { policy: LoadedModel; critic: LoadedModel | null },
     readonly windows: Windows,
@@ -51,7 +85,9 @@ export class AlgoContext {
     readonly adapterIds: Record<LearnerTarget, string>,
     /** Seeded per iteration by the loop. */
     public rng: Rng = new Rng(0),
-  ) {}
+  ) {
+    this.engine = meteredScores(engine, this.scoreMeter);
+  }
 
   get tok(): Tokenizer {
     return this.models.policy.tokenizer;
@@ -78,21 +114,37 @@ export class AlgoContext {
     return [...this.tok.encode(turn.action), this.tok.special.end];
   }
 
-  /** One turn row per agent turn (the policy's window + its reply), old_logp from the recording where present. */
-  turnRows(episodes: readonly RolloutEpisode[], keep: (ref: TurnRef) => boolean = () => true): { rows: Row[]; refs: TurnRef[] } {
+  /**
+   * Training rows of the agent turns that `keep` accepts: each row is the policy's window before
+   * one turn followed by its reply, extended by the episode's later turns for as long as each later
+   * prompt starts with the row (rows.ts appendTurn), so an episode played inside one window is one
+   * row. Every turn's span says where its reply is predicted; old_logp comes from the recording
+   * where every turn of the row has one (a row with a turn lacking it gets no old_logp at all).
+   */
+  turnRows(episodes: readonly RolloutEpisode[], keep: (ref: TurnRef) => boolean = () => true): { rows: Row[]; spans: TurnSlice[] } {
     const rows: Row[] = [];
-    const refs: TurnRef[] = [];
+    const spans: TurnSlice[] = [];
+    const unrecorded = new Set<Row>();
+    const budget = this.windows.policyBudget;
     episodes.forEach((e, ei) => {
+      let open: Row | null = null;
       e.turns.forEach((t, ti) => {
         if (ti < e.prefixTurns || !keep({ episode: ei, turn: ti })) return;
         const reply = this.replyIds(t, t.tokens);
-        const row = turnRow(this.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), reply, this.windows.policyBudget);
-        if (t.logprobs && t.logprobs.length === reply.length) setReply(row, 'old_logp', t.logprobs);
-        rows.push(row);
-        refs.push({ episode: ei, turn: ti });
+        const prompt = this.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti)));
+        let span = open ? appendTurn(open, prompt, reply, budget) : null;
+        if (!open || !span) {
+          open = turnRow(prompt, reply, budget);
+          span = replySpan(open, reply.length);
+          rows.push(open);
+        }
+        if (t.logprobs && t.logprobs.length === reply.length) setSpan(open, span, 'old_logp', t.logprobs);
+        else unrecorded.add(open);
+        spans.push({ row: rows.length - 1, episode: ei, turn: ti, ...span });
       });
     });
-    return { rows, refs };
+    for (const r of unrecorded) delete r.f.old_logp;
+    return { rows, spans };
   }
 
   /**

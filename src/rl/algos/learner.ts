@@ -6,6 +6,7 @@
 import type { LoadedModel } from '../model/folder/folder.ts';
 import { initLora, loraParams, type LoraSpec } from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
+import type { TrainStepGraph } from '../model/train/trainStep.ts';
 import type { LossSpec } from '../model/train/losses.ts';
 import { Trainer, type AdamWConfig, type StepResult } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
@@ -44,27 +45,60 @@ export interface TrainSummary {
   losses: number[];
 }
 
+/**
+ * Sequence lengths a learner's graphs come in: multiples of this up to the spec's seqLen. A batch
+ * runs through the shortest graph its longest row fits, so short rows (a one-turn bandit episode,
+ * an early guess) are not padded to the whole context; graphs are built on first use.
+ */
+export const SEQ_BUCKET = 64;
+
+/** The graph length a batch whose longest row has `len` tokens runs at. */
+export function bucketLength(len: number, seqLen: number): number {
+  return Math.min(seqLen, Math.max(SEQ_BUCKET, Math.ceil(len / SEQ_BUCKET) * SEQ_BUCKET));
+}
+
+/** Tokens and time a learner's steps have cost so far (real tokens: padding excluded). */
+export interface LearnerMeter {
+  steps: number;
+  tokens: number;
+  /** Tokens the graphs ran, padding included. */
+  paddedTokens: number;
+  seconds: number;
+}
+
 export class Learner {
+  private readonly graphs = new Map<number, Promise<TrainStepGraph>>();
+  readonly meter: LearnerMeter = { steps: 0, tokens: 0, paddedTokens: 0, seconds: 0 };
+
   private constructor(
     readonly spec: LearnerSpec,
     private readonly trainer: Trainer,
     private readonly floats: RowFloatName[],
-  ) {}
+    full: TrainStepGraph,
+  ) {
+    this.graphs.set(spec.seqLen, Promise.resolve(full));
+  }
 
   static async create(runtime: OrtRuntime, spec: LearnerSpec): Promise<Learner> {
-    const graph = buildLlamaTrainStep({
-      cfg: spec.model.config,
-      weights: spec.model.weights,
-      trainable: { kind: 'lora', lora: spec.lora, base: spec.base },
-      heads: spec.model.heads.value ? { value: true } : undefined,
-      loss: spec.loss,
-      batch: spec.batch,
-      seqLen: spec.seqLen,
-    });
+    const graph = buildGraph(spec, spec.seqLen);
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
     const trainer = await Trainer.create(runtime, graph, initLora(spec.model.config, spec.lora, spec.seed, spec.initStd), spec.adamw);
-    return new Learner(spec, trainer, floats);
+    return new Learner(spec, trainer, floats, graph);
+  }
+
+  /** The graph of sequence length `t` (a bucket), built and opened on first use. */
+  private graph(t: number): Promise<TrainStepGraph> {
+    let g = this.graphs.get(t);
+    if (!g) {
+      g = (async () => {
+        const graph = buildGraph(this.spec, t);
+        await this.trainer.addGraph(graph);
+        return graph;
+      })();
+      this.graphs.set(t, g);
+    }
+    return g;
   }
 
   get lr(): number {
@@ -85,24 +119,33 @@ export class Learner {
     return l.kind === 'dpo' || l.kind === 'bradley-terry' ? l.pairs : 0;
   }
 
-  /** One update on up to B rows; pairs index into `rows`. */
+  /** One update on up to B rows, through the shortest graph they fit; pairs index into `rows`. */
   async step(rows: readonly Row[], pairs: readonly [number, number][] = []): Promise<StepResult> {
     const { model, batch, seqLen } = this.spec;
-    const feeds = packRows(model.config, rows, batch, seqLen, this.floats, model.tokenizer.special.pad);
+    const started = performance.now();
+    const longest = Math.max(1, ...rows.map((r) => r.ids.length));
+    const t = bucketLength(longest, seqLen);
+    const graph = await this.graph(t);
+    const feeds = packRows(model.config, rows, batch, t, this.floats, model.tokenizer.special.pad);
     if (this.pairs > 0) {
       if (pairs.length > this.pairs) throw new AlgoError('bad-row', `${pairs.length} pairs do not fit the graph's ${this.pairs}`);
       if (pairs.length < this.pairs && rows.length >= batch) throw new AlgoError('bad-row', 'padding pairs need a free row');
       Object.assign(feeds, pairFeeds(pairs, this.pairs, rows.length));
     }
-    return this.trainer.step(feeds);
+    const result = await this.trainer.step(feeds, graph);
+    this.meter.steps++;
+    this.meter.tokens += rows.reduce((a, r) => a + r.ids.length, 0);
+    this.meter.paddedTokens += batch * t;
+    this.meter.seconds += (performance.now() - started) / 1000;
+    return result;
   }
 
-  /** `epochs` passes over rows in B-row minibatches (shuffled by `order` when given). */
+  /** `epochs` passes over rows in B-row minibatches (shuffled by `order` when given), each minibatch of rows of one length bucket. */
   async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[]): Promise<TrainSummary> {
     const results: StepResult[] = [];
     for (let e = 0; e < epochs; e++) {
       const idx = order ? order(rows.length) : rows.map((_, i) => i);
-      for (const c of chunks(idx, this.spec.batch)) results.push(await this.step(c.map((i) => rows[i])));
+      for (const c of this.minibatches(idx, (i) => rows[i].ids.length, this.spec.batch)) results.push(await this.step(c.map((i) => rows[i])));
     }
     return summarise(results);
   }
@@ -112,7 +155,7 @@ export class Learner {
     const results: StepResult[] = [];
     for (let e = 0; e < epochs; e++) {
       const idx = order ? order(pairRows.length) : pairRows.map((_, i) => i);
-      for (const c of chunks(idx, this.pairs)) {
+      for (const c of this.minibatches(idx, (i) => Math.max(pairRows[i][0].ids.length, pairRows[i][1].ids.length), this.pairs)) {
         const rows: Row[] = [];
         const pairs: [number, number][] = [];
         for (const i of c) {
@@ -123,6 +166,22 @@ export class Learner {
       }
     }
     return summarise(results);
+  }
+
+  /**
+   * Chunks of n items in `order`, each of one length bucket: items are taken in order, so a
+   * shuffled order still mixes the minibatches, and a bucket's chunk runs where its first item came.
+   */
+  private minibatches(order: readonly number[], length: (i: number) => number, n: number): number[][] {
+    const byBucket = new Map<number, number[]>();
+    for (const i of order) {
+      const t = bucketLength(length(i), this.spec.seqLen);
+      const list = byBucket.get(t) ?? [];
+      list.push(i);
+      byBucket.set(t, list);
+    }
+    const firstAt = new Map(order.map((i, at) => [i, at] as const));
+    return [...byBucket.values()].flatMap((list) => chunks(list, n)).sort((a, b) => (firstAt.get(a[0]) ?? 0) - (firstAt.get(b[0]) ?? 0));
   }
 
   /** A copy of the adapter in PEFT names, for the engine (setAdapter) and the store. */
@@ -158,6 +217,18 @@ export class Learner {
   dispose(): Promise<void> {
     return this.trainer.dispose();
   }
+}
+
+function buildGraph(spec: LearnerSpec, seqLen: number): TrainStepGraph {
+  return buildLlamaTrainStep({
+    cfg: spec.model.config,
+    weights: spec.model.weights,
+    trainable: { kind: 'lora', lora: spec.lora, base: spec.base },
+    heads: spec.model.heads.value ? { value: true } : undefined,
+    loss: spec.loss,
+    batch: spec.batch,
+    seqLen,
+  });
 }
 
 function summarise(results: readonly StepResult[]): TrainSummary {

@@ -25,6 +25,7 @@ import { echoTrapWarnings, isLossSpike } from './metrics.ts';
 import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
+import type { Learner } from './learner.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 
@@ -142,6 +143,7 @@ export class TrainingLoop {
   /** One iteration: rollouts → update (with rollback) → metrics → publish → checkpoint. */
   async step(): Promise<IterationReport> {
     const started = performance.now();
+    const costBefore = this.cost();
     const cfg = this.ctx.config;
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
@@ -222,6 +224,7 @@ export class TrainingLoop {
         warnings.push(`metric ${k} was ${v} and is left out`);
       }
     }
+    Object.assign(metrics, costSince(costBefore, this.cost()));
     this.iterationValue = it + 1;
     const adapters = await this.publish();
     await this.o.checkpoints?.save(this.checkpoint());
@@ -305,6 +308,20 @@ export class TrainingLoop {
     return out;
   }
 
+  /** Tokens and seconds spent so far in train steps (every learner) and in scoring. */
+  private cost(): IterationCost {
+    const learners = Object.values(this.algo.learners).filter((l) => l !== undefined);
+    const sum = (f: (l: Learner) => number) => learners.reduce((a, l) => a + f(l), 0);
+    return {
+      train_steps: sum((l) => l.meter.steps),
+      train_tokens: sum((l) => l.meter.tokens),
+      train_padded_tokens: sum((l) => l.meter.paddedTokens),
+      train_seconds: sum((l) => l.meter.seconds),
+      score_tokens: this.ctx.scoreMeter.tokens,
+      score_seconds: this.ctx.scoreMeter.seconds,
+    };
+  }
+
   /** Mean k3 estimate of KL(π ‖ π_ref) over the rollouts' sampled tokens (π_ref = the base policy). */
   private async klToReference(episodes: readonly RolloutEpisode[]): Promise<number> {
     const { rows } = this.ctx.turnRows(episodes);
@@ -327,3 +344,9 @@ export class TrainingLoop {
   }
 }
 
+/** Where an iteration's compute went (metrics of the same names; tokens are real, padding excluded, but for train_padded_tokens). */
+type IterationCost = Record<'train_steps' | 'train_tokens' | 'train_padded_tokens' | 'train_seconds' | 'score_tokens' | 'score_seconds', number>;
+
+function costSince(before: IterationCost, now: IterationCost): IterationCost {
+  return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof IterationCost]])) as IterationCost;
+}

@@ -46,6 +46,40 @@ export function turnRow(prompt: readonly number[], reply: readonly number[], max
   return { ids, f: { loss_mask: mask } };
 }
 
+/**
+ * Extends `row` with the next agent turn of the same episode when the policy's prompt for that turn
+ * starts with the whole row (the window did not cut and the reply re-encodes to its sampled tokens):
+ * the new observation goes in untrained, the reply trained. Returns the reply's prediction span, or
+ * null (then the turn needs its own row). One row then carries every turn the policy saw as one
+ * growing context, so training costs each prefix token once instead of once per turn.
+ */
+export function appendTurn(row: Row, prompt: readonly number[], reply: readonly number[], maxLen: number): { from: number; to: number } | null {
+  if (prompt.length < row.ids.length || prompt.length + reply.length > maxLen) return null;
+  for (let j = 0; j < row.ids.length; j++) if (prompt[j] !== row.ids[j]) return null;
+  const from = prompt.length - 1;
+  row.ids = [...prompt, ...reply];
+  for (const [name, arr] of Object.entries(row.f) as [RowFloatName, number[]][]) {
+    while (arr.length < row.ids.length) arr.push(0);
+    row.f[name] = arr;
+  }
+  const mask = row.f.loss_mask ?? [];
+  for (let p = from; p < from + reply.length; p++) mask[p] = 1;
+  return { from, to: from + reply.length };
+}
+
+/** The prediction span of a fresh turn row's reply (the one turnRow made). */
+export function replySpan(row: Row, replyLength: number): { from: number; to: number } {
+  return { from: row.ids.length - replyLength - 1, to: row.ids.length - 1 };
+}
+
+/** Sets a per-position array on positions [from, to) (values[j] for the span's token j). */
+export function setSpan(row: Row, span: { from: number; to: number }, name: RowFloatName, values: ArrayLike<number> | number): void {
+  const arr = row.f[name] ?? new Array<number>(row.ids.length).fill(0);
+  while (arr.length < row.ids.length) arr.push(0);
+  for (let p = span.from; p < span.to; p++) arr[p] = typeof values === 'number' ? values : values[p - span.from];
+  row.f[name] = arr;
+}
+
 /** Sets a per-position array on the reply positions of a turn row (values[j] for reply token j). */
 export function setReply(row: Row, name: RowFloatName, values: ArrayLike<number> | number): void {
   const mask = row.f.loss_mask ?? [];

@@ -16,7 +16,7 @@ import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, 
 import { varianceFilter } from './groups.ts';
 import { groupSpreads } from '../rollout/metrics.ts';
 import type { Learner } from './learner.ts';
-import { setReply, type Row } from './rows.ts';
+import { setReply, setSpan, type Row } from './rows.ts';
 import type { AlgoName, LearnerTarget } from './types.ts';
 
 export class Starpo implements Algorithm {
@@ -59,8 +59,8 @@ export class Starpo implements Algorithm {
         valueTargets.push(Array.from(a, (x, t) => x + vals[t]));
       });
     }
-    const { rows, refs } = ctx.turnRows(keptEpisodes);
-    rows.forEach((row, i) => setReply(row, 'advantages', adv[refs[i].episode][refs[i].turn]));
+    const { rows, spans } = ctx.turnRows(keptEpisodes);
+    for (const s of spans) setSpan(rows[s.row], s, 'advantages', adv[s.episode][s.turn]);
     // Turns played without recorded log-probs (stored or scripted episodes) would otherwise get
     // old_logp = 0, a ratio π/1 far below 1 − ε whose clipped branch drops every negative advantage.
     const missing = rows.filter((r) => !r.f.old_logp);

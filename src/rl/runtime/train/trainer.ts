@@ -54,12 +54,14 @@ const HYPER_FIELD: Record<Exclude<HyperInput, 'step'>, keyof AdamWConfig> = {
 
 export class Trainer {
   private readonly current = new Map<string, Float32Array>();
+  /** One session per batch shape: graphs of the same parameters over other B × T (shape buckets). */
+  private readonly sessions = new Map<TrainStepGraph, ManagedSession>();
   private stepCount = 0;
   private disposed = false;
 
   private constructor(
+    private readonly runtime: OrtRuntime,
     private readonly graph: TrainStepGraph,
-    private readonly session: ManagedSession,
     public config: AdamWConfig,
   ) {}
 
@@ -75,12 +77,8 @@ export class Trainer {
       if (!v) throw new TrainerError('bad-param', `no initial value for parameter "${p.name}"`);
       if (v.length !== size) throw new TrainerError('bad-param', `parameter "${p.name}": ${v.length} values for shape [${p.dims}]`);
     }
-    // On WebGPU, onnxruntime-web 1.30's graph optimiser (level 'basic' and up) makes the step's token
-    // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
-    // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.
-    const optimization = runtime.info.kind === 'webgpu' ? 'disabled' : 'all';
-    const session = await runtime.createSession(graph.bytes, { label: 'train_step', optimization });
-    const trainer = new Trainer(graph, session, { ...DEFAULT_ADAMW, ...config });
+    const trainer = new Trainer(runtime, graph, { ...DEFAULT_ADAMW, ...config });
+    await trainer.addGraph(graph);
     for (const p of graph.params) {
       const size = init[p.name].length;
       trainer.current.set(p.name, init[p.name].slice());
@@ -88,6 +86,22 @@ export class Trainer {
       trainer.current.set(momentName(p.name, 'v'), new Float32Array(size));
     }
     return trainer;
+  }
+
+  /**
+   * Opens a session for another graph over the same parameters (the same names and shapes), e.g.
+   * the same loss at a shorter sequence length; step() then takes it. The parameters and moments
+   * stay one set, so steps through either graph continue one optimisation.
+   */
+  async addGraph(graph: TrainStepGraph): Promise<void> {
+    if (this.sessions.has(graph)) return;
+    const same = graph.params.length === this.graph.params.length && graph.params.every((p, i) => p.name === this.graph.params[i].name && p.dims.join() === this.graph.params[i].dims.join());
+    if (!same || graph.dtype !== this.graph.dtype) throw new TrainerError('bad-param', 'a graph added to a trainer must have the same parameters as its first graph');
+    // On WebGPU, onnxruntime-web 1.30's graph optimiser (level 'basic' and up) makes the step's token
+    // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
+    // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.
+    const optimization = this.runtime.info.kind === 'webgpu' ? 'disabled' : 'all';
+    this.sessions.set(graph, await this.runtime.createSession(graph.bytes, { label: 'train_step', optimization }));
   }
 
   /** Updates applied so far. */
@@ -102,11 +116,13 @@ export class Trainer {
     return v;
   }
 
-  /** Runs one train step on `batch` (every input in graph.batchInputs) and applies the update. */
-  async step(batch: Record<string, TensorData>): Promise<StepResult> {
+  /** Runs one train step on `batch` (every input in graph.batchInputs) through `graph` (default: the first; others via addGraph) and applies the update. */
+  async step(batch: Record<string, TensorData>, graph: TrainStepGraph = this.graph): Promise<StepResult> {
     if (this.disposed) throw new TrainerError('disposed', 'the trainer was disposed');
+    const session = this.sessions.get(graph);
+    if (!session) throw new TrainerError('bad-param', 'step through a graph that was not added to this trainer');
     const feeds: Record<string, TensorData> = {};
-    for (const v of this.graph.batchInputs) {
+    for (const v of graph.batchInputs) {
       const t = batch[v.name];
       if (!t) throw new TrainerError('bad-feed', `batch input "${v.name}" is missing`);
       if (t.dims.length !== v.dims.length || t.dims.some((d, i) => d !== v.dims[i])) {
@@ -124,7 +140,7 @@ export class Trainer {
       const value = h === 'step' ? step : this.config[HYPER_FIELD[h]];
       feeds[h] = { type: 'float32', data: Float32Array.of(value), dims: [] };
     }
-    const out = await this.session.run(feeds);
+    const out = await session.run(feeds);
     const loss = Number(out.loss.data[0]);
     if (!Number.isFinite(loss)) throw new TrainerError('non-finite', `loss is ${loss} at step ${step}; parameters were not updated`);
     for (const p of this.graph.params) {
@@ -134,7 +150,7 @@ export class Trainer {
     }
     this.stepCount = step;
     const stats: Record<string, number> = {};
-    for (const s of this.graph.stats) stats[s] = Number(out[s].data[0]);
+    for (const s of graph.stats) stats[s] = Number(out[s].data[0]);
     return { step, loss, stats };
   }
 
@@ -163,6 +179,6 @@ export class Trainer {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    await this.session.dispose();
+    for (const session of this.sessions.values()) await session.dispose();
   }
 }
