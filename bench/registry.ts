@@ -11,6 +11,7 @@ import { engine } from './entries/engine.ts';
 import { learning } from './entries/learning.ts';
 import { ui } from './entries/ui.ts';
 import { engineBrowser } from './entries/engineBrowser.ts';
+import { iteration } from './entries/iteration.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -22,3 +23,4 @@ BENCHES.push(rolloutBench);
 BENCHES.push(learning);
 BENCHES.push(ui);
 BENCHES.push(engineBrowser);
+BENCHES.push(iteration);

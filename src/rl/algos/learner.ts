@@ -27,8 +27,10 @@ export interface LearnerSpec {
   loss: LossSpec;
   /** Rows per graph run (B); DPO and Bradley–Terry use B = 2P. */
   batch: number;
-  /** Tokens per row (T). */
+  /** Tokens per row (T): the longest graph; shorter batches run at a length bucket. */
   seqLen: number;
+  /** Every batch at seqLen, no buckets: the path before issue 17, kept so a benchmark can run both side by side. */
+  fixedLength?: boolean;
   adamw: Partial<AdamWConfig>;
   /** Seeds the adapter's A matrices (B starts at zero: a fresh adapter is the base model). */
   seed: number;
@@ -124,7 +126,7 @@ export class Learner {
     const { model, batch, seqLen } = this.spec;
     const started = performance.now();
     const longest = Math.max(1, ...rows.map((r) => r.ids.length));
-    const t = bucketLength(longest, seqLen);
+    const t = this.spec.fixedLength ? seqLen : bucketLength(longest, seqLen);
     const graph = await this.graph(t);
     const feeds = packRows(model.config, rows, batch, t, this.floats, model.tokenizer.special.pad);
     if (this.pairs > 0) {
@@ -175,7 +177,7 @@ export class Learner {
   private minibatches(order: readonly number[], length: (i: number) => number, n: number): number[][] {
     const byBucket = new Map<number, number[]>();
     for (const i of order) {
-      const t = bucketLength(length(i), this.spec.seqLen);
+      const t = this.spec.fixedLength ? this.spec.seqLen : bucketLength(length(i), this.spec.seqLen);
       const list = byBucket.get(t) ?? [];
       list.push(i);
       byBucket.set(t, list);

@@ -52,7 +52,7 @@ export interface TrainingLoopOptions {
   publish?: (target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>;
 }
 
-function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, maxNewTokens: number | undefined): Windows {
+export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, maxNewTokens: number | undefined): Windows {
   const budget = (name: string): number => {
     const info = infos.find((m) => m.name === name);
     return info ? contextTokens(info.turnwise, info.config.maxSeq) : 256;
