@@ -142,7 +142,7 @@ export class Learner {
     return result;
   }
 
-  /** `epochs` passes over rows in B-row minibatches (shuffled by `order` when given), each minibatch of rows of one length bucket. */
+  /** `epochs` passes over rows in B-row minibatches of similar lengths (their order shuffled by `order` when given). */
   async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[]): Promise<TrainSummary> {
     const results: StepResult[] = [];
     for (let e = 0; e < epochs; e++) {
@@ -171,19 +171,16 @@ export class Learner {
   }
 
   /**
-   * Chunks of n items in `order`, each of one length bucket: items are taken in order, so a
-   * shuffled order still mixes the minibatches, and a bucket's chunk runs where its first item came.
+   * Minibatches of n items with little padding, in the spirit of a length-grouped sampler: items
+   * sorted by length (ties in `order`) are chunked by n, so a chunk's rows are of similar length
+   * and only the last chunk is short of n; chunks then run in the order of their earliest item in
+   * `order`, so a shuffled order still shuffles the steps. Each chunk runs at its own bucket.
    */
   private minibatches(order: readonly number[], length: (i: number) => number, n: number): number[][] {
-    const byBucket = new Map<number, number[]>();
-    for (const i of order) {
-      const t = this.spec.fixedLength ? this.spec.seqLen : bucketLength(length(i), this.spec.seqLen);
-      const list = byBucket.get(t) ?? [];
-      list.push(i);
-      byBucket.set(t, list);
-    }
-    const firstAt = new Map(order.map((i, at) => [i, at] as const));
-    return [...byBucket.values()].flatMap((list) => chunks(list, n)).sort((a, b) => (firstAt.get(a[0]) ?? 0) - (firstAt.get(b[0]) ?? 0));
+    const at = new Map(order.map((i, k) => [i, k] as const));
+    const sorted = [...order].sort((a, b) => length(a) - length(b) || (at.get(a) ?? 0) - (at.get(b) ?? 0));
+    const first = (c: number[]) => Math.min(...c.map((i) => at.get(i) ?? 0));
+    return chunks(sorted, n).sort((a, b) => first(a) - first(b));
   }
 
   /** A copy of the adapter in PEFT names, for the engine (setAdapter) and the store. */
