@@ -57,7 +57,7 @@ const list = (name: string, fallback: string) => (process.env[name] ?? fallback)
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 /** The behaviour rates a family may report beside success (guess: issue #8's collapse modes). */
-const RATES = ['early_answer_rate', 'useless_question_rate', 'repeated_question_rate'];
+const RATES = ['early_answer_rate', 'ran_out_of_turns_rate', 'wasted_questions_mean', 'useless_question_rate', 'repeated_question_rate'];
 
 /** Parses "algo:family:seed". */
 export function parseCase(s: string): LearningCase {

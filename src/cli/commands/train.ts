@@ -22,7 +22,7 @@ import type { BackendKind } from '../../rl/runtime/ort.ts';
 function line(r: IterationReport): string {
   const m = r.metrics;
   const f = (k: string, d = 3) => (m[k] === undefined ? '–' : m[k].toFixed(d));
-  const guess = m.early_answer_rate === undefined ? '' : ` early ${f('early_answer_rate', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
+  const guess = m.early_answer_rate === undefined ? '' : ` early ${f('early_answer_rate', 2)} out-of-turns ${f('ran_out_of_turns_rate', 2)} wasted ${f('wasted_questions_mean', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
   return `iter ${r.iteration}: reward ${f('reward_mean')} ±${f('reward_spread')} success ${f('success', 2)} entropy ${f('entropy', 2)} kl ${f('kl_ref', 4)} grad ${f('grad_norm')} len ${f('response_length', 1)} clip ${f('clip_frac', 3)}${guess} ${m.train_rows === undefined ? '' : ` rows ${m.train_rows}`} lr ${m.lr.toExponential(1)} ${f('seconds', 1)} s (rollout ${f('rollout_seconds', 1)}, train ${f('train_seconds', 1)} for ${m.train_tokens ?? 0} tokens, score ${f('score_seconds', 1)})${r.warnings.length ? `\n  ! ${r.warnings.join('\n  ! ')}` : ''}`;
 }
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algos/groups.ts';
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
-import { groupSpreads, isEarlyAnswer } from '../../../src/rl/rollout/metrics.ts';
+import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
@@ -111,10 +111,28 @@ describe('monitors', () => {
     expect(isLossSpike(0.5, [0.01, 0.01, 0.01], 10, 1)).toBe(false);
   });
 
-  it('counts a guess with more than one candidate left as an early answer', () => {
+  it('counts a guess with more than one candidate and a turn left as an early answer, not the forced guess of the last turn', () => {
     const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({ action: 'GUESS: x', reply: null, replySource: null, observation: '', reward: 0, done: true, info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore }, ...SCRIPTED });
-    expect(isEarlyAnswer(turn('failed', 3))).toBe(true);
-    expect(isEarlyAnswer(turn('solved', 1))).toBe(false);
+    expect(isEarlyAnswer(turn('failed', 3), 1, 4)).toBe(true);
+    expect(isEarlyAnswer(turn('solved', 1), 1, 4)).toBe(false);
+    // turn 4 of 4: no turn was left to ask, so guessing among 2 is the best move, not an early answer
+    expect(isEarlyAnswer(turn('failed', 2), 3, 4)).toBe(false);
+    expect(isEarlyAnswer(turn('solved', 2), 2, 4)).toBe(true);
+  });
+
+  it('reports running out of turns and wasted questions per episode on guess', () => {
+    const info = (o: Record<string, unknown>) => ({ reason: 'question' as const, invalidFormat: false, success: false, ...o }) as EpisodeTurn['info'];
+    const t = (o: Record<string, unknown>): EpisodeTurn => ({ action: 'a', reply: null, replySource: null, observation: '', reward: 0, done: false, info: info(o), ...SCRIPTED });
+    const q = (useless: boolean) => t({ informationGain: useless ? 0 : 1, useless, repeated: false });
+    const ep = (turns: EpisodeTurn[]) => ({ task: { spec: { family: 'guess' }, maxTurns: 4 }, turns, totalReward: 0, success: false }) as unknown as RolloutEpisode;
+    const m = rolloutMetrics([
+      ep([q(true), q(false), q(true), t({ reason: 'turn-limit', informationGain: 1, useless: false, repeated: false })]),
+      ep([q(false), t({ reason: 'solved', guess: 'x', remainingBefore: 3 })]),
+    ]);
+    expect(m.ran_out_of_turns_rate).toBe(0.5);
+    expect(m.wasted_questions_mean).toBe(1);
+    expect(m.wasted_question_episode_rate).toBe(0.5);
+    expect(m.early_answer_rate).toBe(0.5);
   });
 
   it('adds thumbs to per-turn rewards', () => {
