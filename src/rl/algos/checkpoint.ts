@@ -16,6 +16,7 @@ function copyState(c: TrainCheckpoint): TrainCheckpoint {
     lossHistory: Object.fromEntries(Object.entries(c.lossHistory).map(([k, v]) => [k, [...v]])),
     gradNormHistory: [...c.gradNormHistory],
     spreadHistory: [...c.spreadHistory],
+    successHistory: [...(c.successHistory ?? [])],
     learners: c.learners.map((l) => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } })),
   };
 }
@@ -68,6 +69,7 @@ export class StoreCheckpoints implements CheckpointStore {
       gradNormHistory: c.gradNormHistory,
       spreadHistory: c.spreadHistory,
       firstDistinct: c.firstDistinct ?? null,
+      successHistory: c.successHistory ?? [],
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
@@ -90,6 +92,6 @@ export class StoreCheckpoints implements CheckpointStore {
       const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
       learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
     }
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, learners };
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], learners };
   }
 }

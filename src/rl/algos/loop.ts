@@ -66,6 +66,7 @@ export class TrainingLoop {
   private lossHistory: Record<string, number[]> = {};
   private gradNormHistory: number[] = [];
   private spreadHistory: number[] = [];
+  private successHistory: number[] = [];
   private firstDistinct: number | null = null;
   /**
    * The adapters (and AdamW state) that produced the rollouts of the latest iteration without any
@@ -162,19 +163,24 @@ export class TrainingLoop {
       const thumbs = await this.o.rateRollouts(episodes);
       episodes = episodes.map((e, i) => (thumbs[i] ? applyThumbs(e, thumbs[i] as ArrayLike<number>, cfg.feedbackWeight) : e));
     }
-    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: await this.klToReference(episodes), rollout_seconds: rolloutSeconds };
+    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: await this.klFromRollouts(episodes, null), rollout_seconds: rolloutSeconds };
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
     metrics.feedback_turns = feedback.turns.length;
     metrics.feedback_pairs = feedback.pairs.length;
     const warnings: string[] = [];
     const good = this.states();
     let update: UpdateResult | null = null;
-    let failure: string | null = null;
-    try {
-      update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback, iteration: it });
-    } catch (e) {
-      if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
-      failure = (e as Error).message;
+    // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
+    // a rollback restores would be off-policy, so this iteration only rolls back.
+    let failure: string | null = successCollapse(metrics.success, episodes.length, this.successHistory, cfg.rollback.successDrop);
+    const collapsed = failure !== null;
+    if (!failure) {
+      try {
+        update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback, iteration: it });
+      } catch (e) {
+        if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
+        failure = (e as Error).message;
+      }
     }
     if (update && !failure) {
       for (const [target, losses] of Object.entries(update.losses)) {
@@ -184,13 +190,22 @@ export class TrainingLoop {
         }
       }
     }
+    if (update && !failure && !update.skipped && cfg.rollback.maxUpdateKl > 0 && this.algo.learners.policy) {
+      // Judge the update by what it did to the policy, not by its loss: the candidate adapter scores
+      // the rollouts' own tokens before it may be published.
+      const candidate = `${this.ctx.adapterIds.policy}#candidate`;
+      await this.o.engine.setAdapter(candidate, this.algo.learners.policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
+      const kl = await this.klFromRollouts(episodes, candidate);
+      metrics.update_kl = kl;
+      if (!(kl <= cfg.rollback.maxUpdateKl)) failure = `the update moved the policy by KL ${kl.toPrecision(3)} per token on its own rollouts (limit ${cfg.rollback.maxUpdateKl})`;
+    }
     const gradNormNow = update && !failure ? update.gradNorm : 0;
     const distinct = metrics.distinct_replies ?? 0;
     this.firstDistinct ??= distinct;
     const echo = echoTrapWarnings(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct });
     if (!failure && cfg.echo.rollbackOnSpike && echo.some((w) => w.includes('gradient norm'))) failure = 'Echo Trap gradient-norm spike';
     // the adapters that played this iteration showed no sign in their rollouts: a safe return point
-    if (echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
+    if (!collapsed && echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
     if (failure) {
       const target = this.lastClean ?? { iteration: it, states: good };
       for (const s of target.states) this.algo.learners[s.target]?.load(s);
@@ -208,6 +223,7 @@ export class TrainingLoop {
     const gradNorm = update && !failure ? update.gradNorm : 0;
     warnings.push(...echo);
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
+    if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
       grad_norm: gradNorm,
@@ -273,6 +289,7 @@ export class TrainingLoop {
       lossHistory: this.lossHistory,
       gradNormHistory: this.gradNormHistory,
       spreadHistory: this.spreadHistory,
+      successHistory: this.successHistory,
       firstDistinct: this.firstDistinct,
       learners: this.states(),
     };
@@ -292,6 +309,7 @@ export class TrainingLoop {
     this.lossHistory = c.lossHistory;
     this.gradNormHistory = c.gradNormHistory;
     this.spreadHistory = c.spreadHistory;
+    this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
   }
 
@@ -322,12 +340,16 @@ export class TrainingLoop {
     };
   }
 
-  /** Mean k3 estimate of KL(π ‖ π_ref) over the rollouts' sampled tokens (π_ref = the base policy). */
-  private async klToReference(episodes: readonly RolloutEpisode[]): Promise<number> {
+  /**
+   * Mean k3 estimate over the rollouts' sampled tokens of KL(π_rollout ‖ π_adapter): with adapter
+   * null (the base policy) the iteration's kl_ref; with the updated adapter, how far the update moved
+   * the policy on its own data.
+   */
+  private async klFromRollouts(episodes: readonly RolloutEpisode[], adapter: string | null): Promise<number> {
     const { rows } = this.ctx.turnRows(episodes);
     const withOld = rows.filter((r) => r.f.old_logp);
     if (withOld.length === 0) return 0;
-    const ref = await this.ctx.positionLogprobs('policy', null, withOld);
+    const ref = await this.ctx.positionLogprobs('policy', adapter, withOld);
     let sum = 0;
     let n = 0;
     withOld.forEach((row, i) => {
@@ -349,4 +371,18 @@ type IterationCost = Record<'train_steps' | 'train_tokens' | 'train_padded_token
 
 function costSince(before: IterationCost, now: IterationCost): IterationCost {
   return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof IterationCost]])) as IterationCost;
+}
+
+/**
+ * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the best of
+ * the recent iterations and more than 3 standard errors of a share of n episodes (so that a small
+ * iteration's noise is no collapse).
+ */
+export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
+  if (!history.length || drop >= 1) return null;
+  const best = Math.max(...history);
+  const se = Math.sqrt((best * (1 - best)) / Math.max(1, n));
+  const fell = best - success;
+  if (fell > drop && fell > 3 * se) return `rollout success collapsed to ${(100 * success).toFixed(0)}% from ${(100 * best).toFixed(0)}% within ${history.length} iterations`;
+  return null;
 }

@@ -43,6 +43,8 @@ export interface TrainCheckpoint {
   spreadHistory: number[];
   /** Distinct-reply share of the first iteration (the Echo Trap template rule's reference); absent in older checkpoints. */
   firstDistinct?: number | null;
+  /** Recent rollout success (the collapse guard's window); absent in older checkpoints. */
+  successHistory?: number[];
   learners: LearnerState[];
 }
 

@@ -7,6 +7,7 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
+import { successCollapse } from '../../../src/rl/algos/loop.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
@@ -141,5 +142,16 @@ describe('monitors', () => {
     const out = applyThumbs(ep, [Number.NaN, -1], 2);
     expect(out.turns.map((x) => x.reward)).toEqual([0.5, -1.5]);
     expect(out.totalReward).toBe(-1);
+  });
+});
+
+describe('success collapse guard', () => {
+  it('fires on a drop beyond both the threshold and 3 standard errors, not on the noise of a small iteration', () => {
+    expect(successCollapse(0.4, 128, [0.85, 0.8], 0.3)).toMatch(/collapsed to 40% from 85%/);
+    expect(successCollapse(0.6, 128, [0.85, 0.8], 0.3)).toBeNull();
+    // 8 episodes: 3 standard errors of a share near 0.85 are ~0.38, so a 0.35 drop is noise
+    expect(successCollapse(0.5, 8, [0.85], 0.3)).toBeNull();
+    expect(successCollapse(0, 128, [], 0.3)).toBeNull();
+    expect(successCollapse(0, 128, [0.9], 1)).toBeNull();
   });
 });

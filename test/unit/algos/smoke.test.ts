@@ -147,6 +147,30 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it('undoes an update that moves the policy too far on its own rollouts (lr 0.9): the published adapter stays the last good one', async () => {
+    const config = tinyConfig('grpo', 5);
+    config.lr = 0.9;
+    const published: Record<string, Float32Array>[] = [];
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'kl-guard', publish: (t, _id, a) => void (t === 'policy' && published.push(a.weights)) });
+    const first = loop.adapter('policy');
+    const [r] = await loop.run(1);
+    expect(r.metrics.rolled_back).toBe(1);
+    expect(r.metrics.update_kl).toBeGreaterThan(config.rollback.maxUpdateKl);
+    expect(r.warnings.join(' ')).toMatch(/the update moved the policy by KL .* per token on its own rollouts .*learning rate lowered to 0\.45/);
+    // what went out after the iteration is the adapter that played it, never the rejected candidate
+    for (const n of Object.keys(first.weights)) expect(Array.from(published.at(-1)![n])).toEqual(Array.from(first.weights[n]));
+    await loop.dispose();
+  }, 120_000);
+
+  it('passes a healthy update (lr 5e-3) with a small update KL', async () => {
+    const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('grpo', 5), rateRollouts: rate, runId: 'kl-healthy' });
+    const [r] = await loop.run(1);
+    expect(r.metrics.rolled_back).toBe(0);
+    expect(r.metrics.update_kl).toBeGreaterThan(0);
+    expect(r.metrics.update_kl).toBeLessThan(0.1);
+    await loop.dispose();
+  }, 120_000);
+
   it('names what is wrong with a configuration', async () => {
     const bad = tinyConfig('starpo');
     if (bad.settings.algo === 'starpo') bad.settings.starpo.keepFraction = 0;
