@@ -3,6 +3,8 @@
 // over every live episode), sampled at temperature 1, on onnxruntime-web's wasm backend and, side by
 // side, on onnxruntime-node. Each figure is one timed rollout after a warm-up rollout of other tasks.
 // Tasks use the options the policy is forged on (DEFAULT_FORGE.mix), as `turnwise passkt` does.
+// The agent reuses each episode's KV cache across turns (its default); rolloutTurns.ts adds, per
+// backend, the time of turn 1 and turn 4 of guess with and without that reuse.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchEntry, BenchRow } from '../harness.ts';
@@ -13,6 +15,7 @@ import { taskOptions } from '../../src/rl/model/meta.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
 import { openModels } from '../../src/rl/rollout/node.ts';
 import { rollout, taskSpecs } from '../../src/rl/rollout/rollout.ts';
+import { kvReuseTurns } from './rolloutTurns.ts';
 
 const K = 8;
 const TASKS = 4;
@@ -36,7 +39,7 @@ async function measure(engine: PolicyEngine, family: FamilyName, c: string, log:
 
 export const rolloutBench: BenchEntry = {
   name: 'rollout',
-  description: `episodes/s per family with the shipped policy, K = ${K} batched episodes per task, wasm and onnxruntime-node`,
+  description: `episodes/s per family with the shipped policy, K = ${K} batched episodes per task, wasm and onnxruntime-node; guess turn 1 vs turn 4 with and without KV reuse`,
   byDefault: true,
   async run(log) {
     const rows: BenchRow[] = [];
@@ -47,6 +50,7 @@ export const rolloutBench: BenchEntry = {
     for (const backend of ['wasm', 'node'] as const) {
       const engine = await openModels({ root: modelsDir(), backend, models: ['policy'] });
       try {
+        rows.push(...(await kvReuseTurns(engine, backend, log)));
         for (const family of FAMILY_NAMES) {
           const c = `${family}, K=${K} × ${TASKS} tasks, ${backend}`;
           try {

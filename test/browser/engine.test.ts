@@ -4,7 +4,9 @@
 //  - the same seed gives the same sampled tokens on wasm in Node and in the browser worker;
 //  - WebGPU (SwiftShader) and wasm give the same greedy (and seeded) tokens, the KV cache staying on
 //    the GPU between decode steps with no GPU tensor left alive afterwards;
-//  - tokens stream back through a comlink proxy, and the second load is served from the cache.
+//  - tokens stream back through a comlink proxy, and the second load is served from the cache;
+//  - a second turn reusing the first turn's kept KV cache (cacheKeys) gives the tokens of a plain
+//    call, on wasm and on WebGPU (the kept cache comes back from JS into the GPU-resident path).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import type { GenerateRequest, GenerateResult, ModelInfo, ScoreRequest, ScoreResult } from '../../src/rl/runtime/engine/types.ts';
@@ -38,6 +40,8 @@ interface PageRun {
   sampled: GenerateResult;
   greedy: GenerateResult;
   scored: ScoreResult;
+  /** The second turn with KV reuse and without. */
+  reuse: { kept: GenerateResult; plain: GenerateResult };
   streamed: number;
   live: number;
   gpu: { live: number; made: number };
@@ -57,6 +61,7 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
         load(name: string, src: object, opts: object, onProgress: unknown): Promise<ModelInfo>;
         generate(r: object, onToken?: unknown): Promise<GenerateResult>;
         score(r: object): Promise<ScoreResult>;
+        encode(p: object): Promise<number[]>;
         liveSessions(): Promise<number>;
         gpuTensors(): Promise<{ live: number; made: number }>;
         dispose(): Promise<void>;
@@ -72,12 +77,16 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
       const sampled = await engine.generate(a.sampled, comlink.proxy(() => streamed++));
       const greedy = await engine.generate(a.greedy);
       const scored = await engine.score(a.score);
+      const ids = await engine.encode(a.greedy.prompts[0]);
+      const first1 = await engine.generate({ prompts: [{ ids }], cacheKeys: ['t'], sampling: a.greedy.sampling });
+      const turn2 = { prompts: [{ ids: [...ids, ...first1.generations[0].tokenIds, ...ids.slice(1, 4)] }], sampling: a.greedy.sampling };
+      const reuse = { kept: await engine.generate({ ...turn2, cacheKeys: ['t'] }), plain: await engine.generate(turn2) };
       const second = await engine.load('policy', src, { precision: 'fp32' }, null);
       const live = await engine.liveSessions();
       const gpu = await engine.gpuTensors();
       await engine.dispose();
       w.terminate();
-      return { info: [first, second], backend, sampled, greedy, scored, streamed, live, gpu, progress };
+      return { info: [first, second], backend, sampled, greedy, scored, reuse, streamed, live, gpu, progress };
     }, args);
   } catch (e) {
     throw new Error(`${(e as Error).message}\npage errors: ${b.errors.join('\n')}`);
@@ -104,6 +113,7 @@ describe('inference engine in the policy worker (Chromium)', () => {
     expectSameScores(r.scored);
     expect(r.live).toBe(2);
     expect(r.gpu).toEqual({ live: 0, made: 0 });
+    expectSameReuse(r.reuse);
   });
 
   it('gives the same greedy tokens on WebGPU as on wasm, with the KV cache kept on the GPU and every GPU tensor freed', async () => {
@@ -118,8 +128,17 @@ describe('inference engine in the policy worker (Chromium)', () => {
     expect(r.gpu.live).toBe(0);
     r.greedy.generations[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(node.greedy.generations[0].logprobs[j], 3));
     expectSameScores(r.scored);
+    expectSameReuse(r.reuse);
   });
 });
+
+/** The reusing second turn took its prefix from the kept cache and equals the plain call. */
+function expectSameReuse(reuse: PageRun['reuse']): void {
+  expect(reuse.kept.generations[0].reusedTokens).toBeGreaterThan(0);
+  expect(reuse.plain.generations[0].reusedTokens).toBe(0);
+  expect(tokens(reuse.kept)).toEqual(tokens(reuse.plain));
+  reuse.kept.generations[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(reuse.plain.generations[0].logprobs[j], 4));
+}
 
 /** The score graph's per-token log-probs equal Node's (wasm) to 3 decimals. */
 function expectSameScores(scored: ScoreResult): void {

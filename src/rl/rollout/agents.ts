@@ -5,6 +5,9 @@
 //    (model/tokenizer/dialogue.ts toChat, the sliding window) and turn t of an episode with seed s
 //    samples with seed hash(`${s}/${t}`), one seed per prompt (GenerateRequest.seeds), so a batched
 //    rollout gives each episode the text it would get alone (tested against a one-prompt oracle).
+//    Each episode's slot is its cache key (GenerateRequest.cacheKeys): the engine keeps the episode's
+//    context after a turn and the next turn prefills only the new tokens (the window permitting);
+//    slots that end are forgotten with the next call.
 //  - scriptedBatchAgent: any per-episode Agent of the envs' interface (expert, noisy, random) acting
 //    one episode after another, so scripted agents play through the same loop; familyAgent builds the
 //    registry's scripted kinds that way.
@@ -61,13 +64,22 @@ export interface PolicyBatchOptions {
   maxBatch?: number;
   /** Display name; default "policy(T=…)" or "policy(greedy)". */
   name?: string;
+  /** Reuse each episode's KV cache across its turns (default true); false prefills every prompt whole. */
+  reuseKv?: boolean;
 }
+
+/** Distinguishes the cache keys of agents sharing one engine. */
+let agentCount = 0;
 
 /** The engine's policy acting for a batch of episodes with one generate call per step. */
 export class PolicyBatchAgent implements BatchAgent {
   readonly name: string;
   /** Engine calls made so far (one per step and chunk of maxBatch prompts). */
   calls = 0;
+  /** Cache-key prefix of this agent's episodes. */
+  private readonly tag = `agent${++agentCount}-${Math.random().toString(36).slice(2, 8)}`;
+  /** Keys of ended episodes, dropped with the next call. */
+  private forget: string[] = [];
 
   private constructor(
     private readonly engine: GenerateApi,
@@ -101,11 +113,17 @@ export class PolicyBatchAgent implements BatchAgent {
       seeds: requests.map((q) => turnSeed(q.seed, q.dialogue.filter((m) => m.role === 'assistant').length)),
       sampling: { ...this.sampling },
       ...(this.opts.adapter !== undefined ? { adapter: this.opts.adapter } : {}),
+      ...(this.opts.reuseKv !== false ? { cacheKeys: requests.map((q) => `${this.tag}/${q.slot}`) } : {}),
+      ...(this.forget.length ? { forget: this.forget.splice(0) } : {}),
     });
     this.calls++;
     // The batch's wall time is every member's latency: they waited for the same call.
     const latencyMs = performance.now() - start;
     return requests.map((_, i) => generationResult(r.generations[i], latencyMs, r.backend));
+  }
+
+  release(slot: number): void {
+    if (this.opts.reuseKv !== false) this.forget.push(`${this.tag}/${slot}`);
   }
 }
 

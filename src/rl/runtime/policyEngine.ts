@@ -244,13 +244,19 @@ export class PolicyEngine {
     if (seeds !== undefined && (!Array.isArray(seeds) || seeds.length !== request.prompts.length || !seeds.every((s) => Number.isSafeInteger(s)))) {
       throw new EngineInputError(`generate: seeds must be one integer per prompt (${request.prompts.length}), got ${JSON.stringify(seeds)}`);
     }
+    const { cacheKeys, forget } = request;
+    if (cacheKeys !== undefined && (!Array.isArray(cacheKeys) || cacheKeys.length !== request.prompts.length || !cacheKeys.every((k) => typeof k === 'string') || new Set(cacheKeys).size !== cacheKeys.length || n !== 1)) {
+      throw new EngineInputError(`generate: cacheKeys must be one distinct string per prompt (${request.prompts.length}) with n = 1, got ${JSON.stringify(cacheKeys)} with n = ${n}`);
+    }
+    if (forget !== undefined && (!Array.isArray(forget) || !forget.every((k) => typeof k === 'string'))) throw new EngineInputError('generate: forget must be a list of cache keys');
     return this.withRequest(request, async (lm, ticket) => {
+      for (const k of forget ?? []) lm.contexts.delete(k);
       const { id: adapter, feeds } = lm.resolve(request.adapter);
       const window = { budget: contextTokens(lm.info.turnwise, lm.cfg.maxSeq), reserve: params.maxNewTokens };
       const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`, window));
       prompts.forEach((ids, i) => checkPromptFits(ids.length, lm.cfg.maxSeq, `prompt ${i}`));
       const encodeMs = performance.now() - startedAt;
-      const { generations, timing } = await runGeneration({ lm, feeds, ticket, prompts, n, params, seeds, onToken, startedAt, encodeMs });
+      const { generations, timing } = await runGeneration({ lm, feeds, ticket, prompts, n, params, seeds, cacheKeys, onToken, startedAt, encodeMs });
       return { generations, timing, backend: lm.backend, adapter };
     });
   }

@@ -31,7 +31,7 @@ describe('model smoke', () => {
       out.push(best);
       step = await runner.decode(step.state, [best]);
     }
-    expect(step.state.length).toBe(prompt.length + 5);
+    expect(step.state.used).toBe(prompt.length + 5);
     expect(typeof m.tokenizer.decode(out)).toBe('string');
     await runner.dispose();
     expect(runtime.liveSessions).toBe(0);

@@ -52,6 +52,8 @@ export interface ForwardOutputs {
   hidden: string;
   /** Per layer, [B, nKvHeads, T, headDim] keys/values (past ++ new), for the KV cache. */
   present: { key: string; value: string }[];
+  /** Per layer, [B, nKvHeads, S, headDim] keys/values of the new tokens alone (after RoPE), for a cache kept outside the graph. */
+  fresh: { key: string; value: string }[];
   /** Parameters declared as graph inputs (placement 'input'), named and shaped as in Hugging Face. */
   paramInputs: ParamSpec[];
   /** LoRA matrices declared as graph inputs, PEFT names. */
@@ -208,7 +210,7 @@ class Emitter {
     return g.op('Reshape', [e, this.i64([0, nHeads, -1, headDim(this.cfg)])]);
   }
 
-  block(l: number, x: string, io: { cos: string; sin: string; bias: string; past?: { key: string; value: string } }): { x: string; key: string; value: string } {
+  block(l: number, x: string, io: { cos: string; sin: string; bias: string; past?: { key: string; value: string } }): { x: string; key: string; value: string; fresh: { key: string; value: string } } {
     const g = this.g;
     const cfg = this.cfg;
     const hd = headDim(cfg);
@@ -222,6 +224,7 @@ class Emitter {
     const qh = g.op('Transpose', [this.rope(q, io.cos, io.sin)], perm); // [B, H, S, hd]
     let kh = g.op('Transpose', [this.rope(k, io.cos, io.sin)], perm); // [B, KV, S, hd]
     let vh = g.op('Transpose', [v], perm);
+    const fresh = { key: kh, value: vh };
     if (io.past) {
       kh = g.op('Concat', [io.past.key, kh], { axis: 2 }); // [B, KV, T, hd]
       vh = g.op('Concat', [io.past.value, vh], { axis: 2 });
@@ -235,7 +238,7 @@ class Emitter {
     const n2 = this.rmsNorm(x1, `model.layers.${l}.post_attention_layernorm.weight`);
     const gate = this.linear(n2, spec('gate_proj'));
     const act = g.op('Mul', [g.op('Mul', [gate, g.op('Sigmoid', [gate])]), this.linear(n2, spec('up_proj'))]);
-    return { x: g.op('Add', [x1, this.linear(act, spec('down_proj'))]), key: kh, value: vh };
+    return { x: g.op('Add', [x1, this.linear(act, spec('down_proj'))]), key: kh, value: vh, fresh };
   }
 
   /** The LM head: h · Eᵀ (tied) or lm_head. */
@@ -280,13 +283,15 @@ export function emitForward(g: GraphBuilder, cfg: ModelConfig, inputs: ForwardIn
   const emb: ParamSpec = { name: 'model.embed_tokens.weight', kind: 'embedding', shape: [cfg.vocabSize, cfg.dModel] };
   let x = g.op('Gather', [e.param(emb), inputs.inputIds], { axis: 0 }); // [B, S, d]
   const present: { key: string; value: string }[] = [];
+  const fresh: { key: string; value: string }[] = [];
   for (let l = 0; l < cfg.nLayers; l++) {
     const out = e.block(l, x, { cos, sin, bias, past: inputs.past?.[l] });
     x = out.x;
     present.push({ key: out.key, value: out.value });
+    fresh.push(out.fresh);
   }
   const hidden = e.rmsNorm(x, 'model.norm.weight');
-  const result: ForwardOutputs = { hidden, present, paramInputs: e.paramInputs, loraInputs: e.loraInputs };
+  const result: ForwardOutputs = { hidden, present, fresh, paramInputs: e.paramInputs, loraInputs: e.loraInputs };
   const mode = opts.logits ?? 'all';
   if (mode !== 'none') {
     const h = mode === 'last' ? g.op('Slice', [hidden, e.i64([-1]), e.i64([SLICE_END]), e.i64([1])]) : hidden;

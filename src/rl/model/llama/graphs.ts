@@ -6,6 +6,9 @@
 //   decode:  the same with S new tokens (usually 1) after P cached ones, bias [B, S, P+S],
 //            past_key_values.{l}.* [B, KV, P, hd]                                       → logits, present
 //   score:   like prefill without the cache; `targets` [B, S] adds `logprobs` [B, S]
+// A decode graph built with `cache: 'fresh'` returns new.{l}.key/value [B, KV, S, hd] (the new tokens'
+// keys and values alone) instead of present: its caller keeps the cache in its own buffers and
+// appends them, so the whole cache is not copied out of ONNX Runtime (and reallocated) every step.
 import { GraphBuilder } from '../onnx/builder.ts';
 import { headDim, type ModelConfig } from './config.ts';
 import { emitForward, type ForwardOutputs } from './emit.ts';
@@ -28,6 +31,8 @@ export interface GraphOptions {
   targets?: boolean;
   /** Graph name inside the ONNX file. */
   name?: string;
+  /** decode only: output the whole cache ('present', default) or only the new tokens' keys/values ('fresh'). */
+  cache?: 'present' | 'fresh';
 }
 
 /** A serialised graph and its interface. */
@@ -48,6 +53,8 @@ export const pastKeyName = (l: number): string => `past_key_values.${l}.key`;
 export const pastValueName = (l: number): string => `past_key_values.${l}.value`;
 export const presentKeyName = (l: number): string => `present.${l}.key`;
 export const presentValueName = (l: number): string => `present.${l}.value`;
+export const freshKeyName = (l: number): string => `new.${l}.key`;
+export const freshValueName = (l: number): string => `new.${l}.value`;
 
 /** Builds one graph of the model. */
 export function buildGraph(cfg: ModelConfig, opts: GraphOptions): BuiltGraph {
@@ -85,7 +92,12 @@ export function buildGraph(cfg: ModelConfig, opts: GraphOptions): BuiltGraph {
   if (out.logits) emitOut(out.logits, 'logits', ['batch', logits === 'last' ? 1 : 'seq', cfg.vocabSize]);
   if (out.logprobs) emitOut(out.logprobs, 'logprobs', ['batch', 'seq']);
   if (out.values) emitOut(out.values, 'values', ['batch', 'seq']);
-  if (opts.kind !== 'score') {
+  if (opts.kind === 'decode' && opts.cache === 'fresh') {
+    out.fresh.forEach((p, l) => {
+      emitOut(p.key, freshKeyName(l), ['batch', kv, 'seq', hd]);
+      emitOut(p.value, freshValueName(l), ['batch', kv, 'seq', hd]);
+    });
+  } else if (opts.kind !== 'score') {
     out.present.forEach((p, l) => {
       emitOut(p.key, presentKeyName(l), ['batch', kv, total, hd]);
       emitOut(p.value, presentValueName(l), ['batch', kv, total, hd]);

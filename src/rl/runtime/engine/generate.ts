@@ -2,9 +2,14 @@
 // left-padded), each prompt's cache repeated for its K samples, then one decode run per step over
 // the rows still generating. Sampling is seeded per sample index (the same seed, prompt and sample
 // index give the same tokens whatever else is in the batch), so batched equals one at a time.
+// With cache keys (KV reuse across turns, engine/contexts.ts) the prompts whose leading ids a kept
+// context supplies skip the prefill: the kept caches are put back into one batch and only the rest
+// of each prompt runs, through the decode graph; each finished row's context is kept for next time.
+import { headDim } from '../../model/llama/config.ts';
 import { Rng } from '../../util/rng.ts';
 import type { AdapterFeeds } from './adapters.ts';
-import { repeatIndex, selectMatrixRows, selectRows } from './kv.ts';
+import { reusable, type KeptContext } from './contexts.ts';
+import { assembleRows, dropRows, HOST_HEADROOM, repeatIndex, rowContext, selectMatrixRows, selectRows } from './kv.ts';
 import type { LoadedLm } from './lm.ts';
 import type { Ticket } from './requests.ts';
 import type { EngineKv, EngineStep } from './stepper.ts';
@@ -22,6 +27,8 @@ export interface GenerationJob {
   params: SamplingParams;
   /** Per-prompt seeds overriding params.seed (GenerateRequest.seeds). */
   seeds?: readonly number[];
+  /** One key per prompt (n = 1): reuse and keep contexts in lm.contexts (GenerateRequest.cacheKeys). */
+  cacheKeys?: readonly string[];
   onToken?: (e: TokenEvent) => unknown;
   /** Time already spent before the job (tokenising), for firstTokenMs and totalMs. */
   startedAt: number;
@@ -83,8 +90,19 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
 
   ticket.check();
   let t = performance.now();
+  const keys = job.cacheKeys;
+  const kept: (KeptContext | null)[] = keys ? keys.map((k) => lm.contexts.take(k, job.feeds)) : [];
+  const reused = job.prompts.map((ids, p) => (kept[p] ? reusable(kept[p].ids, ids) : 0));
   runner.extraFeeds = job.feeds; // read synchronously by the call below, so concurrent requests cannot mix adapters
-  let step: EngineStep = await runner.prefill(job.prompts);
+  let step: EngineStep;
+  if (reused.some((r) => r > 0)) {
+    const names = Object.keys(kept.find((c) => c)!.past);
+    const cache = assembleRows(kept, reused, names, lm.cfg.nKvHeads, headDim(lm.cfg), runner.mode === 'host' ? Math.max(...job.prompts.map((ids, p) => ids.length - reused[p])) + HOST_HEADROOM : 0);
+    step = await runner.extend(
+      cache,
+      job.prompts.map((ids, p) => ids.slice(reused[p])),
+    );
+  } else step = await runner.prefill(job.prompts);
   timing.prefillMs = performance.now() - t;
   // active[i] = index into `rows` of cache row i
   let active = rows.map((_, i) => i);
@@ -94,7 +112,8 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   try {
     if (n > 1) {
       const idx = repeatIndex(job.prompts.length, n);
-      state = selectRows(await runner.toCpu(state), idx);
+      const cpu = await runner.toCpu(state);
+      state = selectRows(cpu, idx, runner.mode === 'host' ? cpu.used + HOST_HEADROOM : cpu.used);
       logits = selectMatrixRows(logits, vocab, idx);
     }
 
@@ -139,9 +158,21 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
       });
       timing.sampleMs += performance.now() - t;
       if (timing.firstTokenMs === 0) timing.firstTokenMs = performance.now() - job.startedAt;
-      if (!keep.length) break;
       if (keep.length < active.length) {
-        state = selectRows(await runner.toCpu(state), keep);
+        const cpu = await runner.toCpu(state);
+        state = cpu;
+        if (keys) {
+          active.forEach((r, i) => {
+            const row = rows[r];
+            if (!row.finish) return;
+            // the cache holds the prompt and every token but the last, which was never run
+            const ctx = rowContext(cpu, i);
+            const ids = [...job.prompts[row.prompt], ...row.tokens.slice(0, -1)];
+            if (ctx.length === ids.length) lm.contexts.put(keys[row.prompt], { ...ctx, ids, feeds: job.feeds });
+          });
+        }
+        if (!keep.length) break;
+        state = dropRows(cpu, keep);
         active = keep.map((i) => active[i]);
       }
       ticket.check();
@@ -167,6 +198,7 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
       promptTokens: job.prompts[row.prompt].length,
       completionTokens: row.tokens.length,
       finishReason: row.finish as FinishReason,
+      reusedTokens: reused[row.prompt],
       ...(row.stop !== undefined ? { stop: row.stop } : {}),
     }),
   );

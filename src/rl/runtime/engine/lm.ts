@@ -10,6 +10,7 @@ import type { ManagedSession, OrtRuntime } from '../ort.ts';
 import { adapterFeeds, zeroFeeds, type AdapterFeeds } from './adapters.ts';
 import { AdapterError, EngineDisposedError } from './errors.ts';
 import { buildScoreGraph } from './graphs.ts';
+import { ContextPool } from './contexts.ts';
 import { Stepper } from './stepper.ts';
 import type { Adapter, ModelInfo } from './types.ts';
 
@@ -25,6 +26,8 @@ export class LoadedLm {
   private bannedTable: Uint8Array | null = null;
   /** The adapter applied when a request names none; null = base. */
   active: string | null = null;
+  /** Contexts kept for KV reuse across generate calls (GenerateRequest.cacheKeys). */
+  readonly contexts = new ContextPool();
 
   private constructor(
     readonly name: string,
@@ -144,6 +147,8 @@ export class LoadedLm {
   }
 
   private async detach(): Promise<void> {
+    // caches from another backend would not be bit-compatible with the new sessions' own
+    this.contexts.clear();
     const runner = this.runnerValue;
     const score = this.scoreSession;
     this.runnerValue = null;

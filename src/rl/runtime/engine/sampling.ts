@@ -69,6 +69,15 @@ export function logSoftmax(logits: ArrayLike<number>): Float64Array {
   return out;
 }
 
+/** log-softmax of one row at one index, in float64: the same value as logSoftmax(logits)[i]. */
+export function logProbAt(logits: ArrayLike<number>, i: number): number {
+  let max = -Infinity;
+  for (let j = 0; j < logits.length; j++) if (logits[j] > max) max = logits[j];
+  let sum = 0;
+  for (let j = 0; j < logits.length; j++) sum += Math.exp(logits[j] - max);
+  return logits[i] - (max + Math.log(sum));
+}
+
 /** Index of the largest value; the first on ties. */
 export function argmax(x: ArrayLike<number>): number {
   let best = 0;
@@ -110,35 +119,37 @@ export function samplingSupport(logits: ArrayLike<number>, p: Pick<SamplingParam
  * `banned[id]` = 1 removes a token from the choice (its log-prob is still the model's).
  */
 export function sampleToken(raw: ArrayLike<number>, p: Pick<SamplingParams, 'temperature' | 'topK' | 'topP'>, rng: Rng, banned?: Uint8Array): Sampled {
-  const lp = logSoftmax(raw);
+  // Greedy and plain temperature sampling skip banned ids in place and compute the one log-prob they
+  // return; only top-k/top-p copy the row (per-token allocations of vocab size add up at 8 rows).
+  if (p.temperature === 0) {
+    let token = -1;
+    for (let i = 0; i < raw.length; i++) if (!banned?.[i] && (token < 0 || raw[i] > raw[token])) token = i;
+    return { token, logprob: logProbAt(raw, token) };
+  }
+  if (p.topK === 0 && p.topP === 1) {
+    // Plain temperature sampling: no sort, walk the vocabulary in id order.
+    let top = -Infinity;
+    for (let i = 0; i < raw.length; i++) if (!banned?.[i] && raw[i] > top) top = raw[i];
+    const w = new Float64Array(raw.length);
+    let sum = 0;
+    for (let i = 0; i < raw.length; i++) sum += w[i] = banned?.[i] ? 0 : Math.exp((raw[i] - top) / p.temperature);
+    let u = rng.next() * sum;
+    let k = 0;
+    while (k < w.length - 1 && u >= w[k]) u -= w[k++];
+    // Never land on a zero-weight tail token through rounding.
+    while (w[k] === 0 && k > 0) k--;
+    return { token: k, logprob: logProbAt(raw, k) };
+  }
   let logits = raw;
   if (banned) {
     const masked = Float32Array.from(raw);
     for (let i = 0; i < masked.length; i++) if (banned[i]) masked[i] = -Infinity;
     logits = masked;
   }
-  if (p.temperature === 0) {
-    const token = argmax(logits);
-    return { token, logprob: lp[token] };
-  }
-  if (p.topK === 0 && p.topP === 1) {
-    // Plain temperature sampling: no sort, walk the vocabulary in id order.
-    let top = -Infinity;
-    for (let i = 0; i < logits.length; i++) if (logits[i] > top) top = logits[i];
-    const w = new Float64Array(logits.length);
-    let sum = 0;
-    for (let i = 0; i < logits.length; i++) sum += w[i] = Math.exp((logits[i] - top) / p.temperature);
-    let u = rng.next() * sum;
-    let k = 0;
-    while (k < w.length - 1 && u >= w[k]) u -= w[k++];
-    // Never land on a zero-weight tail token through rounding.
-    while (w[k] === 0 && k > 0) k--;
-    return { token: k, logprob: lp[k] };
-  }
   const { ids, weights } = samplingSupport(logits, p);
   const total = weights.reduce((a, b) => a + b, 0);
   let u = rng.next() * total;
   let k = 0;
   while (k < ids.length - 1 && u >= weights[k]) u -= weights[k++];
-  return { token: ids[k], logprob: lp[ids[k]] };
+  return { token: ids[k], logprob: logProbAt(raw, ids[k]) };
 }

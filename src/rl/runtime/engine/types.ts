@@ -49,6 +49,17 @@ export interface GenerateRequest extends RequestCommon {
    * batched into one call each keep the random stream they would have alone (rollouts).
    */
   seeds?: number[];
+  /**
+   * KV reuse across calls (engine/contexts.ts), n = 1 only: one key per prompt. After the call the
+   * engine keeps each prompt's context (prompt + reply) under its key; the next prompt under that key
+   * prefills only the tokens after the longest run of leading ids it shares with the kept context,
+   * else the whole prompt (a sliding window that cut the dialogue shares only the head). Generated
+   * tokens and log-probs equal a call without keys (to float rounding). A kept context is used once,
+   * dropped when its adapter changes, and bounded in memory (least recently kept dropped first).
+   */
+  cacheKeys?: string[];
+  /** Kept contexts to drop before this call (episodes that ended). */
+  forget?: string[];
 }
 
 export type FinishReason = 'end' | 'stop' | 'length';
@@ -71,6 +82,8 @@ export interface Generation {
   finishReason: FinishReason;
   /** The stop string that ended it, when finishReason is 'stop'. */
   stop?: string;
+  /** Prompt tokens whose keys and values came from a kept context (GenerateRequest.cacheKeys) instead of a prefill. */
+  reusedTokens?: number;
 }
 
 /** Wall time per phase, ms. */
