@@ -66,7 +66,10 @@ export const exportCommand: Command = {
       throw e;
     }
     const result = { ok: true, in: values.in, out: values.out, format: values.format, records: written, runs: check.counts.runs, episodes: check.counts.episodes, bytes };
-    report(!!values.json, result, () => `${values.out}: ${values.format}, ${written} records (${check.counts.episodes} episodes), ${bytes} bytes`);
+    // Pairs need two finished episodes of one task; `eval` plays each task once, so say where pairs come from.
+    const noPairs = written === 0 && (values.format === 'dpo' || values.format === 'turn-dpo') && check.counts.episodes > 0;
+    const hint = noPairs ? '\n  no pairs: they need two or more finished episodes of the same task with different returns (e.g. `turnwise passkt --n 4 --out FILE`)' : '';
+    report(!!values.json, result, () => `${values.out}: ${values.format}, ${written} records (${check.counts.episodes} episodes), ${bytes} bytes${hint}`);
     return 0;
   },
 };
