@@ -56,7 +56,7 @@ describe('eval --out → credit --out → export, every format', () => {
     } else {
       expect(r.records).toBe(format === 'jsonl' ? 4 : 3);
       if (format === 'chat') expect(Object.keys(lines(out)[0].credit as object)).toEqual(['mc@turnwise-credit-1', 'grpo@turnwise-credit-1']);
-      if (format === 'jsonl') expect(await ok(['import', '--check', out])).toMatchObject({ ok: true, counts: { episodes: 3 } });
+      if (format === 'jsonl' || format === 'sweet') expect(await ok(['import', '--check', out])).toMatchObject({ ok: true, counts: { episodes: 3 } });
     }
   });
 });

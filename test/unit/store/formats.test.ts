@@ -123,6 +123,7 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
+      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator' },
     });
   });
 
@@ -153,7 +154,13 @@ describe('SWEET-RL records', () => {
     expect(ep.turns[1].info).toEqual({ input: 'prompt text', output: 'OUTPUT: Integers only?' });
     expect((events[1] as { record: EpisodeRecord }).record).toMatchObject({ id: 'cb.jsonl#3', outcome: { success: false, totalReward: 0.5 } });
     const back = JSON.parse((await collectText(encodeSweet([ep]))).trim());
-    expect(back).toEqual({ task: colbench.task, dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })), answer: colbench.answer, reward: 1 });
+    expect(back).toEqual({
+      task: colbench.task,
+      dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })),
+      answer: colbench.answer,
+      reward: 1,
+      turnwise: { family: 'colbench', split: 'train', seed: 1, options: {}, model: { policy: 'unknown', adapter: null, critic: null }, success: true, reply: 'collaborator' },
+    });
   });
 });
 
