@@ -55,7 +55,7 @@ describe('eval --out → credit --out → export, every format', () => {
       expect(r.records).toBe(0);
     } else {
       expect(r.records).toBe(format === 'jsonl' ? 4 : 3);
-      if (format === 'chat') expect(Object.keys(lines(out)[0].credit as object)).toEqual(['mc@turnwise-credit-1', 'grpo@turnwise-credit-1']);
+      if (format === 'chat') expect((lines(out)[0].credit as { name: string }[]).map((c) => c.name)).toEqual(['mc@turnwise-credit-1', 'grpo@turnwise-credit-1']);
       if (format === 'jsonl' || format === 'sweet') expect(await ok(['import', '--check', out])).toMatchObject({ ok: true, counts: { episodes: 3 } });
     }
   });

@@ -98,12 +98,13 @@ describe('chat messages (TRL)', () => {
         { role: 'assistant', content: 'I WANT TO ANSWER: f(x) = 2 * x' },
       ],
       id: 'e1',
-      task: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 } },
-      hidden: { reference: 'double' },
+      task: { family: 'backend', split: 'test', seed: 4, options: '{"tests":3}' },
+      hidden: '{"reference":"double"}',
       reward: 0.75,
       success: false,
       turn_rewards: [0, 0, 0, 0.75],
-      credit: { 'sweet@critic-2': [null, 0.5, null, 0.25] },
+      // nulls (no value on the prompt and the reply) are left out with their message index
+      credit: [{ name: 'sweet@critic-2', messages: [1, 3], values: [0.5, 0.25] }],
     });
     const run = { type: 'run' as const, id: 'r', name: '', createdAt: 0, models: { policy: 'p', critic: null }, adapterId: null, algorithm: '', settings: {}, seed: 0, notes: '' };
     const lines = (await collectText(encodeChat([run, tinyEpisode()]))).split('\n');

@@ -12,7 +12,11 @@
 //             distinct replies ranked, top half paired with bottom half, at most `pairsPerContext` pairs.
 // Both need all episodes of a task before pairing, so the encoders hold the episodes' messages (not
 // their tokens) in memory. Extra fields are flat strings/numbers so `datasets` infers one schema.
-import type { EpisodeRecord, PortableRecord } from '../schema.ts';
+// The task prompt (a system record in the lab) is a `user` message here: TRL's
+// maybe_apply_chat_template needs a prompt that ends with a user (or assistant) message and raises
+// "Invalid role in the last message: system" otherwise — and a first-turn pair's prompt is the task
+// prompt alone. Mapping it the same way in every pair keeps the prompts of all pairs alike.
+import type { EpisodeRecord, PortableRecord, TurnRole } from '../schema.ts';
 import { chatRole, type ChatRole } from './chat.ts';
 import type { EncodeProgress } from './turnwise.ts';
 
@@ -53,7 +57,9 @@ export interface PairOptions {
 }
 
 const taskKey = (e: EpisodeRecord) => `${e.task.family}|${e.task.split}|${e.task.seed}|${JSON.stringify(e.task.options)}`;
-const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: chatRole(t.role), content: t.text }));
+/** Roles in preference pairs: as in the chat export, except that the system prompt is the user's request. */
+export const pairRole = (role: TurnRole): ChatRole => (role === 'system' ? 'user' : chatRole(role));
+const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: pairRole(t.role), content: t.text }));
 const sameMessage = (a: PairMessage, b: PairMessage) => a.role === b.role && a.content === b.content;
 const finished = (e: EpisodeRecord) => e.status === 'complete' && e.outcome !== null;
 
@@ -128,7 +134,7 @@ function turnScore(e: EpisodeRecord, i: number, credit: string | undefined): num
   return c?.values[i] ?? null;
 }
 
-/** A per-turn pair from any source (e.g. the trainer's N sampled candidates ranked by the critic). */
+/** A per-turn pair from any source (e.g. the trainer's N sampled candidates ranked by the critic); give the prompt pairRole's roles. */
 export function turnPairRecord(
   prompt: PairMessage[],
   chosen: { text: string; score: number; episode?: string },
