@@ -3,7 +3,8 @@
 // file goes on to `credit --in`, `export --in` and the lab's import like the lab's own export. Ids are
 // derived from the command's arguments, so re-running the same command writes the same ids (a
 // re-import then skips what it already holds instead of duplicating it).
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { FAMILIES } from '../rl/envs/registry.ts';
 import type { Episode, JsonObject } from '../rl/envs/types.ts';
 import { cliRunRecord, playedRecord, type ModelRef, type PortableRecord } from '../rl/store/index.ts';
@@ -44,5 +45,6 @@ export function playedRecords(runs: readonly PlayedRun[], at: number): PortableR
 export async function writePlayed(path: string, runs: readonly PlayedRun[], at = Date.now()): Promise<void> {
   const lines: string[] = [];
   for await (const l of encodeTurnwise(playedRecords(runs, at))) lines.push(l);
+  await mkdir(dirname(path), { recursive: true });
   await writeFile(path, lines.join(''));
 }
