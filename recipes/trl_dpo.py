@@ -9,6 +9,10 @@ loss_type ["sigmoid", "sft"] with loss_weights [1, 0.01]; TRL 1.x has no rpo_alp
 EXPORT/adapter exists it is loaded as PEFT's "default" adapter (trainable) and DPOTrainer copies it
 into a frozen "ref" adapter, so the reference policy is the exported policy itself; the trained
 adapter is saved to OUT. Without an adapter a fresh LoRA is trained and the base is the reference.
+The pairs are rendered to text here with the export's chat template, the task prompt restored to
+the system role the lab gives it (the export makes it a user message, marked system_prompt, because
+TRL's own template step refuses a prompt that ends with a system message), so DPO trains on exactly
+the token layout the lab samples from; --conversational hands TRL the messages instead.
 Runs on the GPU when torch sees one, else (or with --cpu) on the CPU in fp32. Written against
 requirements.txt (trl 1.9.0, transformers 4.56.2, peft 0.17.1); test/unit/cli/recipes.test.ts runs it
 for 2 steps where Python has them.
@@ -23,6 +27,21 @@ from trl import DPOConfig, DPOTrainer
 from common import LORA_TARGETS, add_device_args, default_adapter, device_settings, load_export, read_jsonl
 
 
+def lab_layout(pair, tok):
+    """A pair as TRL's standard (text) preference row in the lab's layout: <|system|> task prompt."""
+    prompt = [dict(m) for m in pair["prompt"]]
+    if pair.get("system_prompt") and prompt:
+        prompt[0]["role"] = "system"
+    text = tok.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
+    out = {"prompt": text}
+    for side in ("chosen", "rejected"):
+        full = tok.apply_chat_template(prompt + pair[side], tokenize=False)
+        if not full.startswith(text):
+            raise SystemExit(f"the chat template does not extend the prompt with the {side} side; use --conversational")
+        out[side] = full[len(text):]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
@@ -34,12 +53,17 @@ def main():
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--conversational", action="store_true", help="give TRL the messages (its chat template step) instead of the lab's layout")
     add_device_args(ap)
     args = ap.parse_args()
 
     adapter = args.adapter or default_adapter(args.model)
     tok, model = load_export(args.model, adapter, trainable=True)
-    rows = [{"prompt": p["prompt"], "chosen": p["chosen"], "rejected": p["rejected"]} for p in read_jsonl(args.pairs)]
+    pairs = read_jsonl(args.pairs)
+    if args.conversational:
+        rows = [{"prompt": p["prompt"], "chosen": p["chosen"], "rejected": p["rejected"]} for p in pairs]
+    else:
+        rows = [lab_layout(p, tok) for p in pairs]
     print(f"{len(rows)} pairs")
     if not rows:
         raise SystemExit(f"{args.pairs} holds no pairs: they need two finished episodes of one task with different returns")

@@ -63,6 +63,7 @@ describe('preference pairs', () => {
       chosen_episode: 'w',
       rejected_episode: 'l',
       hidden: '{"item":"cat"}',
+      system_prompt: true, // prompt[0] is the lab's system record, given the user role here
     });
     expect(episodePairs(eps, { minMargin: 1 })).toHaveLength(0);
   });
@@ -100,6 +101,7 @@ describe('preference pairs', () => {
       expect(lines[0].chosen[0]).toEqual(as('a'));
       // a first-turn pair's prompt is the task prompt alone; TRL refuses a prompt ending in a system message
       expect(lines[0].prompt).toEqual([sys]);
+      expect(lines[0].system_prompt).toBe(true);
     }
   });
 });
