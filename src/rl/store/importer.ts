@@ -6,7 +6,7 @@ import type { PortableRecord } from './schema.ts';
 import { readLines, type ByteSource, type LineEvent, type ReadProgress } from './formats/lines.ts';
 import { decodeTurnwise, type DecodeEvent, type LineIssue } from './formats/turnwise.ts';
 import { decodeSweet } from './formats/sweet.ts';
-import { arrayLines, detectLine, opensArray, type Detection, type ImportFormat } from './formats/detect.ts';
+import { arrayLines, detectLine, FORMAT_LABEL, opensArray, type Detection, type ImportFormat } from './formats/detect.ts';
 import type { ImportOptions, ImportResult } from './api.ts';
 
 export type { Detection, ImportFormat };
@@ -86,7 +86,7 @@ async function* decodeFrom(it: AsyncIterator<LineEvent>, opts: Parameters<typeof
   const given = opts.format ?? 'auto';
   if (given !== 'auto' && !opensArray(first)) {
     format = given;
-    opts.onDetect?.({ format, message: `${format} (given)` });
+    opts.onDetect?.({ format, message: `${FORMAT_LABEL[format]} (as given)` });
   } else {
     let d;
     if (opensArray(first)) {

@@ -4,8 +4,7 @@
 // either — SWEET-RL's own scripts save trajectory lists with json.dump. An array is read whole
 // (bounded by maxArrayBytes) and its elements become numbered lines, so every decoder, check and error
 // message works unchanged; the numbers are then element numbers, which the detection message says.
-import { LIMITS } from '../schema.ts';
-import { FORMAT_NAME } from '../schema.ts';
+import { FORMAT_NAME, LIMITS } from '../schema.ts';
 import { parseJsonLine, type LineEvent } from './lines.ts';
 
 /** The formats import reads. */
@@ -26,7 +25,8 @@ export interface Undetected {
   message: string;
 }
 
-const LABEL: Record<ImportFormat, string> = { turnwise: 'Turnwise JSONL', sweet: 'SWEET-RL / ColBench JSONL' };
+/** The formats' names in messages. */
+export const FORMAT_LABEL: Record<ImportFormat, string> = { turnwise: 'Turnwise JSONL', sweet: 'SWEET-RL / ColBench JSONL' };
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -49,7 +49,7 @@ export function detectLine(first: LineEvent | undefined): Detection | Undetected
   if (!parsed.ok) return { format: null, line: first.line, message: `cannot tell the format: line ${first.line} is ${parsed.message}; ${EXPECTED}` };
   const f = formatOf(parsed.value);
   if (!f) return { format: null, line: first.line, message: `cannot tell the format of line ${first.line}: ${EXPECTED}` };
-  return { format: f.format, container: 'jsonl', message: `${LABEL[f.format]} (line ${first.line} has ${f.why})` };
+  return { format: f.format, container: 'jsonl', message: `${FORMAT_LABEL[f.format]} (line ${first.line} has ${f.why})` };
 }
 
 /** True when a file's first non-blank line opens a JSON array. */
