@@ -5,7 +5,8 @@ without and with the adapter. Exit code 0 when all agree within the file's toler
     python recipes/check_export.py --model EXPORT
 
 The numbers in turnwise_check.json come from Turnwise's float64 reference forward over exactly the
-weights in model.safetensors (rounded to float32). Not executed in the Turnwise repo."""
+weights in model.safetensors (rounded to float32). test/unit/cli/recipes.test.ts runs it where Python
+has the packages of requirements.txt."""
 
 import argparse
 import json

@@ -1,6 +1,7 @@
-"""Shared helpers for the Turnwise recipes: load an export folder (base + optional PEFT adapter) and
-read the lab's JSONL exports keeping only the fields the trainers use (the exports carry extra
-per-record fields of mixed types that `datasets` cannot always fit into one schema)."""
+"""Shared helpers for the Turnwise recipes: load an export folder (base + optional PEFT adapter),
+choose CPU or GPU training settings, and read the lab's JSONL exports.
+
+Written against the versions in requirements.txt (trl 1.9.0, transformers 4.56.2, peft 0.17.1)."""
 
 import json
 import os
@@ -8,20 +9,26 @@ import os
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
 
 def read_jsonl(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def load_export(model_dir, adapter=None, trainable=False, adapter_name="default"):
-    """The exported base in float32 (the lab trains in fp32), with the PEFT adapter at `adapter` if given."""
+def load_export(model_dir, adapter=None, trainable=False):
+    """The exported base in float32 (the lab trains in fp32), with the PEFT adapter at `adapter` if given.
+
+    The adapter keeps PEFT's name "default": TRL's DPOTrainer copies "default" into a frozen "ref"
+    adapter for the reference policy, and a name such as "train" is refused by torch (it is already a
+    method of nn.Module: KeyError "attribute 'train' already exists")."""
     tok = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
     if adapter:
         from peft import PeftModel
 
-        model = PeftModel.from_pretrained(model, adapter, is_trainable=trainable, adapter_name=adapter_name)
+        model = PeftModel.from_pretrained(model, adapter, is_trainable=trainable)
     return tok, model
 
 
@@ -30,4 +37,15 @@ def default_adapter(model_dir):
     return path if os.path.exists(os.path.join(path, "adapter_config.json")) else None
 
 
-LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+def add_device_args(ap):
+    ap.add_argument("--cpu", action="store_true", help="train on the CPU (default: the GPU when torch sees one)")
+    ap.add_argument("--max-steps", type=int, default=-1, help="stop after this many optimizer steps (smoke runs)")
+
+
+def device_settings(force_cpu=False):
+    """TrainingArguments fields for the machine: TRL's configs default to bf16=True, which stops a
+    CPU-only run with "Your setup doesn't support bf16/gpu"; on CPU use_cpu and fp32, on a GPU bf16
+    mixed precision where it has it (Ampere and newer), else fp32."""
+    if force_cpu or not torch.cuda.is_available():
+        return {"use_cpu": True, "bf16": False, "fp16": False}
+    return {"bf16": torch.cuda.is_bf16_supported(), "fp16": False}

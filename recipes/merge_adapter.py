@@ -3,7 +3,7 @@ with the tokenizer, for engines that start from full weights (veRL's LoRA traine
 
     python recipes/merge_adapter.py --model EXPORT [--adapter EXPORT/adapter] --out merged/
 
-Not executed in the Turnwise repo (peft 0.16.0, transformers 4.53.2)."""
+Written against requirements.txt (peft 0.17.1, transformers 4.56.2)."""
 
 import argparse
 

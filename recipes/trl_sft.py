@@ -10,8 +10,10 @@ can be filtered by success (rejection fine-tuning) with --min-reward.
 
 Starts from EXPORT/adapter when present (PEFT, trainable), else from a fresh LoRA (r 8, α 16, all
 projections). Saves a PEFT adapter folder in --out; bring it back with
-`npx turnwise export-model --model EXPORT --adapter runs/sft --out EXPORT2`.
-Written against trl 0.19.1 / transformers 4.53.2 / peft 0.16.0; not executed in the Turnwise repo.
+`npx turnwise export-model --model EXPORT --adapter runs/sft --out EXPORT2`, or sample it with
+`npx turnwise generate --adapter runs/sft --compare --prompt …`. Runs on the GPU when torch sees one,
+else (or with --cpu) on the CPU in fp32. Written against requirements.txt (trl 1.9.0, transformers
+4.56.2, peft 0.17.1); test/unit/cli/recipes.test.ts runs it for 2 steps where Python has them.
 """
 
 import argparse
@@ -20,7 +22,7 @@ from datasets import Dataset
 from peft import LoraConfig
 from trl import SFTConfig, SFTTrainer
 
-from common import LORA_TARGETS, default_adapter, load_export, read_jsonl
+from common import LORA_TARGETS, add_device_args, default_adapter, device_settings, load_export, read_jsonl
 
 
 def per_turn_rows(episodes, min_reward):
@@ -45,6 +47,7 @@ def main():
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--batch", type=int, default=16)
+    add_device_args(ap)
     args = ap.parse_args()
 
     adapter = args.adapter or default_adapter(args.model)
@@ -61,6 +64,8 @@ def main():
         logging_steps=10,
         save_strategy="no",
         report_to="none",
+        max_steps=args.max_steps,
+        **device_settings(args.cpu),
     )
     trainer = SFTTrainer(
         model=model,

@@ -5,12 +5,18 @@ reward_model.ground_truth (the hidden information as JSON) and extra_info.intera
 
     python recipes/verl/prepare_data.py --episodes EXPORT/data/episodes.parquet --out data/verl
 
-writes data/verl/train.parquet and data/verl/test.parquet (by the episodes' split). Not executed here.
+writes data/verl/train.parquet and data/verl/test.parquet (by the episodes' split). veRL validates on
+test.parquet (run_grpo.sh data.val_files), and an empty one (0 rows, 0 columns) breaks its dataset, so
+when no episode is test-split a --val-fraction of the train tasks (at least one) is held out instead,
+and with fewer than two tasks it stops and says why. test/unit/cli/recipes.test.ts runs it where
+Python has pandas and pyarrow.
 """
 
 import argparse
 import json
+import math
 import os
+import sys
 
 import pandas as pd
 
@@ -20,6 +26,7 @@ def main():
     ap.add_argument("--episodes", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--family", default="guess", help="only this family has an interaction (turnwise_interaction.py)")
+    ap.add_argument("--val-fraction", type=float, default=0.1, help="train tasks held out for validation when no episode is test-split")
     args = ap.parse_args()
     df = pd.read_parquet(args.episodes)
     rows = {"train": [], "test": []}
@@ -46,6 +53,19 @@ def main():
                 "interaction_kwargs": {"name": "turnwise_guess", "ground_truth": json.dumps(hidden)},
             },
         })
+    if not rows["train"] and not rows["test"]:
+        sys.exit(f"{args.episodes}: no {args.family} episodes (prepare_data keeps only --family {args.family}, the family with a veRL interaction)")
+    if not rows["test"]:
+        if len(rows["train"]) < 2:
+            sys.exit(f"{args.episodes}: one {args.family} task and no test-split episodes: nothing to validate on; "
+                     "play held-out tasks too (turnwise eval --split test --out …) or more train tasks")
+        held = max(1, math.floor(len(rows["train"]) * args.val_fraction))
+        rows["test"] = rows["train"][-held:]
+        rows["train"] = rows["train"][:-held]
+        for split in ("train", "test"):
+            for i, r in enumerate(rows[split]):
+                r["extra_info"]["index"] = i
+        print(f"no test-split episodes: holding out {held} of the train tasks for validation (--val-fraction {args.val_fraction})")
     os.makedirs(args.out, exist_ok=True)
     for split, items in rows.items():
         pd.DataFrame(items).to_parquet(os.path.join(args.out, f"{split}.parquet"))

@@ -1,7 +1,8 @@
 // `turnwise credit`: per-turn credit for stored or imported episodes, by any estimators of
-// src/rl/credit, from a Turnwise JSONL file (the lab's export, docs/data-formats.md) or the episodes
-// `turnwise eval --out` writes. Rewards-only estimators (mc, grpo) need nothing else; gae,
-// bilevel-gae and sweet read the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
+// src/rl/credit, from a Turnwise JSONL file (the lab's export, docs/data-formats.md, and what
+// `turnwise eval --out` / `passkt --out` write) or one envs Episode per line (what eval --out wrote
+// before it wrote Turnwise JSONL; still read so older files keep working). Rewards-only estimators
+// (mc, grpo) need nothing else; gae, bilevel-gae and sweet read the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
 // the credit itself comes from src/rl/rollout/stored.ts storedCredit, as in the lab's Credit view.
 import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
@@ -88,12 +89,12 @@ async function scoreWithCritic(root: string, backend: 'node' | 'wasm', episodes:
 
 export const credit: Command = {
   name: 'credit',
-  summary: 'per-turn credit for stored or imported episodes (Turnwise JSONL or eval --out episodes)',
+  summary: 'per-turn credit for stored or imported episodes (Turnwise JSONL: the lab\'s export, eval/passkt --out)',
   usage: [
     'Usage: npx turnwise credit --in FILE [--estimators mc,grpo,gae,bilevel-gae,sweet|all] [--params JSON]',
     '                           [--out FILE.turnwise.jsonl] [--models DIR] [--backend node|wasm] [--json]',
     '',
-    'FILE: Turnwise JSONL (the lab\'s export) or one episode per line (turnwise eval --out).',
+    'FILE: Turnwise JSONL (the lab\'s export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).',
     'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet read the critic (and its',
     'base as SWEET-RL\'s reference) from --models (default public/models). GRPO groups episodes of the same task.',
     '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',

@@ -3,21 +3,15 @@
 // (src/rl/rollout/evaluate.ts: the batched rollout loop). Scripted agents come from the envs
 // registry; `policy` is the forged model on the inference engine in-thread (onnxruntime-node, the
 // shipped 4-bit placement), sampled at --temperature with episode seeds mixed from --sample-seed.
-import { writeFile } from 'node:fs/promises';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
-import { FAMILY_NAMES, type Episode, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluate, type EvalSummary } from '../../rl/rollout/evaluate.ts';
 import { openModels, type AgentKindName } from '../../rl/rollout/node.ts';
-import type { RolloutEpisode } from '../../rl/rollout/rollout.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
-
-/** The envs' Episode record of a rolled-out episode (what --out writes, one JSON line each). */
-function episodeRecord(e: RolloutEpisode): Episode {
-  return { task: e.task, agent: e.agent, turns: e.turns, totalReward: e.totalReward, success: e.success };
-}
+import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
 
 /** Agent kinds `--agent` accepts, in the order "all" plays them. */
 export const EVAL_AGENTS: readonly AgentKindName[] = ['expert', 'noisy', 'random', 'policy'];
@@ -39,11 +33,13 @@ export const evalCommand: Command = {
   summary: 'evaluate an agent (scripted or the forged policy) on held-out tasks: success, reward, turns, Pass@(1,T)',
   usage: [
     'Usage: npx turnwise eval --family F --agent expert|noisy|random|policy [--split train|test] [--episodes N] [--seed S]',
-    '                         [--noise P] [--options JSON] [--out episodes.jsonl] [--json]',
+    '                         [--noise P] [--options JSON] [--out FILE.turnwise.jsonl] [--json]',
     '',
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
     'Defaults: --split test, --episodes 200, --seed 1, --noise 0.3 (noisy expert). Task i uses seed S + i.',
     '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'.',
+    '--out writes the played episodes as Turnwise JSONL (header, a run record per family × agent, its episodes):',
+    '  the input of `turnwise credit --in`, `turnwise export --in` and the lab\'s import.',
     '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1).',
   ].join('\n'),
   async run(argv) {
@@ -66,7 +62,7 @@ export const evalCommand: Command = {
     if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${values.noise}"`);
     const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     const summaries: EvalSummary[] = [];
-    const lines: string[] = [];
+    const played: PlayedRun[] = [];
     const engine: PolicyEngine | undefined = agents.includes('policy') ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' }) : undefined;
     try {
       for (const family of families) {
@@ -75,14 +71,25 @@ export const evalCommand: Command = {
           // scripted agents' episode seeds follow the task seeds; the policy's also --sample-seed
           const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent);
           summaries.push(summary);
-          if (values.out) lines.push(...eps.map((e) => JSON.stringify(episodeRecord(e))));
+          if (values.out) {
+            const policy = kind === 'policy';
+            played.push({
+              id: policy ? runId('eval', family, kind, split, `s${seed}`, `T${temperature}`, `ss${sampleSeed}`) : runId('eval', family, kind, split, `s${seed}`),
+              command: 'eval',
+              agent: summary.agent,
+              model: { policy: policy ? 'policy' : summary.agent, adapter: null, critic: null },
+              settings: { family, split, episodes, seed, options: options ?? {}, ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}) },
+              seed,
+              episodes: eps,
+            });
+          }
           if (!values.json) process.stdout.write(`${line(summary)}\n`);
         }
       }
     } finally {
       await engine?.dispose();
     }
-    if (values.out) await writeFile(values.out, `${lines.join('\n')}\n`);
+    if (values.out) await writePlayed(values.out, played);
     if (values.json) report(true, summaries.length === 1 ? summaries[0] : summaries, () => '');
     return 0;
   },

@@ -8,24 +8,27 @@ import { validateImport, type ImportFormat } from '../../rl/store/importer.ts';
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'validate a trajectory file (Turnwise JSONL or SWEET-RL JSONL) and report problems by line',
+  summary: 'validate a trajectory file (Turnwise JSONL, SWEET-RL JSONL or a JSON array; detected) and report problems by line',
   usage: [
-    'Usage: npx turnwise import --check FILE [--format turnwise|sweet] [--max-errors N] [--json]',
+    'Usage: npx turnwise import --check FILE [--format auto|turnwise|sweet] [--max-errors N] [--json]',
     '',
     'Validates every line as the lab would before importing (all or nothing). Exit code 0 when the',
     'file would import, 1 when it has problems. --max-errors stops after N problems (default 100).',
+    '--format auto (the default) tells Turnwise JSONL (header line), SWEET-RL / ColBench JSONL',
+    '({task, dialogue_history} per line) and a JSON array of SWEET-RL records apart, and says which it read.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, { check: { type: 'string' }, format: { type: 'string' }, 'max-errors': { type: 'string' } });
     if (!values.check) throw new UsageError('the command line has no database: use --check FILE to validate (the lab imports)');
-    const format = (values.format ?? 'turnwise') as ImportFormat;
-    if (format !== 'turnwise' && format !== 'sweet') throw new UsageError(`--format must be turnwise or sweet, got "${format}"`);
+    const format = (values.format ?? 'auto') as ImportFormat | 'auto';
+    if (format !== 'auto' && format !== 'turnwise' && format !== 'sweet') throw new UsageError(`--format must be auto, turnwise or sweet, got "${format}"`);
     const maxErrors = intOption(values['max-errors'], 'max-errors', 100, 1);
     const file = values.check;
     const { report: r } = await validateImport(createReadStream(file), { format, source: basename(file), maxErrors });
     report(!!values.json, { file, ...r }, () =>
       [
-        `${file}: ${r.ok ? 'OK' : 'INVALID'} — ${r.lines} lines, ${r.counts.runs} runs, ${r.counts.episodes} episodes, ${r.counts.turns} turns (${format})`,
+        `${file}: ${r.detected || 'format unknown'}`,
+        `${file}: ${r.ok ? 'OK' : 'INVALID'} — ${r.lines} lines, ${r.counts.runs} runs, ${r.counts.episodes} episodes, ${r.counts.turns} turns`,
         ...r.errors.map((e) => `  line ${e.line}${e.path ? ` ${e.path}` : ''}: ${e.message}`),
         ...(r.stoppedEarly ? [`  … stopped after ${r.errors.length} problems`] : []),
       ].join('\n'),

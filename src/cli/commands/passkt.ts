@@ -3,6 +3,7 @@
 // 1 − C(n−c(T), K)/C(n, K) for every K ≤ n and T ≤ T_max (src/rl/rollout/evaluate.ts evaluatePassKT).
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
+import { runId, writePlayed } from '../episodesOut.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
 import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
@@ -93,16 +94,18 @@ export const passkt: Command = {
   summary: 'Pass@(K,T) grid over held-out tasks (n episodes per task, every K ≤ n, T ≤ T_max)',
   usage: [
     'Usage: npx turnwise passkt --family F [--n 16] [--tasks 50] [--agent policy|expert|noisy|random] [--t-max T]',
-    '                           [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '                           [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
+    '                           [--out FILE.turnwise.jsonl] [--json]',
     '',
     'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
     'rollout, each up to T_max turns (default: the family\'s T), and prints the unbiased Pass@(K,T).',
     'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
     'Default --options: the family options the shipped policy was forged on (guess: {"candidates":4,"maxTurns":4});',
     "--options '{}' plays the family's own defaults.",
+    '--out writes the n × tasks episodes as Turnwise JSONL (as `turnwise eval --out`; the input of credit and export).',
   ].join('\n'),
   async run(argv) {
-    const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' } });
+    const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' }, out: { type: 'string' } });
     const a = await commonArgs(values, 'policy');
     const n = intOption(values.n, 'n', 16, 1, 1024);
     const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
@@ -114,6 +117,20 @@ export const passkt: Command = {
       const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent);
       const seconds = (performance.now() - start) / 1000;
       const grid = r.grid;
+      if (values.out) {
+        const policy = a.agent === 'policy';
+        await writePlayed(values.out, [
+          {
+            id: runId('passkt', a.family, a.agent, a.split, `s${a.seed}`, `n${n}`, `t${tMax}`, ...(policy ? [`T${a.temperature}`] : [])),
+            command: 'passkt',
+            agent: agent.name,
+            model: { policy: policy ? 'policy' : agent.name, adapter: null, critic: null },
+            settings: { family: a.family, split: a.split, tasks, n, tMax, seed: a.seed, options: a.options ?? {}, ...(policy ? { temperature: a.temperature } : a.agent === 'noisy' ? { noise: a.noise } : {}) },
+            seed: a.seed,
+            episodes: r.episodes,
+          },
+        ]);
+      }
       const summary = {
         ...rolloutHeader(a, agent.name),
         tasks,

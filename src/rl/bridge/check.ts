@@ -30,6 +30,8 @@ export interface CheckLogits {
   last_logits: number[];
   /** log p(ids[t+1] | ids[..t]) for t = 0 … S−2. */
   token_logprobs: number[];
+  /** Critic exports: the value head at every position (v_head on the final-norm hidden state), for recipes/critic_value.py. */
+  values?: number[];
 }
 
 export interface LogitsCheck {
@@ -50,13 +52,15 @@ export interface LogitsCheck {
 }
 
 function logits(cfg: ModelConfig, w: ModelWeights, ids: number[], adapter?: LoraAdapter): CheckLogits {
-  const out = referenceForward(cfg, w, ids, adapter ? { lora: adapter.spec, loraWeights: adapter.weights } : {});
+  const value = 'v_head.summary.weight' in w;
+  const out = referenceForward(cfg, w, ids, { ...(adapter ? { lora: adapter.spec, loraWeights: adapter.weights } : {}), ...(value ? { heads: { value: true } } : {}) });
   const V = cfg.vocabSize;
   const S = ids.length;
   const lp = logSoftmaxRows(out.logits, S, V);
   return {
     last_logits: Array.from(out.logits.subarray((S - 1) * V, S * V), (x) => Math.fround(x)),
     token_logprobs: Array.from({ length: S - 1 }, (_, t) => Math.fround(lp[t * V + ids[t + 1]])),
+    ...(out.values ? { values: Array.from(out.values, (x) => Math.fround(x)) } : {}),
   };
 }
 

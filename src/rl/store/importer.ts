@@ -3,15 +3,17 @@
 // and field path. Used by the lab's import dialog (with a TrajectoryStore) and by
 // `turnwise import --check` (validation only), so both accept exactly the same files.
 import type { PortableRecord } from './schema.ts';
-import { readLines, type ByteSource, type ReadProgress } from './formats/lines.ts';
+import { readLines, type ByteSource, type LineEvent, type ReadProgress } from './formats/lines.ts';
 import { decodeTurnwise, type DecodeEvent, type LineIssue } from './formats/turnwise.ts';
 import { decodeSweet } from './formats/sweet.ts';
+import { arrayLines, detectLine, FORMAT_LABEL, opensArray, type Detection, type ImportFormat } from './formats/detect.ts';
 import type { ImportOptions, ImportResult } from './api.ts';
 
-export type ImportFormat = 'turnwise' | 'sweet';
+export type { Detection, ImportFormat };
 
 export interface ValidateOptions {
-  format: ImportFormat;
+  /** The file's format; 'auto' (the default) detects it from the first line (formats/detect.ts). */
+  format?: ImportFormat | 'auto';
   /** Shown as the episodes' origin; SWEET-RL episode ids are "<source>#<line>". */
   source: string;
   /** Stop after this many problems (default 100). */
@@ -27,12 +29,17 @@ export interface ValidateOptions {
   /** SWEET-RL only: family and split of the imported tasks. */
   family?: string;
   split?: 'train' | 'test';
+  /** Largest JSON array file read whole (default 256 MiB); JSONL has no such bound. */
+  maxArrayBytes?: number;
   onProgress?: (p: ReadProgress & { records: number; errors: number }) => void;
 }
 
 export interface ValidationReport {
   ok: boolean;
-  format: ImportFormat;
+  /** The format read (the detected one with format 'auto'); null when none could be told. */
+  format: ImportFormat | null;
+  /** How the format was chosen, in words: "given" or what detection saw, e.g. "SWEET-RL / ColBench JSONL (line 1 has task and dialogue_history)". */
+  detected: string;
   /** Lines read (all of them unless stoppedEarly). */
   lines: number;
   bytes: number;
@@ -42,12 +49,68 @@ export interface ValidationReport {
   stoppedEarly: boolean;
 }
 
+/** The events already read (`head`) and then the rest of the stream, as one stream. */
+async function* rejoin(head: readonly LineEvent[], rest?: AsyncIterator<LineEvent>): AsyncGenerator<LineEvent> {
+  yield* head;
+  if (rest) for (let n = await rest.next(); !n.done; n = await rest.next()) yield n.value;
+}
+
+/**
+ * The decoded records and issues of a file in any import format: the given one, or (format 'auto')
+ * the one its first non-blank line shows. `onDetect` hears the choice before the first event.
+ */
+export async function* decodeAny(
+  lines: AsyncIterable<LineEvent>,
+  opts: Pick<ValidateOptions, 'format' | 'source' | 'now' | 'family' | 'split' | 'maxArrayBytes'> & { onDetect?: (d: { format: ImportFormat | null; message: string }) => void },
+): AsyncGenerator<DecodeEvent<PortableRecord>> {
+  const it = lines[Symbol.asyncIterator]();
+  try {
+    yield* decodeFrom(it, opts);
+  } finally {
+    await it.return?.(); // however decoding ended (done, undetected, stopped early), the reader is closed
+  }
+}
+
+async function* decodeFrom(it: AsyncIterator<LineEvent>, opts: Parameters<typeof decodeAny>[1]): AsyncGenerator<DecodeEvent<PortableRecord>> {
+  const head: LineEvent[] = [];
+  let first: LineEvent | undefined;
+  for (let n = await it.next(); !n.done; n = await it.next()) {
+    head.push(n.value);
+    if (n.value.kind === 'error' || n.value.text.trim() !== '') {
+      first = n.value;
+      break;
+    }
+  }
+  let body: AsyncIterable<LineEvent> = rejoin(head, it);
+  let format: ImportFormat;
+  const given = opts.format ?? 'auto';
+  if (given !== 'auto' && !opensArray(first)) {
+    format = given;
+    opts.onDetect?.({ format, message: `${FORMAT_LABEL[format]} (as given)` });
+  } else {
+    let d;
+    if (opensArray(first)) {
+      const a = await arrayLines(body, opts.maxArrayBytes ?? 256 * 1024 * 1024);
+      d = a.detection;
+      body = rejoin(a.lines);
+    } else d = detectLine(first);
+    if (d.format !== null && given !== 'auto' && d.format !== given) d = { format: null, line: 1, message: `--format ${given} was given, but the file is ${d.message}` };
+    opts.onDetect?.({ format: d.format, message: d.message });
+    if (d.format === null) {
+      yield { kind: 'issue', issue: { line: d.line, path: '', message: d.message } };
+      return;
+    }
+    format = d.format;
+  }
+  yield* format === 'turnwise' ? decodeTurnwise(body) : decodeSweet(body, { idPrefix: opts.source, family: opts.family, split: opts.split, now: opts.now ?? Date.now() });
+}
+
 /** Validates a file; with `collect`, also returns its records when (and only when) all are valid. */
 export async function validateImport(source: ByteSource, opts: ValidateOptions): Promise<{ report: ValidationReport; records: PortableRecord[] | null }> {
   const maxErrors = opts.maxErrors ?? 100;
   const maxRecords = opts.maxRecords ?? 1_000_000;
   let progress: ReadProgress = { bytes: 0, lines: 0 };
-  const report: ValidationReport = { ok: false, format: opts.format, lines: 0, bytes: 0, counts: { runs: 0, episodes: 0, turns: 0 }, errors: [], stoppedEarly: false };
+  const report: ValidationReport = { ok: false, format: null, detected: '', lines: 0, bytes: 0, counts: { runs: 0, episodes: 0, turns: 0 }, errors: [], stoppedEarly: false };
   let records: PortableRecord[] | null = opts.collect ? [] : null;
   const lines = readLines(source, {
     maxLineBytes: opts.maxLineBytes,
@@ -56,10 +119,13 @@ export async function validateImport(source: ByteSource, opts: ValidateOptions):
       opts.onProgress?.({ ...p, records: report.counts.runs + report.counts.episodes, errors: report.errors.length });
     },
   });
-  const events: AsyncGenerator<DecodeEvent<PortableRecord>> =
-    opts.format === 'turnwise'
-      ? decodeTurnwise(lines)
-      : decodeSweet(lines, { idPrefix: opts.source, family: opts.family, split: opts.split, now: opts.now ?? Date.now() });
+  const events = decodeAny(lines, {
+    ...opts,
+    onDetect: (d) => {
+      report.format = d.format;
+      report.detected = d.message;
+    },
+  });
   for await (const ev of events) {
     if (ev.kind === 'issue') {
       report.errors.push(ev.issue);

@@ -14,3 +14,4 @@ export { importFile, validateImport, type ImportFormat, type ImportTarget, type 
 export { EXPORT_FORMATS, encodeExport, isExportFormat, type ExportFormat } from './formats/index.ts';
 export { readLines, textSource, collectText, type ByteSource, type LineEvent } from './formats/lines.ts';
 export type { LineIssue } from './formats/turnwise.ts';
+export { playedRecord, cliRunRecord, type PlayedMeta } from './played.ts';

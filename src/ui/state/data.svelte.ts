@@ -113,7 +113,7 @@ export class DataState {
   }
 
   /** Validates the file, then imports all of it in one transaction, or nothing. */
-  async importFile(file: File, format: ImportFormat): Promise<void> {
+  async importFile(file: File, format: ImportFormat | 'auto' = 'auto'): Promise<void> {
     const store = this.store();
     if (!store) return;
     this.report = null;
@@ -126,7 +126,8 @@ export class DataState {
         onProgress: (p) => (this.progress = { label: `Checking ${file.name}`, done: p.bytes, total: file.size }),
       });
       this.report = report;
-      this.message = result ? `Imported ${result.episodes} episodes (${result.turns} turns) from ${file.name}${result.skipped ? `; ${result.skipped} already present` : ''}.` : `Nothing imported: ${file.name} has ${report.errors.length}${report.stoppedEarly ? '+' : ''} problem(s).`;
+      const read = report.format ? ` (read as ${report.detected})` : '';
+      this.message = result ? `Imported ${result.episodes} episodes (${result.turns} turns) from ${file.name}${result.skipped ? `; ${result.skipped} already present` : ''}${read}.` : `Nothing imported: ${file.name} has ${report.errors.length}${report.stoppedEarly ? '+' : ''} problem(s)${read}.`;
       await this.refresh();
     } catch (e) {
       this.message = `Import failed: ${(e as Error).message}`;

@@ -31,7 +31,8 @@ function ep(id: string, seed: number, texts: string[], ret: number, credit?: (nu
   };
 }
 
-const sys = { role: 'system', content: 'P' };
+// The task prompt (a system record) is the user's request in pairs (preference.ts pairRole).
+const sys = { role: 'user', content: 'P' };
 const as = (content: string) => ({ role: 'assistant', content });
 const us = (content: string) => ({ role: 'user', content });
 
@@ -62,6 +63,7 @@ describe('preference pairs', () => {
       chosen_episode: 'w',
       rejected_episode: 'l',
       hidden: '{"item":"cat"}',
+      system_prompt: true, // prompt[0] is the lab's system record, given the user role here
     });
     expect(episodePairs(eps, { minMargin: 1 })).toHaveLength(0);
   });
@@ -97,6 +99,9 @@ describe('preference pairs', () => {
       const lines = parts.join('').trim().split('\n').map((l) => JSON.parse(l) as PreferenceRecord);
       expect(lines).toHaveLength(1);
       expect(lines[0].chosen[0]).toEqual(as('a'));
+      // a first-turn pair's prompt is the task prompt alone; TRL refuses a prompt ending in a system message
+      expect(lines[0].prompt).toEqual([sys]);
+      expect(lines[0].system_prompt).toBe(true);
     }
   });
 });

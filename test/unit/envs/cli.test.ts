@@ -46,8 +46,12 @@ describe('turnwise eval', () => {
       const sampled = JSON.parse((await capture(() => evalCommand.run([...args, '--out', join(dir, 'eps.jsonl')]))).out);
       expect(sampled).toMatchObject({ family: 'bandit', split: 'test', agent: 'policy(T=1)', episodes: 3, seed: 1 });
       expect(Object.keys(sampled).sort()).toEqual(['agent', 'episodes', 'family', 'meanReward', 'meanTurns', 'metrics', 'passAt1', 'seed', 'split', 'successRate']);
+      // --out is Turnwise JSONL: the header, the run, its episodes (test/unit/cli/pipeline.test.ts follows it further)
       const lines = readFileSync(join(dir, 'eps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines.map((e) => Object.keys(e).sort())).toEqual(Array(3).fill(['agent', 'success', 'task', 'totalReward', 'turns']));
+      expect(lines[0]).toEqual({ format: 'turnwise.trajectories', version: 1 });
+      expect(lines.slice(1).map((r) => r.type)).toEqual(['run', 'episode', 'episode', 'episode']);
+      expect(lines[2].model).toEqual({ policy: 'policy', adapter: null, critic: null });
+      expect(lines[2].turns[1].tokens.length).toBeGreaterThan(0); // the policy's sampled tokens are kept
       const again = JSON.parse((await capture(() => evalCommand.run(args))).out);
       expect(again).toEqual(sampled);
       const greedy = JSON.parse((await capture(() => evalCommand.run([...args, '--temperature', '0']))).out);

@@ -98,12 +98,13 @@ describe('chat messages (TRL)', () => {
         { role: 'assistant', content: 'I WANT TO ANSWER: f(x) = 2 * x' },
       ],
       id: 'e1',
-      task: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 } },
-      hidden: { reference: 'double' },
+      task: { family: 'backend', split: 'test', seed: 4, options: '{"tests":3}' },
+      hidden: '{"reference":"double"}',
       reward: 0.75,
       success: false,
       turn_rewards: [0, 0, 0, 0.75],
-      credit: { 'sweet@critic-2': [null, 0.5, null, 0.25] },
+      // nulls (no value on the prompt and the reply) are left out with their message index
+      credit: [{ name: 'sweet@critic-2', messages: [1, 3], values: [0.5, 0.25] }],
     });
     const run = { type: 'run' as const, id: 'r', name: '', createdAt: 0, models: { policy: 'p', critic: null }, adapterId: null, algorithm: '', settings: {}, seed: 0, notes: '' };
     const lines = (await collectText(encodeChat([run, tinyEpisode()]))).split('\n');
@@ -123,6 +124,7 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
+      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator' },
     });
   });
 
@@ -153,7 +155,13 @@ describe('SWEET-RL records', () => {
     expect(ep.turns[1].info).toEqual({ input: 'prompt text', output: 'OUTPUT: Integers only?' });
     expect((events[1] as { record: EpisodeRecord }).record).toMatchObject({ id: 'cb.jsonl#3', outcome: { success: false, totalReward: 0.5 } });
     const back = JSON.parse((await collectText(encodeSweet([ep]))).trim());
-    expect(back).toEqual({ task: colbench.task, dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })), answer: colbench.answer, reward: 1 });
+    expect(back).toEqual({
+      task: colbench.task,
+      dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })),
+      answer: colbench.answer,
+      reward: 1,
+      turnwise: { family: 'colbench', split: 'train', seed: 1, options: {}, model: { policy: 'unknown', adapter: null, critic: null }, success: true, reply: 'collaborator' },
+    });
   });
 });
 

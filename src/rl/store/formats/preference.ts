@@ -12,7 +12,12 @@
 //             distinct replies ranked, top half paired with bottom half, at most `pairsPerContext` pairs.
 // Both need all episodes of a task before pairing, so the encoders hold the episodes' messages (not
 // their tokens) in memory. Extra fields are flat strings/numbers so `datasets` infers one schema.
-import type { EpisodeRecord, PortableRecord } from '../schema.ts';
+// The task prompt (a system record in the lab) is a `user` message here: TRL's
+// maybe_apply_chat_template needs a prompt that ends with a user (or assistant) message and raises
+// "Invalid role in the last message: system" otherwise — and a first-turn pair's prompt is the task
+// prompt alone. Mapping it the same way in every pair keeps the prompts of all pairs alike, and
+// `system_prompt` says it was mapped, so a trainer can render the lab's exact layout (<|system|>).
+import type { EpisodeRecord, PortableRecord, TurnRole } from '../schema.ts';
 import { chatRole, type ChatRole } from './chat.ts';
 import type { EncodeProgress } from './turnwise.ts';
 
@@ -33,6 +38,8 @@ export interface PreferenceRecord {
   family: string;
   /** The task's hidden information as JSON text (for asymmetric critics; the policy never sees it). */
   hidden: string;
+  /** True when prompt[0] is the task prompt, a system message in the lab's layout (here a user message); recipes/trl_dpo.py restores it. */
+  system_prompt: boolean;
   /** Agent-turn index (0-based) where the sides diverge. */
   turn: number;
   score_chosen: number;
@@ -53,7 +60,9 @@ export interface PairOptions {
 }
 
 const taskKey = (e: EpisodeRecord) => `${e.task.family}|${e.task.split}|${e.task.seed}|${JSON.stringify(e.task.options)}`;
-const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: chatRole(t.role), content: t.text }));
+/** Roles in preference pairs: as in the chat export, except that the system prompt is the user's request. */
+export const pairRole = (role: TurnRole): ChatRole => (role === 'system' ? 'user' : chatRole(role));
+const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: pairRole(t.role), content: t.text }));
 const sameMessage = (a: PairMessage, b: PairMessage) => a.role === b.role && a.content === b.content;
 const finished = (e: EpisodeRecord) => e.status === 'complete' && e.outcome !== null;
 
@@ -110,6 +119,7 @@ export function episodePairs(episodes: Iterable<EpisodeRecord>, opts: PairOption
         task_key: key,
         family: c.task.family,
         hidden: JSON.stringify(c.task.hidden),
+        system_prompt: k > 0 && c.turns[0]?.role === 'system',
         turn: agentTurnsBefore(cm, k),
         score_chosen: ret(c),
         score_rejected: ret(r),
@@ -128,12 +138,12 @@ function turnScore(e: EpisodeRecord, i: number, credit: string | undefined): num
   return c?.values[i] ?? null;
 }
 
-/** A per-turn pair from any source (e.g. the trainer's N sampled candidates ranked by the critic). */
+/** A per-turn pair from any source (e.g. the trainer's N sampled candidates ranked by the critic); give the prompt pairRole's roles. */
 export function turnPairRecord(
   prompt: PairMessage[],
   chosen: { text: string; score: number; episode?: string },
   rejected: { text: string; score: number; episode?: string },
-  task: { key: string; family: string; hidden: unknown },
+  task: { key: string; family: string; hidden: unknown; systemPrompt?: boolean },
 ): PreferenceRecord {
   return {
     prompt,
@@ -143,6 +153,7 @@ export function turnPairRecord(
     task_key: task.key,
     family: task.family,
     hidden: JSON.stringify(task.hidden),
+    system_prompt: prompt.length > 0 && (task.systemPrompt ?? false),
     turn: prompt.filter((m) => m.role === 'assistant').length,
     score_chosen: chosen.score,
     score_rejected: rejected.score,
@@ -182,7 +193,7 @@ export function turnPairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions =
     const ranked = [...replies.values()].sort((a, b) => mean(b) - mean(a) || (a.text < b.text ? -1 : 1));
     for (const [c, r] of halves(ranked, mean, margin, max)) {
       out.push(
-        turnPairRecord(prompt, { text: c.text, score: mean(c), episode: c.episode }, { text: r.text, score: mean(r), episode: r.episode }, { key: taskKey(e), family: e.task.family, hidden: e.task.hidden }),
+        turnPairRecord(prompt, { text: c.text, score: mean(c), episode: c.episode }, { text: r.text, score: mean(r), episode: r.episode }, { key: taskKey(e), family: e.task.family, hidden: e.task.hidden, systemPrompt: e.turns[0]?.role === 'system' }),
       );
     }
   }

@@ -5,20 +5,38 @@
 // where the first "user" message is the problem description, "assistant" messages are the agent's,
 // the other "user" messages the human collaborator's, and `answer` is what followed "I WANT TO ANSWER:".
 // Export writes that shape from our episodes; import turns such files into episodes (reward on the
-// last agent turn) so someone's own ColBench runs can be opened in the credit view.
+// last agent turn) so someone's own ColBench runs can be opened in the credit view. Our export adds a
+// `turnwise` field (task identity, who played, outcome, reply role), which SWEET-RL's loaders ignore
+// and our import reads back, so the lab's own SWEET file re-imports with its family, split, seed and
+// agent instead of as anonymous ColBench tasks.
 import * as v from 'valibot';
-import { LIMITS, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
+import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
 import { jsonLines, type LineEvent } from './lines.ts';
 import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
 import { JsonObjectSchema } from '../schema.ts';
 
 const ANSWER_MARK = 'I WANT TO ANSWER:';
 
+/** What our export adds to a SWEET-RL record so that re-importing it restores the episode's identity. */
+export interface SweetMeta {
+  family: string;
+  split: 'train' | 'test';
+  seed: number;
+  options: JsonObject;
+  /** Who played (the policy and adapter, or the scripted agent's name). */
+  model: EpisodeRecord['model'];
+  /** The episode's success (SWEET-RL's reward ≥ 1 is ColBench's rule, not every family's). */
+  success: boolean | null;
+  /** Role the "user" messages after the prompt had: a collaborator's reply or the environment's. */
+  reply: 'collaborator' | 'env';
+}
+
 export interface SweetRecord {
   task: JsonObject;
   dialogue_history: { role: 'user' | 'assistant' | 'system'; content: string }[];
   answer: string;
   reward: number | null;
+  turnwise: SweetMeta;
 }
 
 const isObject = (x: JsonValue): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -44,6 +62,15 @@ export function toSweetRecord(e: EpisodeRecord): SweetRecord {
     dialogue_history: e.turns.map((t) => ({ role: t.role === 'agent' ? 'assistant' : t.role === 'system' ? 'system' : 'user', content: t.text })),
     answer: answerOf(e),
     reward: e.outcome ? e.outcome.totalReward : null,
+    turnwise: {
+      family: e.task.family,
+      split: e.task.split,
+      seed: e.task.seed,
+      options: e.task.options,
+      model: e.model,
+      success: e.outcome ? e.outcome.success : null,
+      reply: e.turns.some((t) => t.role === 'env') ? 'env' : 'collaborator',
+    },
   };
 }
 
@@ -74,6 +101,17 @@ export const SweetRecordSchema = v.looseObject({
   ),
   answer: v.optional(v.nullable(v.string())),
   reward: v.optional(v.nullable(finite)),
+  turnwise: v.optional(
+    v.strictObject({
+      family: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+      split: v.picklist(['train', 'test']),
+      seed: v.pipe(v.number(), v.safeInteger()),
+      options: JsonObjectSchema,
+      model: ModelRefSchema,
+      success: v.nullable(v.boolean()),
+      reply: v.picklist(['collaborator', 'env']),
+    }),
+  ),
 });
 
 export interface SweetImportOptions {
@@ -86,6 +124,12 @@ export interface SweetImportOptions {
   now: number;
 }
 
+/** The hidden information of a task our export wrote (toSweetRecord): its ground_truth, or the ColBench task itself. */
+function ourHidden(task: JsonObject): JsonValue {
+  const keys = Object.keys(task).sort().join(',');
+  return keys === 'family,ground_truth,problem_description,seed,split' ? (task.ground_truth ?? null) : task;
+}
+
 /** A validated SWEET-RL record as one of our episodes. */
 export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, line: number, opts: SweetImportOptions): EpisodeRecord {
   const at = opts.now + line;
@@ -95,12 +139,14 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
     if (m.role === 'assistant') lastAgent = i;
   });
   const reward = raw.reward ?? null;
+  const meta = raw.turnwise;
+  const other = meta?.reply ?? 'collaborator';
   const turns: TurnRecord[] = history.map((m, i) => {
     const { role, content, ...rest } = m;
     const info = v.parse(JsonObjectSchema, rest);
     if (i === lastAgent && typeof raw.answer === 'string') info.answer = raw.answer;
     return {
-      role: role === 'assistant' ? 'agent' : role === 'system' ? 'system' : 'collaborator',
+      role: role === 'assistant' ? 'agent' : role === 'system' ? 'system' : other,
       text: content,
       tokens: null,
       logprobs: null,
@@ -119,10 +165,12 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
     id: `${opts.idPrefix}#${line}`,
     runId: null,
     status: 'complete',
-    task: { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, options: {}, hidden: v.parse(JsonObjectSchema, raw.task) },
-    model: { policy: 'unknown', adapter: null, critic: null },
+    task: meta
+      ? { family: meta.family, split: meta.split, seed: meta.seed, options: meta.options, hidden: ourHidden(v.parse(JsonObjectSchema, raw.task)) }
+      : { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, options: {}, hidden: v.parse(JsonObjectSchema, raw.task) },
+    model: meta ? meta.model : { policy: 'unknown', adapter: null, critic: null },
     turns,
-    outcome: reward === null ? null : { success: reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
+    outcome: reward === null ? null : { success: meta?.success ?? reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
     credit: [],
     createdAt: at,
     updatedAt: at,
@@ -133,7 +181,9 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
 
 /** Validates SWEET-RL JSONL line by line into episodes; blank lines are skipped. */
 export async function* decodeSweet(lines: AsyncIterable<LineEvent>, opts: SweetImportOptions): AsyncGenerator<DecodeEvent<PortableRecord>> {
+  let seen = 0;
   for await (const ev of jsonLines(lines, LIMITS.maxDepth)) {
+    seen++;
     if (ev.kind === 'bad') {
       yield { kind: 'issue', issue: { line: ev.line, path: '', message: ev.message } };
       continue;
@@ -151,4 +201,6 @@ export async function* decodeSweet(lines: AsyncIterable<LineEvent>, opts: SweetI
     }
     yield { kind: 'record', line: ev.line, record: fromSweetRecord(r.output, ev.line, opts) };
   }
+  // An empty file would otherwise "import" as 0 episodes: almost always the wrong file or a failed run.
+  if (seen === 0) yield { kind: 'issue', issue: { line: 1, path: '', message: 'the file holds no SWEET-RL records (it is empty)' } };
 }
