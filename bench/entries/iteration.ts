@@ -18,11 +18,11 @@ import { resolveLoopConfig } from '../../src/rl/algos/config.ts';
 import { AlgoContext } from '../../src/rl/algos/context.ts';
 import { Learner } from '../../src/rl/algos/learner.ts';
 import { windowsOf } from '../../src/rl/algos/loop.ts';
-import { setSpan, turnRow, type Row } from '../../src/rl/algos/rows.ts';
+import { setSpan, turnRow } from '../../src/rl/algos/rows.ts';
 import { dialogueOf } from '../../src/rl/envs/episode.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
-import { rollout, taskSpecs, type RolloutEpisode } from '../../src/rl/rollout/rollout.ts';
+import { rollout, taskSpecs } from '../../src/rl/rollout/rollout.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 
 const TASKS = 16;
