@@ -22,6 +22,7 @@ function checkpoint(iteration: number): TrainCheckpoint {
     lossHistory: { policy: [0.7, 0.69], critic: [0.69] },
     gradNormHistory: [0.5],
     spreadHistory: [0.3, 0.2],
+    successHistory: [0.8, 0.7],
     firstDistinct: 0.4,
     learners: (['policy', 'critic'] as const).map((target) => ({
       target,
