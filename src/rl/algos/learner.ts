@@ -52,7 +52,7 @@ export interface TrainSummary {
  * runs through the shortest graph its longest row fits, so short rows (a one-turn bandit episode,
  * an early guess) are not padded to the whole context; graphs are built on first use.
  */
-export const SEQ_BUCKET = 64;
+export const SEQ_BUCKET = 32;
 
 /** The graph length a batch whose longest row has `len` tokens runs at. */
 export function bucketLength(len: number, seqLen: number): number {

@@ -21,11 +21,15 @@ export interface SequenceScores {
 }
 
 export async function scoreSequences(lm: LoadedLm, feeds: AdapterFeeds, ticket: Ticket, seqs: number[][]): Promise<SequenceScores[]> {
-  const out: SequenceScores[] = [];
+  const out: SequenceScores[] = new Array(seqs.length);
   const session = await lm.score();
+  // Runs take sequences in length order, so each run is left-padded only to its neighbours' length
+  // (a training iteration's rows range from ~60 to ~250 tokens); results go back in input order.
+  const order = seqs.map((_, i) => i).sort((a, b) => seqs[a].length - seqs[b].length);
   for (let c = 0; c < seqs.length; c += SCORE_ROWS) {
     ticket.check();
-    const chunk = seqs.slice(c, c + SCORE_ROWS);
+    const members = order.slice(c, c + SCORE_ROWS);
+    const chunk = members.map((i) => seqs[i]);
     const batch = leftPad(chunk, lm.tokenizer.special.pad);
     const targets = new Int32Array(batch.batch * batch.seq).fill(-1);
     chunk.forEach((ids, b) => {
@@ -39,7 +43,7 @@ export async function scoreSequences(lm: LoadedLm, feeds: AdapterFeeds, ticket: 
       const off = b * batch.seq + batch.seq - ids.length;
       const logprobs = new Float32Array(ids.length);
       for (let j = 1; j < ids.length; j++) logprobs[j] = lp[off + j - 1];
-      out.push({ logprobs, ...(v ? { values: v.slice(off, off + ids.length) } : {}) });
+      out[members[b]] = { logprobs, ...(v ? { values: v.slice(off, off + ids.length) } : {}) };
     });
   }
   return out;
