@@ -36,6 +36,17 @@ export class EpisodeRecorder {
     return new EpisodeRecorder(store, summary.id, opts.collaborative);
   }
 
+  /**
+   * Goes on writing an episode the store already holds (an interrupted one this session took over
+   * with resumeEpisode), whose stored records are `turns`: the outcome counts them too.
+   */
+  static resumed(store: EpisodeWriter, episodeId: string, turns: readonly Turn[], opts: { collaborative: boolean }): EpisodeRecorder {
+    const rec = new EpisodeRecorder(store, episodeId, opts.collaborative);
+    rec.turns = turns.length;
+    rec.totalReward = turns.reduce((a, t) => a + t.reward, 0);
+    return rec;
+  }
+
   /** Appends one turn (two records) and, when it ends the episode, the outcome. */
   turn(turn: Turn): Promise<void> {
     if (turn.done) this.finished = true;
