@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
+import { prepareOutFile } from '../output.ts';
 import { validateImport, type ImportFormat } from '../../rl/store/importer.ts';
 import { readLines } from '../../rl/store/formats/lines.ts';
 import { decodeTurnwise } from '../../rl/store/formats/turnwise.ts';
@@ -35,6 +36,7 @@ export const exportCommand: Command = {
   async run(argv) {
     const { values } = parseOptions(argv, { in: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, from: { type: 'string' } });
     if (!values.in || !values.out || !values.format) throw new UsageError('--in, --format and --out are required');
+    await prepareOutFile(values.out);
     if (!isExportFormat(values.format)) throw new UsageError(`--format must be one of ${Object.keys(EXPORT_FORMATS).join(', ')}, got "${values.format}"`);
     const from = (values.from ?? 'turnwise') as ImportFormat;
     if (from !== 'turnwise' && from !== 'sweet') throw new UsageError(`--from must be turnwise or sweet, got "${from}"`);
