@@ -19,10 +19,29 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** A value that starts with a dash but is a number (`-1`, `-.5`, `-1e-3`, `-Infinity`), not an option. */
+const NEGATIVE = /^-(\d|\.\d|Infinity$)/;
+
+/**
+ * Joins `--name -3` into `--name=-3` for string options: parseArgs calls a dash-led value
+ * "ambiguous", so `--lr -1` failed with that instead of the option's own range message.
+ */
+export function joinNegatives(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : null;
+    if (name !== null && options[name]?.type === 'string' && i + 1 < argv.length && NEGATIVE.test(argv[i + 1])) {
+      out.push(`${a}=${argv[++i]}`);
+    } else out.push(a);
+  }
+  return out;
+}
+
 /** node:util parseArgs with strict checking, turning its errors into UsageError. */
 export function parseOptions<O extends Options>(argv: string[], options: O) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    return parseArgs({ args: joinNegatives(argv, options), options: { ...options, help: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

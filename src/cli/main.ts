@@ -45,7 +45,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    process.stderr.write(`turnwise: unknown command "${name}"\n\n${help()}\n`);
+    if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ ok: false, command: name, error: { kind: 'usage', name: 'UsageError', message: `unknown command "${name}"` } }, null, 2)}\n`);
+    else process.stderr.write(`turnwise: unknown command "${name}"\n\n${help()}\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -56,11 +57,12 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (e) {
     const err = e as Error;
-    if (err instanceof UsageError) {
-      process.stderr.write(`turnwise ${name}: ${err.message}\n\n${command.usage}\n`);
-      return 2;
-    }
-    process.stderr.write(`turnwise ${name}: ${err.name}: ${err.message}\n`);
-    return 1;
+    const usage = err instanceof UsageError;
+    // under --json a failure is JSON on stdout too, so a script reading it never gets plain text
+    if (rest.includes('--json')) {
+      process.stdout.write(`${JSON.stringify({ ok: false, command: name, error: { kind: usage ? 'usage' : 'error', name: err.name, message: err.message } }, null, 2)}\n`);
+    } else if (usage) process.stderr.write(`turnwise ${name}: ${err.message}\n\n${command.usage}\n`);
+    else process.stderr.write(`turnwise ${name}: ${err.name}: ${err.message}\n`);
+    return usage ? 2 : 1;
   }
 }

@@ -42,7 +42,8 @@ describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the bro
       // the trainer worker trained on WebGPU, not on its wasm fallback
       await expect(page.getByTestId('train-progress').getAttribute('data-backend')).resolves.toBe('webgpu');
       // the policy worker holds the run's adapter and reports it as the active one
-      await expect.poll(() => page.getByTestId('adapters').getAttribute('data-worker-active')).toBe('train-grpo-bandit-1/policy');
+      // (a fresh run id per Start: train-<algo>-<family>-<seed>-<time>-<4 hex>)
+      await expect.poll(() => page.getByTestId('adapters').getAttribute('data-worker-active')).toMatch(/^train-grpo-bandit-1-\d{8}T\d{6}-[0-9a-f]{4}\/policy$/);
       await page.getByTestId('adapters').getByText('live').waitFor();
       // the iteration says where its time went: rollouts, train steps on real tokens, scoring
       await expect(page.getByTestId('iteration-cost').textContent()).resolves.toMatch(/rollouts \d+\.\d s · train steps \d+\.\d s on [1-9]\d* tokens .* scoring \d+\.\d s/);

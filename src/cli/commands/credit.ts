@@ -6,6 +6,7 @@
 // the credit itself comes from src/rl/rollout/stored.ts storedCredit, as in the lab's Credit view.
 import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
+import { prepareOutFile } from '../output.ts';
 import { modelsDir } from '../paths.ts';
 import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCreditInput, type EstimatorName } from '../../rl/credit/types.ts';
 import type { Episode } from '../../rl/envs/types.ts';
@@ -103,6 +104,7 @@ export const credit: Command = {
   async run(argv) {
     const { values } = parseOptions(argv, { in: { type: 'string' }, estimators: { type: 'string' }, params: { type: 'string' }, out: { type: 'string' }, models: { type: 'string' }, backend: { type: 'string' } });
     if (!values.in) throw new UsageError('--in FILE is required');
+    if (values.out) await prepareOutFile(values.out);
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo']);
     const params = parseParams(values.params);
     const backend = values.backend ?? 'node';

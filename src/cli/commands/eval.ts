@@ -4,6 +4,7 @@
 // registry; `policy` is the forged model on the inference engine in-thread (onnxruntime-node, the
 // shipped 4-bit placement), sampled at --temperature with episode seeds mixed from --sample-seed.
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { prepareOutFile } from '../output.ts';
 import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
@@ -52,6 +53,7 @@ export const evalCommand: Command = {
     if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
     const sampleSeed = intOption(values['sample-seed'], 'sample-seed', 1, 0, 2 ** 31);
     if (values.family === undefined) throw new UsageError('--family is required');
+    if (values.out) await prepareOutFile(values.out);
     const families = list(values.family, FAMILY_NAMES, '', 'family') as FamilyName[];
     const agents = list(values.agent, EVAL_AGENTS, 'expert', 'agent');
     const split = (values.split ?? 'test') as Split;

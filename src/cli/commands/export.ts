@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
+import { prepareOutFile } from '../output.ts';
 import { decodeAny, validateImport, type ImportFormat } from '../../rl/store/importer.ts';
 import { readLines } from '../../rl/store/formats/lines.ts';
 import { EXPORT_FORMATS, encodeExport, isExportFormat } from '../../rl/store/formats/index.ts';
@@ -32,6 +33,7 @@ export const exportCommand: Command = {
   async run(argv) {
     const { values } = parseOptions(argv, { in: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, from: { type: 'string' } });
     if (!values.in || !values.out || !values.format) throw new UsageError('--in, --format and --out are required');
+    await prepareOutFile(values.out);
     if (!isExportFormat(values.format)) throw new UsageError(`--format must be one of ${Object.keys(EXPORT_FORMATS).join(', ')}, got "${values.format}"`);
     const from = (values.from ?? 'auto') as ImportFormat | 'auto';
     if (from !== 'auto' && from !== 'turnwise' && from !== 'sweet') throw new UsageError(`--from must be auto, turnwise or sweet, got "${from}"`);

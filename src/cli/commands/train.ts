@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
 import { DEFAULT_LR, defaultLr, PAIRWISE_LR, resolveLoopConfig } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
@@ -74,6 +75,8 @@ export const train: Command = {
       overrides = over as JsonObject;
     }
     const request = { algo, family, seed, lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}), ...(overrides ? { overrides } : {}) };
+    // before any work: an --out that cannot be written fails now, not after the training it would keep
+    if (values.out) await prepareOutDir(values.out);
     const root = values.models ?? modelsDir();
     const read = nodeReader(root);
     const manifestBytes = await read('manifest.json');

@@ -38,7 +38,10 @@ export interface TrainingLoopOptions {
   /** The base models as read from their folders (the learners' frozen weights). */
   models: { policy: LoadedModel; critic?: LoadedModel | null };
   config: LoopConfig;
-  /** Checkpoint key; default `train-<algo>-<family>-<seed>`. */
+  /**
+   * The run to continue (its checkpoint, metrics and episodes); omitted: a new run with a fresh id
+   * (newRunId), so two Starts of one config never share metrics or a checkpoint (issue 22 point 4).
+   */
   runId?: string;
   /** Where checkpoints go; with one, create() resumes from the run's latest. */
   checkpoints?: CheckpointStore;
@@ -58,6 +61,15 @@ export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, max
     return info ? contextTokens(info.turnwise, info.config.maxSeq) : 256;
   };
   return { policyBudget: budget('policy'), criticBudget: budget('critic'), policyReserve: maxNewTokens ?? replyTokens(infos.find((m) => m.name === 'policy')?.turnwise) };
+}
+
+/**
+ * A new run's id: `train-<algo>-<family>-<seed>-<UTC time>-<4 hex>` — readable in the Data view's run
+ * filter, and unique per Start (the time to the second plus a random tail, for two tabs in one second).
+ */
+export function newRunId(algo: string, family: string, seed: number, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 15);
+  return `train-${algo}-${family}-${seed}-${stamp}-${globalThis.crypto.randomUUID().slice(0, 4)}`;
 }
 
 export class TrainingLoop {
@@ -88,7 +100,7 @@ export class TrainingLoop {
     const config = validateLoopConfig(o.config);
     const critic = o.models.critic ?? null;
     if (needsCritic(config.settings) && !critic) throw new AlgoError('no-critic', `--algo ${config.settings.algo} needs the critic model (public/models/critic)`);
-    const runId = o.runId ?? `train-${config.settings.algo}-${config.family}-${config.seed}`;
+    const runId = o.runId ?? newRunId(config.settings.algo, config.family, config.seed);
     const windows = windowsOf(await o.engine.models(), config.maxNewTokens);
     const ids = { policy: `${runId}/policy`, critic: `${runId}/critic` };
     const ctx = new AlgoContext(o.engine, o.runtime, { policy: o.models.policy, critic }, windows, config, ids);

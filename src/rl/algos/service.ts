@@ -26,7 +26,7 @@ export interface TrainerInit {
   config: LoopConfig;
   /** 'auto': WebGPU when available, else wasm. */
   backend?: BackendPreference;
-  /** Checkpoint key; the same id resumes after a reload. */
+  /** The run to continue (its checkpoint, metrics and episodes); omitted: a new run with a fresh id (loop.ts newRunId). */
   runId?: string;
   /** IndexedDB database for checkpoints, metrics and rollouts (default: the lab's "turnwise"); null: in memory only. */
   storeName?: string | null;
@@ -48,6 +48,8 @@ export class TrainerService {
   private store: TrajectoryStore | null = null;
   private loop: TrainingLoop | null = null;
   private running = false;
+  /** The latest train() call; the next one starts after it. */
+  private current: Promise<unknown> | null = null;
   private readonly feedback = new MemoryFeedback();
   private adapterListener: ((target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>) | null = null;
 
@@ -90,19 +92,29 @@ export class TrainerService {
     return { runId: loop.runId, iteration: loop.iteration, backend: (await this.engine?.backendInfo())?.kind ?? 'wasm', targets: loop.targets(), running: this.running };
   }
 
-  /** Runs up to `iterations` iterations, reporting each (and storing its metrics); stop() ends it after the current one. */
+  /**
+   * Runs up to `iterations` iterations, reporting each (and storing its metrics); stop() ends it after
+   * the current one. A call made while an earlier one is still finishing its iteration (Resume
+   * pressed right after Pause) waits for it, then runs: calls never overlap and none is refused.
+   */
   async train(iterations: number, onReport?: (r: IterationReport) => void | Promise<void>): Promise<IterationReport[]> {
     const loop = this.requireLoop();
-    if (this.running) throw new AlgoError('stopped', 'training is already running');
-    this.running = true;
-    try {
-      return await loop.run(iterations, async (r) => {
-        await this.store?.putMetrics(loop.runId, r.iteration, r.metrics);
-        await onReport?.(r);
-      });
-    } finally {
-      this.running = false;
-    }
+    const previous = this.current;
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      if (loop !== this.loop) throw new AlgoError('stopped', 'the trainer was re-initialised or disposed');
+      this.running = true;
+      try {
+        return await loop.run(iterations, async (r) => {
+          await this.store?.putMetrics(loop.runId, r.iteration, r.metrics);
+          await onReport?.(r);
+        });
+      } finally {
+        this.running = false;
+      }
+    })();
+    this.current = run;
+    return run;
   }
 
   async stop(): Promise<void> {

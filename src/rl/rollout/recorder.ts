@@ -1,6 +1,7 @@
-// Writes an episode to the trajectory store as it happens: the task when it starts, then each agent
-// turn and the reply it got, each committed before the next agent step (durability: a page closed
-// mid-episode keeps every completed turn). Used by the Play view and by rollouts (sink.ts). A turn
+// Writes an episode to the trajectory store as it happens: the task and its prompt when it starts,
+// then each agent turn with the reply it got — and the outcome with the last one — in one transaction
+// per turn, committed before the next agent step and before the turn is drawn (durability: a page
+// killed at any moment keeps every completed turn whole, never an agent message without its reply). Used by the Play view and by rollouts (sink.ts). A turn
 // becomes its two message records in store/turn.ts messagesOf, nowhere else.
 import type { Task } from '../envs/types.ts';
 import type { ModelRef, TrajectoryStore } from '../store/index.ts';
@@ -8,7 +9,7 @@ import { type Turn } from '../envs/turn.ts';
 import { messagesOf } from '../store/turn.ts';
 
 /** What a recorder needs of a store. */
-export type EpisodeWriter = Pick<TrajectoryStore, 'beginEpisode' | 'appendTurn' | 'finishEpisode' | 'abortEpisode'>;
+export type EpisodeWriter = Pick<TrajectoryStore, 'beginEpisode' | 'commitTurn' | 'abortEpisode'>;
 
 /** One episode's writer. Methods resolve once the store has committed. */
 export class EpisodeRecorder {
@@ -30,9 +31,20 @@ export class EpisodeRecorder {
       runId: opts.runId ?? null,
       task: { family: task.spec.family, split: task.spec.split, seed: task.spec.seed, options: task.spec.options ?? {}, hidden: task.hidden },
       model,
+      records: [{ role: 'system', text: task.prompt, backend: 'env' }],
     });
-    await store.appendTurn(summary.id, { role: 'system', text: task.prompt, backend: 'env' });
     return new EpisodeRecorder(store, summary.id, opts.collaborative);
+  }
+
+  /**
+   * Goes on writing an episode the store already holds (an interrupted one this session took over
+   * with resumeEpisode), whose stored records are `turns`: the outcome counts them too.
+   */
+  static resumed(store: EpisodeWriter, episodeId: string, turns: readonly Turn[], opts: { collaborative: boolean }): EpisodeRecorder {
+    const rec = new EpisodeRecorder(store, episodeId, opts.collaborative);
+    rec.turns = turns.length;
+    rec.totalReward = turns.reduce((a, t) => a + t.reward, 0);
+    return rec;
   }
 
   /** Appends one turn (two records) and, when it ends the episode, the outcome. */
@@ -49,11 +61,10 @@ export class EpisodeRecorder {
 
   private async write(turn: Turn): Promise<void> {
     const [agent, reply] = messagesOf(turn, this.collaborative);
-    await this.store.appendTurn(this.episodeId, agent);
-    await this.store.appendTurn(this.episodeId, reply);
+    const outcome = turn.done ? { success: turn.info.success, totalReward: this.totalReward + turn.reward, turns: this.turns + 1 } : null;
+    await this.store.commitTurn(this.episodeId, [agent, reply], outcome);
     this.turns++;
     this.totalReward += turn.reward;
-    if (turn.done) await this.store.finishEpisode(this.episodeId, { success: turn.info.success, totalReward: this.totalReward, turns: this.turns });
   }
 
   /** Ends an unfinished episode (the person started another, or gave up). */

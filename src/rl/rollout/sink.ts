@@ -9,9 +9,17 @@ import type { JsonObject } from '../envs/types.ts';
 import type { ModelRef, RunInput, TrajectoryStore } from '../store/index.ts';
 import { EpisodeRecorder, type EpisodeWriter } from './recorder.ts';
 import { isCollaborative, type RolloutEvent } from './rollout.ts';
+import type { Turn } from '../envs/turn.ts';
 
 /** What the sink needs of a store: the episode writes and the run table. */
 export type TrajectoryWriter = EpisodeWriter & Pick<TrajectoryStore, 'getRun' | 'createRun'>;
+
+/** A stored episode a slot continues (its turns replayed as the slot's prefix) instead of beginning a new one. */
+export interface ResumedEpisode {
+  episodeId: string;
+  /** The stored turns, as turn.ts turnsOf reads them. */
+  turns: readonly Turn[];
+}
 
 /** A rollout listener and the stored episode id of each slot. */
 export interface StoreSink {
@@ -22,13 +30,18 @@ export interface StoreSink {
   abort: (reason: string) => Promise<void>;
 }
 
-/** A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id. */
-export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null } = {}): StoreSink {
+/**
+ * A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id.
+ * `resumed` names the slots that continue a stored episode (Play resuming an interrupted one).
+ */
+export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null; resumed?: Readonly<Record<number, ResumedEpisode>> } = {}): StoreSink {
   const recorders = new Map<number, EpisodeRecorder>();
   const ids = new Map<number, string>();
   const onEvent = async (e: RolloutEvent): Promise<void> => {
     if (e.kind === 'start') {
-      const rec = await EpisodeRecorder.begin(store, e.task, model, { collaborative: isCollaborative(e.task.spec.family), runId: opts.runId ?? null });
+      const collaborative = isCollaborative(e.task.spec.family);
+      const resumed = opts.resumed?.[e.slot];
+      const rec = resumed ? EpisodeRecorder.resumed(store, resumed.episodeId, resumed.turns, { collaborative }) : await EpisodeRecorder.begin(store, e.task, model, { collaborative, runId: opts.runId ?? null });
       recorders.set(e.slot, rec);
       ids.set(e.slot, rec.episodeId);
     } else if (e.kind === 'turn') {

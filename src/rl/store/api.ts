@@ -35,10 +35,12 @@ export interface BeginEpisodeInput {
   /** The task suite's TaskSpec (options completed) plus the hidden information reset returned. */
   task: Omit<TaskRecord, 'options'> & { options?: JsonObject };
   model: ModelRef;
+  /** The episode's opening message records (the task's prompt), written with it in one transaction. */
+  records?: TurnInput[];
 }
 
 /**
- * A message record as appendTurn takes it (the recorder passes turn.ts messagesOf's two per turn):
+ * A message record as appendTurn and commitTurn take it (the recorder commits turn.ts messagesOf's two per turn):
  * role and text, the rest optional — omitted numbers default to 0, backend to '', info to {} — and
  * the store stamps `at`.
  */

@@ -4,7 +4,7 @@
 // (resume or discard); other tabs hear every change (notify.ts) and an upgrade in another tab closes
 // this connection with a reload-required event. Formats and import validation live in formats/ and
 // importer.ts; this file only moves records in and out of the database.
-import { DEFAULT_DB_NAME, outcomeKeyOf, openStoreDb, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
+import { DEFAULT_DB_NAME, outcomeKeyOf, openStoreDb, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb, type TurnRow } from './db.ts';
 import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
@@ -131,50 +131,48 @@ export class TrajectoryStore implements AdapterTable {
     };
     const { family, split, seed, hidden } = input.task;
     const options = input.task.options ?? {};
-    await this.write(['tasks', 'episodes'], async (tx) => {
+    // The opening records (the task's prompt) go in the same transaction, so a kill never leaves
+    // an episode without the prompt its first turn answers.
+    const first = (input.records ?? []).map((r) => this.messageRow(row.id, r, now));
+    await this.write(['tasks', 'episodes', 'turns'], async (tx) => {
       await tx.objectStore('tasks').put({ key, family, split, seed, options, hidden });
-      await tx.objectStore('episodes').add(row);
+      for (const [i, r] of first.entries()) await tx.objectStore('turns').add({ ...r, index: i });
+      await tx.objectStore('episodes').add({ ...row, turnCount: first.length });
     });
     this.notifier.publish({ type: 'episode', id: row.id, status: row.status });
-    return summaryOf(row);
+    return summaryOf({ ...row, turnCount: first.length });
   }
 
   /**
-   * Writes one completed turn in its own transaction and resolves (with the turn's index) only after
-   * that transaction committed: start the next agent step after this resolves. On StoreError 'quota'
-   * neither the turn nor the episode's counters were written.
+   * Writes one message record in its own transaction and resolves (with its index) only after that
+   * transaction committed. On StoreError 'quota' neither the record nor the episode's counters were
+   * written. A lab turn is two records: write it with commitTurn, never as two appendTurn calls.
    */
   async appendTurn(episodeId: string, turn: TurnInput): Promise<{ index: number }> {
-    const tokens = turn.tokens ? Int32Array.from(turn.tokens) : null;
-    const logprobs = turn.logprobs ? Float32Array.from(turn.logprobs) : null;
-    if (tokens && logprobs && tokens.length !== logprobs.length) {
-      throw new StoreError('invalid', `turn has ${tokens.length} tokens but ${logprobs.length} log-probs`);
-    }
+    const { first } = await this.commitTurn(episodeId, [turn]);
+    return { index: first };
+  }
+
+  /**
+   * Writes a whole turn — its message records (the agent's and the reply's) and, when it ended the
+   * episode, the outcome — in one transaction, resolving once committed (issue 22: a kill between
+   * two separate writes left episodes ending on an agent message, or finished ones without their
+   * outcome). Either every record and the outcome are stored, or (on any failure) none of them.
+   */
+  async commitTurn(episodeId: string, records: readonly TurnInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
     const now = this.opts.now();
-    const index = await this.write(['episodes', 'turns'], async (tx) => {
+    const rows = records.map((r) => this.messageRow(episodeId, r, now));
+    const first = await this.write(['episodes', 'turns'], async (tx) => {
       const ep = await this.ownEpisode(tx.objectStore('episodes').get(episodeId), episodeId);
       const i = ep.turnCount;
-      await tx.objectStore('turns').add({
-        episodeId,
-        index: i,
-        role: turn.role,
-        text: turn.text,
-        tokens,
-        logprobs,
-        promptTokens: turn.promptTokens ?? 0,
-        completionTokens: turn.completionTokens ?? 0,
-        reward: turn.reward ?? 0,
-        done: turn.done ?? false,
-        latencyMs: turn.latencyMs ?? 0,
-        backend: turn.backend ?? '',
-        info: turn.info ?? {},
-        at: now,
-      });
-      await tx.objectStore('episodes').put({ ...ep, turnCount: i + 1, updatedAt: now });
+      for (const [k, r] of rows.entries()) await tx.objectStore('turns').add({ ...r, index: i + k });
+      const counted: EpisodeRow = { ...ep, turnCount: i + rows.length, updatedAt: now };
+      await tx.objectStore('episodes').put(outcome ? { ...counted, status: 'complete', outcome, outcomeKey: outcomeKeyOf(outcome), finishedAt: now } : counted);
       return i;
     });
-    this.notifier.publish({ type: 'turn', episodeId, index });
-    return { index };
+    rows.forEach((_, k) => this.notifier.publish({ type: 'turn', episodeId, index: first + k }));
+    if (outcome) this.notifier.publish({ type: 'episode', id: episodeId, status: 'complete' });
+    return { first };
   }
 
   async finishEpisode(episodeId: string, outcome: OutcomeRecord): Promise<EpisodeSummary> {
@@ -417,6 +415,30 @@ export class TrajectoryStore implements AdapterTable {
   private write<const S extends Parameters<typeof writeTx>[1], T>(stores: S, body: Parameters<typeof writeTx<S, T>>[3]): Promise<T> {
     this.ensureOpen();
     return writeTx(this.db, stores, this.opts.durability, body);
+  }
+
+  /** A message record as stored, less its index (given inside the transaction that writes it). */
+  private messageRow(episodeId: string, turn: TurnInput, at: number): Omit<TurnRow, 'index'> {
+    const tokens = turn.tokens ? Int32Array.from(turn.tokens) : null;
+    const logprobs = turn.logprobs ? Float32Array.from(turn.logprobs) : null;
+    if (tokens && logprobs && tokens.length !== logprobs.length) {
+      throw new StoreError('invalid', `turn has ${tokens.length} tokens but ${logprobs.length} log-probs`);
+    }
+    return {
+      episodeId,
+      role: turn.role,
+      text: turn.text,
+      tokens,
+      logprobs,
+      promptTokens: turn.promptTokens ?? 0,
+      completionTokens: turn.completionTokens ?? 0,
+      reward: turn.reward ?? 0,
+      done: turn.done ?? false,
+      latencyMs: turn.latencyMs ?? 0,
+      backend: turn.backend ?? '',
+      info: turn.info ?? {},
+      at,
+    };
   }
 
   private async ownEpisode(get: Promise<EpisodeRow | undefined>, id: string): Promise<EpisodeRow> {

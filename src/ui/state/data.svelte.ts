@@ -86,6 +86,19 @@ export class DataState {
     await this.refresh();
   }
 
+  /** Ends an interrupted episode for good (stored as aborted, its turns kept for credit and export). */
+  async discard(id: string): Promise<void> {
+    const store = this.store();
+    if (!store) return;
+    try {
+      await store.abortEpisode(id, 'discarded after an interruption');
+      this.message = 'Discarded the interrupted episode (kept as aborted, with its turns).';
+    } catch (e) {
+      this.message = `Could not discard it: ${(e as Error).message}`;
+    }
+    await this.refresh();
+  }
+
   /** Streams every listed episode into a file of the chosen format and offers it for download. */
   async exportAll(format: ExportFormat): Promise<void> {
     const store = this.store();

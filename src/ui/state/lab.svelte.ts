@@ -56,6 +56,15 @@ export class Lab {
   presets = $state.raw<Presets>({});
   readonly workshop = new Workshop(this);
 
+  /** An interrupted episode the Data view asked Play to continue; Play takes it once it opens. */
+  resumeRequest = $state<string | null>(null);
+
+  /** Opens Play on a stored interrupted episode, to continue it. */
+  resumeEpisode(id: string): void {
+    this.resumeRequest = id;
+    this.go('play');
+  }
+
   /** Takes a view's preset, if any, so it applies once. */
   takePreset<K extends keyof Presets>(view: K): Presets[K] | undefined {
     const p = this.presets[view];
@@ -91,7 +100,7 @@ export class Lab {
       store.subscribe((e) => {
         if (e.type === 'reload-required') this.notices.push(e.message);
       });
-      if (store.interrupted.length) this.notices.push(`${store.interrupted.length} episode(s) were interrupted when the lab last closed; see Data to resume or discard them.`);
+      if (store.interrupted.length) this.notices.push(`${store.interrupted.length} episode(s) were interrupted when the lab last closed; resume or discard them in Data.`);
       void store.requestPersistence();
       this.store = store;
     } catch (e) {

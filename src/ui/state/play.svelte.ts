@@ -9,9 +9,9 @@ import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { AgentKind, CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
-import { runSlots, type RolloutEvent } from '../../rl/rollout/rollout.ts';
+import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
 import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
-import { perRecord } from '../../rl/store/turn.ts';
+import { perRecord, turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
@@ -25,6 +25,14 @@ export type PlayTurn = Turn & {
 
 /** Agent kinds the Play view offers: the learned policy (when the shipped models loaded) or a scripted one. */
 export type PlayAgentKind = AgentKind | 'policy';
+
+/** The Play agent kind behind a stored episode's policy name (agents.ts names: expert, noisy(0.3), random, policy(T=1)…). */
+export function agentKindOf(policy: string): PlayAgentKind | null {
+  if (policy === 'expert' || policy === 'random') return policy;
+  if (policy.startsWith('noisy')) return 'noisy';
+  if (policy.startsWith('policy')) return 'policy';
+  return null;
+}
 
 /** Where Play finds what it needs from the rest of the lab. */
 export interface PlayContext {
@@ -94,39 +102,79 @@ export class PlaySession {
 
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
   async start(seed?: number): Promise<void> {
-    this.stop(new Superseded('a new episode was started'));
-    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve() };
-    this.running = ep;
-    this.seed = seed ?? this.ctx.nextSeed();
-    this.task = null;
-    this.turns = [];
-    this.request = null;
-    this.error = null;
-    this.streaming = '';
-    // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
-    this.setStatus('thinking');
+    const ep = this.reset(seed ?? this.ctx.nextSeed(), []);
     try {
       // The tasks the loaded policy learned (e.g. guess with 4 candidates); other families keep their defaults.
       const options = taskOptions(this.ctx.policyMeta(), this.family);
       const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) };
       const agent = this.agentKind === 'policy' ? await this.policyAgent() : familyAgent(this.agentKind, this.family);
       ep.sink = await this.openSink(agent.name);
-      let started = (): void => undefined;
-      const begun = new Promise<void>((resolve) => (started = resolve));
-      ep.done = runSlots([{ spec, seed: this.seed }], this.gated(ep, agent), {
-        collaborator: (request) => this.ask(ep, request),
-        onEvent: async (e) => {
-          await this.land(ep, e);
-          if (e.kind === 'start') started();
-        },
-      }).then(
-        () => undefined,
-        (e: Error) => this.ended(ep, e),
-      );
-      await Promise.race([begun, ep.done]);
+      await this.play(ep, { spec, seed: this.seed }, agent);
     } catch (e) {
       this.fail(e);
     }
+  }
+
+  /**
+   * Continues an interrupted episode from the store (Data view → Resume): takes it over in this
+   * session, replays its stored turns on a fresh environment (runSlots' prefix, which checks that
+   * they reproduce) and plays on with the agent that began it, writing to the same stored episode.
+   */
+  async resume(episodeId: string): Promise<void> {
+    const store = this.ctx.store();
+    if (!store) return this.fail(new Error('the trajectory store is not open'));
+    const ep = this.reset(0, []);
+    try {
+      const record = await store.resumeEpisode(episodeId);
+      const { turns } = turnsOf(record.turns);
+      const kind = agentKindOf(record.model.policy);
+      if (!kind) throw new Error(`episode ${episodeId} was played by "${record.model.policy}", which Play cannot continue`);
+      this.family = record.task.family as FamilyName;
+      this.split = record.task.split;
+      this.seed = record.task.seed;
+      this.agentKind = kind;
+      const feedback = record.credit.find((c) => c.estimator === 'human-feedback')?.values ?? [];
+      this.turns = turns.map((t, i) => ({ ...t, feedback: feedback[1 + 2 * i] === 1 ? 'up' : feedback[1 + 2 * i] === -1 ? 'down' : null }));
+      const agent = kind === 'policy' ? await this.policyAgent() : familyAgent(kind, this.family);
+      ep.sink = storeSink(store, record.model, { resumed: { 0: { episodeId, turns } } });
+      const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, options: record.task.options };
+      await this.play(ep, { spec, seed: this.seed, prefix: turns }, agent);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Ends the current episode and clears the view for a new one. */
+  private reset(seed: number, turns: PlayTurn[]): Running {
+    this.stop(new Superseded('a new episode was started'));
+    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve() };
+    this.running = ep;
+    this.seed = seed;
+    this.task = null;
+    this.turns = turns;
+    this.request = null;
+    this.error = null;
+    this.streaming = '';
+    // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
+    this.setStatus('thinking');
+    return ep;
+  }
+
+  /** Runs the one slot through the episode loop; resolves once it has started (or stopped). */
+  private async play(ep: Running, slot: EpisodeSlot, agent: BatchAgent): Promise<void> {
+    let started = (): void => undefined;
+    const begun = new Promise<void>((resolve) => (started = resolve));
+    ep.done = runSlots([slot], this.gated(ep, agent), {
+      collaborator: (request) => this.ask(ep, request),
+      onEvent: async (e) => {
+        await this.land(ep, e);
+        if (e.kind === 'start') started();
+      },
+    }).then(
+      () => undefined,
+      (e: Error) => this.ended(ep, e),
+    );
+    await Promise.race([begun, ep.done]);
   }
 
   /** The agent takes its next move; resolves when the move has landed (a reply is asked, a turn recorded, or the end). */

@@ -10,6 +10,7 @@ import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
+import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
 
@@ -63,6 +64,10 @@ export class TrainState {
   planned = $state(0);
   startedAt = $state(0);
   runId = $state<string | null>(null);
+  /** '' starts a new run (a fresh id per Start); a stored training run's id continues that run from its checkpoint. */
+  continueRun = $state('');
+  /** The store's training runs, newest last, for the "continue" choice. */
+  runs = $state.raw<RunRecord[]>([]);
   /** The backend the trainer worker trains on ('webgpu' or 'wasm'). */
   trainerBackend = $state<string | null>(null);
   /** The adapter the policy worker reports active after the latest publish (null: the base policy). */
@@ -70,8 +75,19 @@ export class TrainState {
 
   private trainer: TrainerClient | null = null;
   private worker: Worker | null = null;
+  /** Counts run() calls: only the latest one moves the phase when its iterations end. */
+  private runCall = 0;
 
-  constructor(private readonly policy: () => PolicyClient | null) {}
+  constructor(
+    private readonly policy: () => PolicyClient | null,
+    private readonly store: () => TrajectoryStore | null = () => null,
+  ) {}
+
+  /** Reads the training runs the store holds (those an algorithm of src/rl/algos made). */
+  async loadRuns(): Promise<void> {
+    const runs = (await this.store()?.listRuns()) ?? [];
+    this.runs = runs.filter((r) => (ALGO_NAMES as readonly string[]).includes(r.algorithm));
+  }
 
   readonly algorithms = ALGO_NAMES;
   readonly echoTrap = $derived(this.warnings.filter((w) => /echo trap/i.test(w.text)));
@@ -115,7 +131,8 @@ export class TrainState {
     worker.addEventListener('error', (e) => this.fail(new Error(`the trainer worker crashed: ${e.message}`)));
     try {
       await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
-      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, storeRollouts: this.storeRollouts });
+      // Continuing is explicit: without a chosen run the trainer makes a new run id (loop.ts newRunId).
+      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, storeRollouts: this.storeRollouts, ...(this.continueRun ? { runId: this.continueRun } : {}) });
       this.runId = status.runId;
       this.trainerBackend = status.backend;
       await this.run();
@@ -124,9 +141,13 @@ export class TrainState {
     }
   }
 
-  /** Runs the remaining planned iterations (resume after pause). */
+  /**
+   * Runs the remaining planned iterations (resume after pause). Pressed while the paused call is still
+   * finishing its iteration, the trainer queues this call behind it (service.ts train).
+   */
   async run(): Promise<void> {
     if (!this.trainer) return;
+    const call = ++this.runCall;
     this.planned = this.iterations;
     const remaining = this.iterations - this.reports.length;
     if (remaining <= 0) return;
@@ -140,9 +161,9 @@ export class TrainState {
           this.warnings = [...this.warnings, ...r.warnings.map((text) => ({ iteration: r.iteration, text }))];
         }),
       );
-      if (this.phase === 'running') this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
+      if (call === this.runCall && this.phase === 'running') this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
     } catch (e) {
-      this.fail(e);
+      if (call === this.runCall) this.fail(e);
     }
   }
 

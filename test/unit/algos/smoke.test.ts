@@ -88,7 +88,7 @@ describe.each(ALGO_NAMES.map((a) => [a]))('%s', (algo) => {
     expect(published.filter((p) => p.startsWith('policy:')).length).toBe(3);
     const saved = await checkpoints.load(loop.runId);
     expect(saved?.iteration).toBe(2);
-    const resumed = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig(algo), checkpoints });
+    const resumed = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig(algo), checkpoints, runId: loop.runId });
     expect(resumed.iteration).toBe(2);
     const again = resumed.adapter('policy');
     for (const n of Object.keys(after.weights)) expect(Array.from(again.weights[n])).toEqual(Array.from(after.weights[n]));

@@ -1,7 +1,7 @@
 // Training rollouts reach IndexedDB (fake-indexeddb): one GRPO iteration on the shipped policy with a
 // trajectory store stores all tasks × K episodes under the loop's run id, tagged with the policy
 // adapter the engine sampled them with, under a run record of the loop's settings; a resumed loop
-// keeps that run record; without `trajectories` nothing is stored.
+// keeps that run record; without `trajectories` nothing is stored; two Starts without a run id are two runs.
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
@@ -67,7 +67,15 @@ describe('training rollouts in the store', () => {
     const plain = await TrainingLoop.create({ engine, runtime, models, config: config(), runId: 'run-b' });
     await plain.run(1);
     expect(await store.countEpisodes({ runId: 'run-b' })).toBe(0);
-    for (const l of [loop, resumed, plain]) await l.dispose();
+    // two Starts of one config without a run id are two runs: neither resumes nor overwrites the other (issue 22 point 4)
+    const firstStart = await TrainingLoop.create({ engine, runtime, models, config: config(), checkpoints: new StoreCheckpoints(store), trajectories: store });
+    await firstStart.run(1);
+    const second = await TrainingLoop.create({ engine, runtime, models, config: config(), checkpoints: new StoreCheckpoints(store), trajectories: store });
+    expect(second.runId).not.toBe(firstStart.runId);
+    expect(second.runId).toMatch(/^train-grpo-bandit-5-\d{8}T\d{6}-[0-9a-f]{4}$/);
+    expect(second.iteration).toBe(0);
+    expect((await store.listRuns()).map((r) => r.id).sort()).toEqual(['run-a', firstStart.runId, second.runId].sort());
+    for (const l of [loop, resumed, plain, firstStart, second]) await l.dispose();
     store.close();
   }, 120_000);
 });

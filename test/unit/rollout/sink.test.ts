@@ -1,12 +1,12 @@
 // Storing the lab's rollouts (src/rl/rollout/sink.ts): openRunSink, as the Evaluate view calls it,
 // writes every episode under a new run, tagged with the adapter, and the store lists them by run;
-// turn-limited episodes are closed as aborted.
+// turn-limited episodes are closed as aborted; a resumed slot goes on writing its stored episode.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
-import { rollout, taskSpecs, type RolloutConfig } from '../../../src/rl/rollout/rollout.ts';
-import { openRunSink, type TrajectoryWriter } from '../../../src/rl/rollout/sink.ts';
+import { rollout, runSlots, taskSpecs, type RolloutConfig } from '../../../src/rl/rollout/rollout.ts';
+import { openRunSink, storeSink, type TrajectoryWriter } from '../../../src/rl/rollout/sink.ts';
 import { turnsOf } from '../../../src/rl/store/turn.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 
@@ -39,5 +39,35 @@ describe('openRunSink', () => {
     const stored = await store.getEpisodes(tuned.episodeIds);
     expect(stored.map((e) => turnsOf(e?.turns ?? []).turns)).toEqual(tuned.episodes.map((e) => e.turns));
     store.close();
+  });
+});
+
+describe('storeSink resumed', () => {
+  it('continues an interrupted episode in place: the stored turns replay, new turns follow, one outcome (issue 22 point 2)', async () => {
+    const name = `resume-${Math.random()}`;
+    const spec = { family: 'guess' as const, split: 'test' as const, seed: 7 };
+    const expert = () => scriptedBatchAgent('expert', (seed) => createAgent('expert', 'guess', { seed }));
+    const whole = (await runSlots([{ spec, seed: 7 }], expert()))[0];
+    expect(whole.turns.length).toBeGreaterThan(1);
+    // a tab plays the first turn, then closes
+    const first = await TrajectoryStore.open({ name });
+    const sink = storeSink(first, { policy: 'expert', adapter: null, critic: null });
+    await runSlots([{ spec, seed: 7, turnLimit: 1 }], expert(), { onEvent: async (e) => (e.kind === 'end' ? undefined : sink.onEvent(e)) });
+    const id = sink.ids.get(0)!;
+    first.close();
+    const second = await TrajectoryStore.open({ name });
+    expect(second.interrupted).toEqual([id]);
+    const record = await second.resumeEpisode(id);
+    const { turns } = turnsOf(record.turns);
+    expect(turns).toHaveLength(1);
+    const resumed = storeSink(second, record.model, { resumed: { 0: { episodeId: id, turns } } });
+    const [played] = await runSlots([{ spec, seed: 7, prefix: turns }], expert(), { onEvent: resumed.onEvent });
+    expect(resumed.ids.get(0)).toBe(id);
+    const after = (await second.getEpisode(id))!;
+    expect(after.status).toBe('complete');
+    expect(turnsOf(after.turns).turns.map((t) => t.action)).toEqual(whole.turns.map((t) => t.action));
+    expect(after.outcome).toEqual({ success: played.success, totalReward: expect.closeTo(played.totalReward, 6), turns: played.turns.length });
+    expect((await second.listEpisodes()).items).toHaveLength(1);
+    second.close();
   });
 });

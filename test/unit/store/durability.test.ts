@@ -70,6 +70,26 @@ describe('durability', () => {
       store.close();
     });
   }
+
+  it('commits a turn (agent, reply, outcome) in one transaction: a failure keeps none of it', async () => {
+    const store = await openStore();
+    const ep = await store.beginEpisode({ task: task(1), model, records: [{ role: 'system', text: 'prompt', backend: 'env' }] });
+    expect(ep.turnCount).toBe(1);
+    expect((await store.commitTurn(ep.id, [agentTurn(0), collaboratorTurn(0)])).first).toBe(1);
+    failNextPut('episodes', 'async'); // both records are added, then the counter/outcome update fails
+    const outcome = { success: true, totalReward: 1, turns: 2 };
+    await expect(store.commitTurn(ep.id, [agentTurn(1, true), collaboratorTurn(1)], outcome)).rejects.toMatchObject({ code: 'quota' });
+    let after = (await store.getEpisode(ep.id))!;
+    expect(after.turns.map((t) => t.role)).toEqual(['system', 'agent', 'collaborator']);
+    expect(after.status).toBe('in-progress');
+    expect(after.outcome).toBeNull();
+    await store.commitTurn(ep.id, [agentTurn(1, true), collaboratorTurn(1)], outcome);
+    after = (await store.getEpisode(ep.id))!;
+    expect(after.turns).toHaveLength(5);
+    expect(after.status).toBe('complete');
+    expect(after.outcome).toEqual(outcome);
+    store.close();
+  });
 });
 
 describe('several tabs', () => {
