@@ -18,7 +18,7 @@ import { resolveLoopConfig } from '../../src/rl/algos/config.ts';
 import { AlgoContext } from '../../src/rl/algos/context.ts';
 import { Learner } from '../../src/rl/algos/learner.ts';
 import { windowsOf } from '../../src/rl/algos/loop.ts';
-import { setSpan, turnRow } from '../../src/rl/algos/rows.ts';
+import { replySpan, setSpan, turnRow } from '../../src/rl/algos/rows.ts';
 import { dialogueOf } from '../../src/rl/envs/episode.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
@@ -55,10 +55,11 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
     // one row per agent turn, the policy's window then the reply: the rows before issue 17
     const oldRows = episodes.flatMap((e, ei) => e.turns.map((t, ti) => ({ t, ei, ti }))).map(({ t, ei, ti }) => {
       const e = episodes[ei];
-      const row = turnRow(ctx.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), ctx.replyIds(t, t.tokens), windows.policyBudget);
-      const reply = ctx.replyIds(t, t.tokens).length;
-      setSpan(row, { from: row.ids.length - reply - 1, to: row.ids.length - 1 }, 'advantages', ei % 2 ? 0.5 : -0.5);
-      if (t.logprobs) setSpan(row, { from: row.ids.length - reply - 1, to: row.ids.length - 1 }, 'old_logp', t.logprobs);
+      const reply = ctx.replyIds(t, t.tokens);
+      const row = turnRow(ctx.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), reply, windows.policyBudget);
+      const span = replySpan(row, reply.length);
+      setSpan(row, span, 'advantages', ei % 2 ? 0.5 : -0.5);
+      if (t.logprobs) setSpan(row, span, 'old_logp', t.logprobs);
       return row;
     });
     const make = (fixedLength: boolean) =>

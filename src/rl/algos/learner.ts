@@ -178,7 +178,7 @@ export class Learner {
    */
   private minibatches(order: readonly number[], length: (i: number) => number, n: number): number[][] {
     const at = new Map(order.map((i, k) => [i, k] as const));
-    const sorted = [...order].sort((a, b) => length(a) - length(b) || (at.get(a) ?? 0) - (at.get(b) ?? 0));
+    const sorted = [...order].sort((a, b) => length(a) - length(b)); // stable: ties keep `order`
     const first = (c: number[]) => Math.min(...c.map((i) => at.get(i) ?? 0));
     return chunks(sorted, n).sort((a, b) => first(a) - first(b));
   }

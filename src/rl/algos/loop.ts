@@ -26,6 +26,7 @@ import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';
+import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 
@@ -175,7 +176,9 @@ export class TrainingLoop {
       const thumbs = await this.o.rateRollouts(episodes);
       episodes = episodes.map((e, i) => (thumbs[i] ? applyThumbs(e, thumbs[i] as ArrayLike<number>, cfg.feedbackWeight) : e));
     }
-    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: await this.klFromRollouts(episodes, null), rollout_seconds: rolloutSeconds };
+    // the rollouts' sampled tokens with their recorded log-probs, read by kl_ref and the update guard
+    const recorded = this.ctx.turnRows(episodes).rows.filter((r) => r.f.old_logp);
+    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: await this.klFromRollouts(recorded, null), rollout_seconds: rolloutSeconds };
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
     metrics.feedback_turns = feedback.turns.length;
     metrics.feedback_pairs = feedback.pairs.length;
@@ -207,7 +210,7 @@ export class TrainingLoop {
       // the rollouts' own tokens before it may be published.
       const candidate = `${this.ctx.adapterIds.policy}#candidate`;
       await this.o.engine.setAdapter(candidate, this.algo.learners.policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
-      const kl = await this.klFromRollouts(episodes, candidate);
+      const kl = await this.klFromRollouts(recorded, candidate);
       metrics.update_kl = kl;
       if (!(kl <= cfg.rollback.maxUpdateKl)) failure = `the update moved the policy by KL ${kl.toPrecision(3)} per token on its own rollouts (limit ${cfg.rollback.maxUpdateKl})`;
     }
@@ -353,13 +356,11 @@ export class TrainingLoop {
   }
 
   /**
-   * Mean k3 estimate over the rollouts' sampled tokens of KL(π_rollout ‖ π_adapter): with adapter
+   * Mean k3 estimate over the rollouts' sampled tokens (rows with old_logp) of KL(π_rollout ‖ π_adapter): with adapter
    * null (the base policy) the iteration's kl_ref; with the updated adapter, how far the update moved
    * the policy on its own data.
    */
-  private async klFromRollouts(episodes: readonly RolloutEpisode[], adapter: string | null): Promise<number> {
-    const { rows } = this.ctx.turnRows(episodes);
-    const withOld = rows.filter((r) => r.f.old_logp);
+  private async klFromRollouts(withOld: readonly Row[], adapter: string | null): Promise<number> {
     if (withOld.length === 0) return 0;
     const ref = await this.ctx.positionLogprobs('policy', adapter, withOld);
     let sum = 0;
