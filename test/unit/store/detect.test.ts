@@ -15,16 +15,7 @@ import { validateImport } from '../../../src/rl/store/importer.ts';
 import type { EpisodeRecord } from '../../../src/rl/store/schema.ts';
 import { main } from '../../../src/cli/main.ts';
 import { capture } from '../capture.ts';
-
-const colbench = (reward: number) => ({
-  task: { problem_description: 'Double it.', ground_truth: 'def f(x): return 2*x' },
-  dialogue_history: [
-    { role: 'user', content: 'Double it.' },
-    { role: 'assistant', content: 'I WANT TO ANSWER: def f(x): return x+x' },
-  ],
-  answer: ' def f(x): return x+x',
-  reward,
-});
+import { colbench } from './colbenchFixture.ts';
 
 async function labRecords(): Promise<EpisodeRecord[]> {
   const store = await openStore(freshName('detect'));

@@ -8,6 +8,7 @@ import { freshName, openStore, writeEpisode } from './helpers.ts';
 import { collectText, textSource } from '../../../src/rl/store/formats/lines.ts';
 import { encodeTurnwise } from '../../../src/rl/store/formats/turnwise.ts';
 import { importFile, validateImport } from '../../../src/rl/store/importer.ts';
+import { colbench } from './colbenchFixture.ts';
 
 async function validFile(): Promise<string> {
   const store = await openStore(freshName('src'));
@@ -134,16 +135,7 @@ const damage = fc.oneof(
 );
 
 describe('SWEET-RL import', () => {
-  const record = (reward: unknown) =>
-    JSON.stringify({
-      task: { problem_description: 'Double it.', ground_truth: 'def f(x): return 2*x' },
-      dialogue_history: [
-        { role: 'user', content: 'Double it.' },
-        { role: 'assistant', content: 'I WANT TO ANSWER: def f(x): return x+x' },
-      ],
-      answer: ' def f(x): return x+x',
-      reward,
-    });
+  const record = (reward: unknown) => JSON.stringify(colbench(reward));
 
   it('imports valid ColBench lines as episodes in one go', async () => {
     const store = await openStore();
