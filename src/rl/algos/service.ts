@@ -15,7 +15,8 @@ import { StoreCheckpoints } from './checkpoint.ts';
 import type { LoopConfig } from './config.ts';
 import type { HeldOutResult } from '../rollout/evaluate.ts';
 import { MemoryFeedback, type FeedbackPair, type FeedbackTurn } from './feedback.ts';
-import { TrainingLoop } from './loop.ts';
+import { newRunId, TrainingLoop } from './loop.ts';
+import { acquireRunLock, type RunLock } from './runLock.ts';
 import { needsCritic } from './registry.ts';
 import { AlgoError, type IterationReport, type LearnerTarget } from './types.ts';
 
@@ -47,6 +48,8 @@ export class TrainerService {
   private engine: PolicyEngine | null = null;
   private store: TrajectoryStore | null = null;
   private loop: TrainingLoop | null = null;
+  /** This trainer's hold on its run (runLock.ts): one writer per run across tabs. */
+  private lock: RunLock | null = null;
   private running = false;
   /** The latest train() call; the next one starts after it. */
   private current: Promise<unknown> | null = null;
@@ -56,29 +59,37 @@ export class TrainerService {
   /** Loads the models, builds the learners and resumes from the run's checkpoint when one exists. */
   async init(opts: TrainerInit): Promise<TrainerStatus> {
     await this.dispose();
-    const read: ReadBytes = 'baseUrl' in opts.models ? fetchReader(opts.models.baseUrl) : async (p) => (opts.models as { files: Record<string, Uint8Array> }).files[p] ?? null;
-    const engine = new PolicyEngine();
-    this.engine = engine;
-    await engine.init(opts.backend ?? 'auto');
-    const withCritic = needsCritic(opts.config.settings);
-    // Each folder is read once: the engine keeps what it loaded, and the train steps share its runtime.
-    const load = async (name: string) => {
-      await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
-      return engine.loadedModel(name);
-    };
-    const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
-    this.store = opts.storeName === null ? null : await TrajectoryStore.open(opts.storeName ? { name: opts.storeName } : {});
-    this.loop = await TrainingLoop.create({
-      engine,
-      runtime: engine.sharedRuntime(),
-      models,
-      config: opts.config,
-      ...(opts.runId ? { runId: opts.runId } : {}),
-      ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
-      ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
-      feedback: this.feedback,
-      publish: (t, id, a) => this.adapterListener?.(t, id, a),
-    });
+    // The lock comes first: a run another tab trains is refused before its checkpoint is read.
+    const runId = opts.runId ?? newRunId(opts.config.settings.algo, opts.config.family, opts.config.seed);
+    this.lock = await acquireRunLock(runId);
+    try {
+      const read: ReadBytes = 'baseUrl' in opts.models ? fetchReader(opts.models.baseUrl) : async (p) => (opts.models as { files: Record<string, Uint8Array> }).files[p] ?? null;
+      const engine = new PolicyEngine();
+      this.engine = engine;
+      await engine.init(opts.backend ?? 'auto');
+      const withCritic = needsCritic(opts.config.settings);
+      // Each folder is read once: the engine keeps what it loaded, and the train steps share its runtime.
+      const load = async (name: string) => {
+        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+        return engine.loadedModel(name);
+      };
+      const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
+      this.store = opts.storeName === null ? null : await TrajectoryStore.open(opts.storeName ? { name: opts.storeName } : {});
+      this.loop = await TrainingLoop.create({
+        engine,
+        runtime: engine.sharedRuntime(),
+        models,
+        config: opts.config,
+        runId,
+        ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
+        ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
+        feedback: this.feedback,
+        publish: (t, id, a) => this.adapterListener?.(t, id, a),
+      });
+    } catch (e) {
+      await this.dispose(); // gives the lock back
+      throw e;
+    }
     return this.status();
   }
 
@@ -159,6 +170,8 @@ export class TrainerService {
     await this.loop?.dispose();
     await this.engine?.dispose();
     this.store?.close?.();
+    this.lock?.release();
+    this.lock = null;
     this.loop = null;
     this.engine = null;
     this.store = null;

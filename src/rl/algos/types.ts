@@ -10,7 +10,7 @@ export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as 
 export type AlgoName = (typeof ALGO_NAMES)[number];
 
 /** Bad configuration, a row that does not fit, a missing model, or a checkpoint that does not match. */
-export class AlgoError extends CodedError<'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped'> {
+export class AlgoError extends CodedError<'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped' | 'run-busy'> {
   override name = 'AlgoError';
 }
 

@@ -91,6 +91,8 @@ export class TrainState {
 
   readonly algorithms = ALGO_NAMES;
   readonly echoTrap = $derived(this.warnings.filter((w) => /echo trap/i.test(w.text)));
+  /** Iterations whose update the loop's guards undid (loop.ts step): the live adapter stayed the last good one. */
+  readonly rollbacks = $derived(this.warnings.filter((w) => w.text.startsWith('rolled back')));
   /** Seconds per iteration so far, for the ETA. */
   readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
 

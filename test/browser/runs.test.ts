@@ -1,0 +1,115 @@
+// Issue 22 points 3 and 4 in the real lab (wasm, so the iterations take seconds): every learning-rate
+// path refuses a destructive value before a run starts; an update that moves the policy too far is
+// undone, with a banner, and the live adapter stays the last good one; Pause → Resume continues; each
+// Start makes its own run, and a run another tab is training cannot be continued there (one writer
+// per run, src/rl/algos/runLock.ts) until that tab stops it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serveApp } from './harness.ts';
+
+const shipped = existsSync(join(new URL('../../', import.meta.url).pathname, 'public', 'models', 'manifest.json'));
+let server: Awaited<ReturnType<typeof serveApp>>;
+beforeAll(async () => {
+  server = await serveApp();
+});
+afterAll(async () => server?.close());
+
+const RUN_ID = /^train-grpo-bandit-1-\d{8}T\d{6}-[0-9a-f]{4}$/;
+
+/** Opens Train with the policy loaded and a small GRPO run on bandit set up. */
+async function openTrain(page: Page, iterations: number): Promise<void> {
+  await page.goto(`${server.url}#/settings`);
+  await page.getByTestId('model-policy').filter({ hasText: 'loaded on' }).waitFor({ timeout: 120_000 });
+  await page.getByRole('link', { name: 'Train' }).click();
+  await page.getByTestId('algo').selectOption('grpo');
+  await page.getByLabel('Family').selectOption('bandit');
+  await page.getByTestId('iterations').fill(String(iterations));
+  await page.getByLabel('Tasks per iteration').fill('4');
+  await page.getByLabel('K episodes per task').fill('4');
+  await page.getByText('Advanced').click();
+  await page.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 8}}');
+}
+
+const progress = (page: Page) => page.getByTestId('train-progress');
+const iterationsDone = async (page: Page) => Number(await progress(page).getAttribute('data-iterations'));
+
+describe.runIf(shipped)('training runs in the lab', () => {
+  it('refuses a destructive lr on every path, undoes a too-large update, resumes after pause, and keeps one writer per run across tabs', { timeout: 400_000 }, async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const a = b.page;
+      await openTrain(a, 1);
+      const lr = a.getByLabel('Learning rate');
+      const error = a.getByTestId('train-error');
+      // every learning-rate path is validated the same way (algos/config.ts validateLoopConfig)
+      await lr.fill('1000000');
+      await a.getByTestId('train-start').click();
+      await expect.poll(() => error.textContent()).toMatch(/lr must lie in \(0, 1\), got 1000000/);
+      await lr.fill('0.001');
+      for (const [over, message] of [
+        // (each message differs from the one before, so a stale message cannot pass)
+        ['{"criticLr": 1e6}', /criticLr must lie in \(0, 1\), got 1000000/],
+        ['{"lr": 1e6}', /^lr must lie in \(0, 1\), got 1000000/],
+      ] as const) {
+        await a.getByTestId('train-overrides').fill(over);
+        await a.getByTestId('train-start').click();
+        await expect.poll(() => error.textContent()).toMatch(message);
+      }
+      expect(await progress(a).getAttribute('data-run')).toBeNull(); // no run was started
+
+      // lr 0.9 is in range, but its update moves the policy too far: undone before it goes live
+      await a.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 8}}');
+      await lr.fill('0.9');
+      await a.getByTestId('train-start').click();
+      await error.waitFor({ state: 'detached' }); // Start clears the last refusal
+      await a.locator('[data-testid=train-progress][data-phase=stopped], [data-testid=train-error]').first().waitFor({ timeout: 120_000 });
+      expect(await error.count()).toBe(0);
+      await expect(a.getByTestId('rollback').textContent()).resolves.toMatch(/Update undone\..*iteration 1.*the update moved the policy by KL .* per token/s);
+      // what is live is the run's adapter as restored (the rejected candidate never leaves the trainer)
+      const firstRun = await progress(a).getAttribute('data-run');
+      expect(firstRun).toMatch(RUN_ID);
+      await expect(a.getByTestId('adapters').getAttribute('data-worker-active')).resolves.toBe(`${firstRun}/policy`);
+
+      // a longer healthy run: Pause, then Resume at once, continues without an error
+      await lr.fill('0.001');
+      await a.getByTestId('iterations').fill('40');
+      await a.getByTestId('train-start').click();
+      await a.locator('[data-testid=train-progress][data-iterations="1"]').waitFor({ timeout: 120_000 });
+      const running = await progress(a).getAttribute('data-run');
+      expect(running).toMatch(RUN_ID);
+      expect(running).not.toBe(firstRun); // a new Start is a new run
+      await a.getByRole('button', { name: 'Pause' }).click();
+      await a.getByRole('button', { name: 'Resume' }).click();
+      const resumedFrom = await iterationsDone(a);
+      await expect.poll(() => iterationsDone(a), { timeout: 120_000 }).toBeGreaterThan(resumedFrom);
+      expect(await error.count()).toBe(0);
+      await expect(progress(a).getAttribute('data-phase')).resolves.toBe('running');
+
+      // a second tab: its Start makes its own run; continuing the run tab A trains is refused
+      const bPage = await b.context.newPage();
+      await openTrain(bPage, 1);
+      await bPage.getByTestId('train-start').click();
+      await bPage.locator('[data-testid=train-progress][data-phase=stopped], [data-testid=train-error]').first().waitFor({ timeout: 120_000 });
+      expect(await bPage.getByTestId('train-error').count()).toBe(0);
+      const own = await progress(bPage).getAttribute('data-run');
+      expect(own).toMatch(RUN_ID);
+      expect([firstRun, running]).not.toContain(own);
+      await bPage.getByTestId('train-run').selectOption(running!);
+      await bPage.getByTestId('train-start').click();
+      await expect.poll(() => bPage.getByTestId('train-error').textContent()).toMatch(/is being trained in another tab or window/);
+      // once tab A stops, the run is free: tab B continues it from its checkpoint
+      await a.getByRole('button', { name: 'Stop' }).click();
+      await expect.poll(() => progress(a).getAttribute('data-phase')).toBe('stopped');
+      await bPage.getByTestId('train-start').click();
+      await bPage.getByTestId('train-error').waitFor({ state: 'detached' }); // Start clears the refusal
+      await bPage.locator('[data-testid=train-progress][data-iterations="1"], [data-testid=train-error]').first().waitFor({ timeout: 120_000 });
+      expect(await bPage.getByTestId('train-error').allTextContents()).toEqual([]);
+      expect(await progress(bPage).getAttribute('data-run')).toBe(running);
+      expect(b.errors.filter((e) => !/W:onnxruntime/.test(e))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+});
