@@ -32,6 +32,8 @@ export interface BrowserOptions {
   /** Reuse a profile directory (for reopen-after-crash tests); a fresh one by default. */
   userDataDir?: string;
   viewport?: { width: number; height: number };
+  /** 'block' keeps the lab's service worker from caching the app and models (their bytes count against the quota). */
+  serviceWorkers?: 'allow' | 'block';
 }
 
 export interface Browser {
@@ -59,6 +61,7 @@ export async function launch(opts: BrowserOptions = {}): Promise<Browser> {
     executablePath: findChromium(),
     headless: true,
     args,
+    serviceWorkers: opts.serviceWorkers ?? 'allow',
     viewport: opts.viewport ?? { width: 1280, height: 800 },
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -4,8 +4,8 @@
 // episode ends on an agent message; Data's Resume then continues one in Play and Discard closes one. Play draws a turn only after the one transaction that holds its
 // two records (and the outcome, for the last) committed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
+import { readDb } from './storeDb.ts';
 import { Rng } from '../../src/rl/util/rng.ts';
 
 /** Kills per run (issue 22 asks for 20; TURNWISE_KILLS shortens a local try). */
@@ -16,41 +16,6 @@ beforeAll(async () => {
   server = await serveApp();
 });
 afterAll(async () => server?.close());
-
-interface StoredEpisode {
-  id: string;
-  createdAt: number;
-  status: string;
-  outcome: unknown;
-  roles: string[];
-  agentTexts: string[];
-}
-
-/** Every episode in the lab's database, read with the raw IndexedDB API (no app code involved). */
-function readDb(page: Page): Promise<StoredEpisode[]> {
-  return page.evaluate(
-    () =>
-      new Promise<StoredEpisode[]>((resolve, reject) => {
-        const open = indexedDB.open('turnwise');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction(['episodes', 'turns'], 'readonly');
-          const eps = tx.objectStore('episodes').getAll();
-          const turns = tx.objectStore('turns').getAll();
-          tx.oncomplete = () => {
-            const rows = turns.result as { episodeId: string; index: number; role: string; text: string }[];
-            resolve(
-              (eps.result as { id: string; createdAt: number; status: string; outcome: unknown }[]).map((e) => {
-                const mine = rows.filter((r) => r.episodeId === e.id).sort((a, b) => a.index - b.index);
-                return { id: e.id, createdAt: e.createdAt, status: e.status, outcome: e.outcome, roles: mine.map((r) => r.role), agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text) };
-              }),
-            );
-            open.result.close();
-          };
-        };
-      }),
-  );
-}
 
 describe('kill window', () => {
   it('keeps every turn drawn before a kill at 20 random moments; an interrupted one resumes or is discarded', async () => {

@@ -11,12 +11,21 @@ import { messagesOf } from '../store/turn.ts';
 /** What a recorder needs of a store. */
 export type EpisodeWriter = Pick<TrajectoryStore, 'beginEpisode' | 'commitTurn' | 'abortEpisode'>;
 
-/** One episode's writer. Methods resolve once the store has committed. */
+/**
+ * One episode's writer. Methods resolve once the store has committed. A turn the store refuses
+ * (quota exceeded, say) is kept, in order, and written before the next one: each later turn, and
+ * flush(), try the backlog again, so a write that failed costs nothing once space is freed, and no
+ * turn is ever stored out of order or skipped.
+ */
 export class EpisodeRecorder {
   private turns = 0;
   private totalReward = 0;
   /** True once a turn that ended the episode has been handed over. */
   finished = false;
+  /** Turns handed over and not yet committed, oldest first. */
+  private backlog: Turn[] = [];
+  /** An abort asked for and not yet committed: it goes after the backlog, never before a turn. */
+  private closeReason: string | null = null;
   /** Writes run one after another even when callers do not await (e.g. from an onTurn callback). */
   private queue: Promise<void> = Promise.resolve();
 
@@ -47,16 +56,34 @@ export class EpisodeRecorder {
     return rec;
   }
 
-  /** Appends one turn (two records) and, when it ends the episode, the outcome. */
+  /** Appends one turn (two records) and, when it ends the episode, the outcome; rejects while any turn is unwritten. */
   turn(turn: Turn): Promise<void> {
     if (turn.done) this.finished = true;
-    this.queue = this.queue.then(() => this.write(turn));
-    return this.queue;
+    this.backlog.push(turn);
+    return this.flush();
   }
 
-  /** Resolves when every turn handed over so far is committed. */
-  flushed(): Promise<void> {
-    return this.queue;
+  /** Writes every turn not yet committed, in order; resolves when none is left, rejects with the store's error. */
+  flush(): Promise<void> {
+    const run = this.queue.then(() => this.drain());
+    this.queue = run.catch(() => undefined); // a refused write must not block the retries behind it
+    return run;
+  }
+
+  /** Turns handed over that the store has not committed (they are retried by the next turn or flush). */
+  get unsaved(): number {
+    return this.backlog.length;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.backlog.length) {
+      await this.write(this.backlog[0]);
+      this.backlog.shift();
+    }
+    if (this.closeReason !== null) {
+      await this.store.abortEpisode(this.episodeId, this.closeReason);
+      this.closeReason = null;
+    }
   }
 
   private async write(turn: Turn): Promise<void> {
@@ -67,9 +94,12 @@ export class EpisodeRecorder {
     this.totalReward += turn.reward;
   }
 
-  /** Ends an unfinished episode (the person started another, or gave up). */
-  async abort(reason: string): Promise<void> {
-    await this.queue.catch(() => undefined);
-    await this.store.abortEpisode(this.episodeId, reason);
+  /**
+   * Ends an unfinished episode (the person started another, or gave up), after its unwritten turns:
+   * while the store refuses them it rejects, and flush() later writes both the turns and the abort.
+   */
+  abort(reason: string): Promise<void> {
+    this.closeReason = reason;
+    return this.flush();
   }
 }

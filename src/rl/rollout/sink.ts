@@ -28,6 +28,10 @@ export interface StoreSink {
   ids: Map<number, string>;
   /** Closes every episode still open as aborted (the rollout was stopped before they ended). */
   abort: (reason: string) => Promise<void>;
+  /** Turns the store refused (recorder.ts backlog), still to be written. */
+  unsaved: () => number;
+  /** Tries those turns again now, in order (each later turn also does); rejects with the store's error. */
+  flush: () => Promise<void>;
 }
 
 /**
@@ -37,6 +41,14 @@ export interface StoreSink {
 export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null; resumed?: Readonly<Record<number, ResumedEpisode>> } = {}): StoreSink {
   const recorders = new Map<number, EpisodeRecorder>();
   const ids = new Map<number, string>();
+  /** Episodes the rollout is done with whose last writes the store refused: kept until a flush writes them. */
+  const closing = new Set<EpisodeRecorder>();
+  /** Writes what `rec` still owes (its turns, then the abort when `reason` is given); on refusal it stays in `closing`. */
+  const close = async (rec: EpisodeRecorder, reason: string | null): Promise<void> => {
+    closing.add(rec);
+    await (reason !== null && !rec.finished ? rec.abort(reason) : rec.flush());
+    closing.delete(rec);
+  };
   const onEvent = async (e: RolloutEvent): Promise<void> => {
     if (e.kind === 'start') {
       const collaborative = isCollaborative(e.task.spec.family);
@@ -49,15 +61,24 @@ export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runI
     } else {
       const rec = recorders.get(e.slot);
       recorders.delete(e.slot);
-      if (rec && !rec.finished) await rec.abort(e.episode.truncated ? 'stopped at the rollout turn limit' : 'ended without a final turn');
+      if (rec) await close(rec, e.episode.truncated ? 'stopped at the rollout turn limit' : 'ended without a final turn');
     }
   };
   const abort = async (reason: string): Promise<void> => {
-    const open = [...recorders.values()].filter((r) => !r.finished);
+    const open = [...recorders.values()];
     recorders.clear();
-    for (const rec of open) await rec.abort(reason);
+    for (const rec of open) closing.add(rec);
+    for (const rec of open) await close(rec, reason);
   };
-  return { onEvent, ids, abort };
+  const unsaved = () => [...recorders.values(), ...closing].reduce((n, r) => n + r.unsaved, 0);
+  const flush = async (): Promise<void> => {
+    for (const rec of recorders.values()) await rec.flush();
+    for (const rec of [...closing]) {
+      await rec.flush();
+      closing.delete(rec);
+    }
+  };
+  return { onEvent, ids, abort, unsaved, flush };
 }
 
 /** Creates the run record `run.id` unless the store has it (a resumed training run keeps its record). */

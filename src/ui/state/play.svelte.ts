@@ -75,6 +75,10 @@ interface Running {
 export class PlaySession {
   /** Set when saving failed; the episode goes on, unsaved. */
   saveError = $state<string | null>(null);
+  /** Turns on screen the store refused (quota), kept for retrySave(). */
+  unsaved = $state(0);
+  /** Sinks (this episode's, or an earlier one's) holding turns the store refused. */
+  private unsavedSinks: StoreSink[] = [];
 
   /** The agent's reply as it streams in, token by token (policy only). */
   streaming = $state('');
@@ -291,12 +295,21 @@ export class PlaySession {
   /** One loop event: saved first, then shown. */
   private async land(ep: Running, e: RolloutEvent): Promise<void> {
     if (ep !== this.running) throw new Superseded('a new episode was started');
-    if (ep.sink) {
+    const sink = ep.sink;
+    if (sink) {
       try {
-        await ep.sink.onEvent(e);
+        await sink.onEvent(e);
+        if (this.unsavedSinks.includes(sink)) this.noteSaved();
       } catch (err) {
-        this.saveError = e.kind === 'start' ? `This episode is not being saved: ${(err as Error).message}` : `A turn could not be saved: ${(err as Error).message}`;
-        ep.sink = null;
+        if (e.kind === 'start') {
+          this.saveError = `This episode is not being saved: ${(err as Error).message}`;
+          ep.sink = null;
+        } else {
+          // The turn stays on screen and in the sink's backlog (rollout/recorder.ts): the next turn,
+          // or Retry saving, writes it once the store takes writes again. Nothing is dropped.
+          if (!this.unsavedSinks.includes(sink)) this.unsavedSinks.push(sink);
+          this.noteSaved((err as Error).message);
+        }
       }
     }
     if (e.kind === 'start') this.task = e.task;
@@ -304,6 +317,25 @@ export class PlaySession {
       this.request = null;
       this.turns = [...this.turns, { ...e.turn, feedback: null }];
     } else this.setStatus('done');
+  }
+
+  /** Writes the turns the store refused, in order; the notice says how many are still unsaved. */
+  async retrySave(): Promise<void> {
+    let error: string | undefined;
+    for (const sink of [...this.unsavedSinks]) await sink.flush().catch((e: Error) => (error ??= e.message));
+    this.noteSaved(error);
+  }
+
+  /** Recounts the refused turns and words the notice: why (the store's message), how many, what to do. */
+  private noteSaved(error?: string): void {
+    this.unsavedSinks = this.unsavedSinks.filter((sink) => sink.unsaved() > 0);
+    this.unsaved = this.unsavedSinks.reduce((n, sink) => n + sink.unsaved(), 0);
+    if (this.unsaved === 0) {
+      if (this.saveError?.includes('not saved yet')) this.saveError = null;
+      return;
+    }
+    const turns = this.unsaved === 1 ? '1 turn is' : `${this.unsaved} turns are`;
+    this.saveError = `${turns} not saved yet${error ? `: ${error}` : '.'} They stay on screen and are saved, in order, with the next turn or by Retry saving.`;
   }
 
   /** Ends the current episode's waits; its unfinished stored episode is closed with `reason`. */

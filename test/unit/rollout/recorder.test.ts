@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EpisodeRecorder } from '../../../src/rl/rollout/recorder.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
+import { QUOTA_MESSAGE, StoreError } from '../../../src/rl/store/errors.ts';
 import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 
@@ -78,7 +79,7 @@ describe('EpisodeRecorder', () => {
     const task = createEnv('guess').reset(spec);
     const rec = await EpisodeRecorder.begin(store, task, { policy: 'expert', adapter: null, critic: null }, { collaborative: true });
     const episode = await playEpisode(createAgent('expert', 'guess', { seed: 4 }), spec, { onEvent: (e) => (e.kind === 'turn' ? rec.turn(e.turn) : undefined) });
-    await rec.flushed();
+    await rec.flush();
     const stored = await store.getEpisode(rec.episodeId);
     expect(stored?.status).toBe('complete');
     expect(stored?.turns.length).toBe(1 + 2 * episode.turns.length);
@@ -86,6 +87,36 @@ describe('EpisodeRecorder', () => {
     expect(stored?.turns[1]).toMatchObject({ role: 'agent', text: episode.turns[0].action, reward: episode.turns[0].reward });
     expect(stored?.turns[2]).toMatchObject({ role: 'collaborator', text: episode.turns[0].observation, backend: 'simulator' });
     expect(stored?.outcome).toEqual({ success: episode.success, totalReward: expect.closeTo(episode.totalReward, 6), turns: episode.turns.length });
+    store.close();
+  });
+
+  it('keeps the turns a full store refuses and writes them, in order, once it takes writes again (issue 22 point 7)', async () => {
+    const store = await TrajectoryStore.open({ name: `quota-${Math.random()}` });
+    let full = false;
+    const writer = {
+      beginEpisode: store.beginEpisode.bind(store),
+      abortEpisode: store.abortEpisode.bind(store),
+      commitTurn: (...args: Parameters<TrajectoryStore['commitTurn']>) => (full ? Promise.reject(new StoreError('quota', QUOTA_MESSAGE)) : store.commitTurn(...args)),
+    };
+    const spec = { family: 'guess' as const, split: 'test' as const, seed: 4 };
+    const task = createEnv('guess').reset(spec);
+    const episode = await playEpisode(createAgent('expert', 'guess', { seed: 4 }), spec);
+    expect(episode.turns.length).toBeGreaterThanOrEqual(3);
+    const rec = await EpisodeRecorder.begin(writer, task, { policy: 'expert', adapter: null, critic: null }, { collaborative: true });
+    await rec.turn(episode.turns[0]);
+    full = true;
+    await expect(rec.turn(episode.turns[1])).rejects.toThrow(/Storage is full/);
+    await expect(rec.turn(episode.turns[2])).rejects.toThrow(/Storage is full/);
+    expect(rec.unsaved).toBe(2);
+    expect((await store.getEpisode(rec.episodeId))?.turns.length).toBe(3); // system + the first turn only
+    full = false;
+    for (const t of episode.turns.slice(3)) await rec.turn(t); // the next turn writes the backlog first
+    await rec.flush();
+    expect(rec.unsaved).toBe(0);
+    const stored = (await store.getEpisode(rec.episodeId))!;
+    expect(stored.status).toBe('complete');
+    expect(stored.turns.filter((t) => t.role === 'agent').map((t) => t.text)).toEqual(episode.turns.map((t) => t.action));
+    expect(stored.outcome).toEqual({ success: episode.success, totalReward: expect.closeTo(episode.totalReward, 6), turns: episode.turns.length });
     store.close();
   });
 });

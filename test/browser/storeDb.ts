@@ -1,0 +1,38 @@
+// Reads the lab's IndexedDB from the page with the raw IndexedDB API (no app code involved), so a
+// browser test checks what was really committed, not what the app believes it wrote.
+import type { Page } from 'playwright-core';
+
+export interface StoredEpisode {
+  id: string;
+  createdAt: number;
+  status: string;
+  outcome: unknown;
+  roles: string[];
+  agentTexts: string[];
+}
+
+/** Every episode in the lab's database with its turn records' roles and agent texts, in order. */
+export function readDb(page: Page): Promise<StoredEpisode[]> {
+  return page.evaluate(
+    () =>
+      new Promise<StoredEpisode[]>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(['episodes', 'turns'], 'readonly');
+          const eps = tx.objectStore('episodes').getAll();
+          const turns = tx.objectStore('turns').getAll();
+          tx.oncomplete = () => {
+            const rows = turns.result as { episodeId: string; index: number; role: string; text: string }[];
+            resolve(
+              (eps.result as { id: string; createdAt: number; status: string; outcome: unknown }[]).map((e) => {
+                const mine = rows.filter((r) => r.episodeId === e.id).sort((a, b) => a.index - b.index);
+                return { id: e.id, createdAt: e.createdAt, status: e.status, outcome: e.outcome, roles: mine.map((r) => r.role), agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text) };
+              }),
+            );
+            open.result.close();
+          };
+        };
+      }),
+  );
+}
