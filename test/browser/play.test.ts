@@ -1,6 +1,8 @@
-// Play in real Chromium: a person answers the agent through the reply box until the episode ends;
-// a RAGEN game goes move by move on "Next move", and starting another episode mid-way closes the
-// unfinished one in the store (the Data view lists it as aborted beside the finished one).
+// Play in real Chromium: a person answers the agent through the Yes / No buttons and the reply box
+// until the episode ends (each answer read back under its bubble, an unclear one asked about again,
+// the environment's status on its own line); a RAGEN game goes move by move on "Next move", and
+// starting another episode mid-way closes the unfinished one in the store (the Data view lists it as
+// aborted beside the finished one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
 
@@ -11,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 describe('Play view', () => {
-  it('plays a full guess episode with the person typing every reply', async () => {
+  it('plays a full guess episode as the person: a button, free text read back, asked again when unclear', async () => {
     const b = await launch({ webgpu: false });
     try {
       const { page } = b;
@@ -20,19 +22,49 @@ describe('Play view', () => {
       await page.getByTestId('agent-kind').selectOption('expert');
       await page.getByTestId('new-episode').click();
       await expect(page.getByTestId('hidden-info').innerText()).resolves.toMatch(/never to the agent/);
-      let replies = 0;
+      const box = page.getByTestId('reply-box');
+      const bubbles = page.getByTestId('observation');
+      // the scripted expert's simulator never errs, so its suggestion says the truth
+      const truth = async () => ((await page.getByTestId('suggestion').innerText()).startsWith('Yes') ? 'yes' : 'no');
+
+      // first question: the Yes / No button; the bubble holds the answer, the status its own line
+      await box.waitFor();
+      const first = await truth();
+      await page.getByTestId(`answer-${first}`).click();
+      await expect.poll(() => bubbles.count()).toBe(1);
+      await expect(bubbles.nth(0).getByTestId('reading').innerText()).resolves.toBe(`read as: ${first}`);
+      await expect(bubbles.nth(0).innerText()).resolves.not.toMatch(/Remaining|Turns left/);
+      await expect(page.getByTestId('env-status').nth(0).innerText()).resolves.toMatch(/Remaining: .+\. Turns left: 4\./);
+
+      // second question: a hedge is asked about again and nothing is sent; then free text, read back
+      await box.waitFor();
+      const second = await truth();
+      await box.fill('sort of');
+      await box.press('Enter');
+      await expect(page.getByTestId('ask-again').innerText()).resolves.toMatch(/could not tell whether “sort of” was a yes or a no/);
+      expect(await bubbles.count()).toBe(1);
+      const words = second === 'yes' ? 'I think so' : "I don't think so";
+      await box.fill(words);
+      await box.press('Enter');
+      await expect.poll(() => bubbles.count()).toBe(2);
+      await expect(bubbles.nth(1).getByTestId('reply-text').innerText()).resolves.toBe(words);
+      await expect(bubbles.nth(1).getByTestId('reading').innerText()).resolves.toBe(`read as: ${second}`);
+      expect(await page.getByTestId('ask-again').count()).toBe(0);
+
+      // then the simulator's words as the person's own, sent by keyboard, to the end
+      let replies = 2;
       while (!(await page.getByTestId('outcome').count())) {
         await page.locator('[data-testid=reply-box], [data-testid=outcome]').first().waitFor();
         if (await page.getByTestId('outcome').count()) break;
-        // Take the simulator's suggestion as the person's own answer, then send it by keyboard.
         await page.getByTestId('suggestion').click();
-        await page.getByTestId('reply-box').press('Enter');
+        await box.press('Enter');
         replies++;
         expect(replies).toBeLessThan(12);
       }
       await expect(page.getByTestId('outcome').getAttribute('data-success')).resolves.toBe('true');
-      expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(1);
+      expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(2);
       await expect(page.getByText('You', { exact: true }).count()).resolves.toBe(replies);
+      for (const text of await bubbles.allInnerTexts()) expect(text).not.toMatch(/Remaining:|Turns left/);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
       await b.close();

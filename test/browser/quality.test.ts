@@ -61,6 +61,9 @@ describe('lab qualities', () => {
       for (const payload of XSS.slice(0, 2)) {
         await page.getByTestId('reply-box').fill(payload);
         await page.getByTestId('reply-box').press('Enter');
+        // guess cannot read markup as a yes or a no and asks again; Not sure sends it as typed
+        await page.getByTestId('ask-again').waitFor();
+        await page.getByTestId('answer-unknown').click();
         await page.getByTestId('reply-box').or(page.getByTestId('outcome')).first().waitFor();
       }
       await expect(page.getByText(XSS[0]).count()).resolves.toBeGreaterThan(0);

@@ -4,7 +4,12 @@
 // families, on "Next move" for the RAGEN games) and the collaborator's reply. Each turn is committed
 // to the store (rollout/sink.ts) before it is drawn and before the agent moves again, so what the
 // person sees is what was saved. Models run in the policy worker; the environment runs here.
+// A person's typed answer to a `guess` question is read before it is sent (envs/guess/answers.ts):
+// when the reader cannot tell yes from no, the view asks again instead of wasting the turn.
 import { proxy } from 'comlink';
+import { readReply } from '../../rl/envs/guess/answers.ts';
+import { GUESS_REPLIES } from '../../rl/envs/guess/env.ts';
+import { ATTRIBUTES } from '../../rl/envs/guess/table.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { AgentKind, CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
@@ -22,6 +27,13 @@ export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'err
 export type PlayTurn = Turn & {
   feedback: 'up' | 'down' | null;
 };
+
+/** The attribute a pending `guess` question asks about (ATTRIBUTES index), or null for any other request. */
+function askedAttribute(request: CollaboratorRequest | null): number | null {
+  if (request?.family !== 'guess' || request.parsed.kind !== 'question') return null;
+  const a = ATTRIBUTES.findIndex((x) => x.key === request.parsed.attribute);
+  return a >= 0 ? a : null;
+}
 
 /** Agent kinds the Play view offers: the learned policy (when the shipped models loaded) or a scripted one. */
 export type PlayAgentKind = AgentKind | 'policy';
@@ -94,6 +106,8 @@ export class PlaySession {
   request = $state.raw<CollaboratorRequest | null>(null);
   status = $state<PlayStatus>('idle');
   error = $state<string | null>(null);
+  /** A typed answer the reader could not tell yes from no; the view asks again (answer()) before anything is sent. */
+  unsure = $state<string | null>(null);
 
   private running: Running | null = null;
   /** Callers of agentTurn() waiting for the step to land. */
@@ -103,6 +117,8 @@ export class PlaySession {
   readonly collaborative = $derived(FAMILIES[this.family]?.collaborative ?? false);
   readonly totalReward = $derived(this.turns.reduce((a, t) => a + t.reward, 0));
   readonly success = $derived(this.turns.at(-1)?.info.success ?? false);
+  /** The pending request is a `guess` yes/no question: the view offers Yes / No / Not sure. */
+  readonly asksYesNo = $derived(this.request?.family === 'guess' && this.request.parsed.kind === 'question');
 
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
   async start(seed?: number): Promise<void> {
@@ -157,6 +173,7 @@ export class PlaySession {
     this.task = null;
     this.turns = turns;
     this.request = null;
+    this.unsure = null;
     this.error = null;
     this.streaming = '';
     // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
@@ -192,13 +209,39 @@ export class PlaySession {
     return this.status === 'thinking' ? new Promise((resolve) => this.landed.push(resolve)) : Promise.resolve();
   }
 
-  /** Sends the collaborator's reply: the person's text, or (simulated) the simulator's suggestion. */
-  reply(text: string, source: 'person' | 'simulated' = 'person'): void {
+  /**
+   * Sends the collaborator's reply: the person's text, or (simulated) the simulator's suggestion. A
+   * person's answer to a `guess` question that reads as neither yes nor no is held back: 'unsure'
+   * (and `unsure` set) until answer() settles it or another text reads clearly.
+   */
+  reply(text: string, source: 'person' | 'simulated' = 'person'): 'sent' | 'unsure' | 'ignored' {
+    if (this.status !== 'reply' || !this.running?.answer) return 'ignored';
+    const attribute = source === 'person' ? askedAttribute(this.request) : null;
+    if (attribute !== null && readReply(text, attribute).kind === 'unsure') {
+      this.unsure = text;
+      return 'unsure';
+    }
+    this.send(source === 'simulated' ? null : text);
+    return 'sent';
+  }
+
+  /**
+   * The person's Yes / No / Not sure for a `guess` question: sends the simulated collaborator's
+   * plain phrasing ("Yes.", "No.", "I don't know."), or, for Not sure after an unclear answer, that
+   * answer as typed (the environment reads it as unknown).
+   */
+  answer(kind: 'yes' | 'no' | 'unknown'): void {
+    if (this.status !== 'reply' || !this.running?.answer) return;
+    this.send(kind === 'unknown' && this.unsure !== null ? this.unsure : GUESS_REPLIES[kind][0]);
+  }
+
+  private send(text: string | null): void {
     const answer = this.running?.answer;
-    if (this.status !== 'reply' || !answer || !this.running) return;
+    if (!answer || !this.running) return;
     this.running.answer = null;
+    this.unsure = null;
     this.setStatus('thinking');
-    answer.resolve(source === 'simulated' ? null : text);
+    answer.resolve(text);
   }
 
   /** Lets the simulated collaborator answer the pending question. */

@@ -7,6 +7,7 @@ import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
 import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
+import { readReply } from './answers.ts';
 import { filterRemaining, greedyDepth, informationGain } from './logic.ts';
 import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature } from './table.ts';
 
@@ -37,6 +38,11 @@ const YES = ['Yes.', 'Yes, that is right.', 'Yes, it is.'];
 const NO = ['No.', 'No, that is wrong.', 'No, it is not.'];
 const UNKNOWN = ["I don't know.", 'I am not sure.'];
 
+/** The simulated collaborator's phrasings of each answer; the first of each is what a person's Yes / No / Not sure button sends. */
+export const GUESS_REPLIES: { readonly [K in 'yes' | 'no' | 'unknown']: readonly string[] } = { yes: YES, no: NO, unknown: UNKNOWN };
+// The simulated collaborator's replies skip the reader (~40 µs a reply; it reads them the same, see guessAnswers.test.ts).
+const CANONICAL = new Map<string, 'yes' | 'no' | 'unknown'>([...YES.map((p) => [p, 'yes'] as const), ...NO.map((p) => [p, 'no'] as const), ...UNKNOWN.map((p) => [p, 'unknown'] as const)]);
+
 type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: number } | { kind: 'unknown-question' } | { kind: 'invalid' };
 
 // Longest names first so "polar bear" wins over "bear"-like prefixes.
@@ -66,13 +72,17 @@ export function parseGuessAction(message: string): Parsed {
   return { kind: 'invalid' };
 }
 
-/** Reads a collaborator reply as yes, no or unknown. */
-export function readAnswer(reply: string): 'yes' | 'no' | 'unknown' {
-  const t = reply.toLowerCase();
-  if (/don'?t know|not sure|no idea|unsure|can'?t (say|tell)|cannot (say|tell)/.test(t)) return 'unknown';
-  if (/\b(no|nope|not|wrong|false|isn'?t|doesn'?t|can'?t)\b/.test(t)) return 'no';
-  if (/\b(yes|yeah|yep|right|correct|true)\b/.test(t)) return 'yes';
-  return 'unknown';
+/**
+ * Reads a collaborator reply to a question about `attribute` (ATTRIBUTES index; omitted: restatements
+ * are not read) as yes, no or unknown. A reply the reader is unsure of counts as unknown: the lab asks
+ * a person again before it gets here (answers.ts), and the simulated collaborator's phrasings are
+ * always read exactly.
+ */
+export function readAnswer(reply: string, attribute?: number): 'yes' | 'no' | 'unknown' {
+  const canonical = CANONICAL.get(reply);
+  if (canonical) return canonical;
+  const r = readReply(reply, attribute);
+  return r.kind === 'unsure' ? 'unknown' : r.kind;
 }
 
 function drawCandidates(rng: Rng, k: number, maxQuestions: number): { candidates: number[]; item: number } | null {
@@ -180,7 +190,7 @@ export class GuessEnv extends BaseEnv {
     const gain = attribute >= 0 ? informationGain(this.remaining, attribute) : 0;
     const repeated = attribute >= 0 && this.asked.has(attribute);
     if (attribute >= 0) this.asked.add(attribute);
-    const answer = attribute >= 0 ? readAnswer(reply) : 'unknown';
+    const answer = attribute >= 0 ? readAnswer(reply, attribute) : 'unknown';
     if (answer !== 'unknown') this.remaining = filterRemaining(this.remaining, attribute, answer === 'yes');
     const useless = gain === 0;
     const after = this.remaining.length;
