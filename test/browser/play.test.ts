@@ -5,6 +5,8 @@
 // aborted beside the finished one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
+import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
+import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -96,6 +98,31 @@ describe('Play view', () => {
       await expect.poll(() => rows.count()).toBe(2);
       const statuses = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')).sort());
       expect(statuses).toEqual(['aborted', 'complete']);
+      expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('draws frontend designs with the lab rasteriser in a canvas, pixel for pixel the ones the score compares', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/play`);
+      await page.getByTestId('family').selectOption('frontend');
+      await page.getByTestId('agent-kind').selectOption('expert');
+      await playToEnd(page);
+      const renders = page.getByTestId('design-render');
+      // the target in the hidden information, and one page per agent turn that sent HTML
+      await expect.poll(() => renders.count()).toBeGreaterThanOrEqual(2);
+      expect(await page.locator('iframe').count()).toBe(0);
+      const pixels = await renders.locator('canvas').evaluateAll((cs) =>
+        (cs as HTMLCanvasElement[]).map((c) => Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data.filter((_, i) => i % 4 !== 3))),
+      );
+      const hidden = await page.evaluate(() => document.querySelector('[data-testid=hidden-info] dd')?.textContent ?? '');
+      const target = rasterize(parseHtml(hidden));
+      expect(pixels[0]).toEqual(Array.from(target));
+      for (const p of pixels.slice(1)) expect(new Set(p).size).toBeGreaterThan(1); // every draft drew something
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
       await b.close();

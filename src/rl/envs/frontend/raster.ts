@@ -1,7 +1,8 @@
 // Deterministic rasteriser and visual similarity for the frontend family. Integer arithmetic only
 // (block layout, 3×5 hashed glyphs), so Node and every browser produce identical pixels; the one
-// division at the end is IEEE-exact. The UI shows real renders in sandboxed iframes; scores come
-// from here.
+// division at the end is IEEE-exact. Scores come from here, and so do the pictures the lab shows a
+// person (ui/components/DesignRender.svelte draws these pixels into a canvas): no design's HTML is
+// ever parsed by the browser.
 //
 // Layout: blocks stack top to bottom; each moves down by margin-top, starts at margin-left, spans
 // width (default: to the right edge) × height (default: font-size + 4), fills its background and
