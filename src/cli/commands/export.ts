@@ -9,7 +9,7 @@ import { UsageError, parseOptions, report, type Command } from '../command.ts';
 import { prepareOutFile } from '../output.ts';
 import { decodeAny, validateImport, type ImportFormat } from '../../rl/store/importer.ts';
 import { readLines } from '../../rl/store/formats/lines.ts';
-import { EXPORT_FORMATS, encodeExport, isExportFormat } from '../../rl/store/formats/index.ts';
+import { EXPORT_FORMATS, encodeExport, isExportFormat, noPairsReason, type PairingSummary } from '../../rl/store/formats/index.ts';
 import type { PortableRecord } from '../../rl/store/schema.ts';
 
 /** The records of a file already known to be valid, streamed (decoded as validation read it). */
@@ -49,11 +49,12 @@ export const exportCommand: Command = {
     const out = await open(partial, 'w');
     let bytes = 0;
     let written = 0;
+    const seen: { pairing?: PairingSummary } = {};
     try {
       const onProgress = (p: { records: number }) => {
         written = p.records;
       };
-      for await (const chunk of encodeExport(values.format, records(values.in, from, now), { onProgress })) {
+      for await (const chunk of encodeExport(values.format, records(values.in, from, now), { onProgress, onPairing: (p) => (seen.pairing = p) })) {
         await out.write(chunk);
         bytes += chunk.length;
       }
@@ -66,8 +67,8 @@ export const exportCommand: Command = {
     }
     const result = { ok: true, in: values.in, from: check.format, detected: check.detected, out: values.out, format: values.format, records: written, runs: check.counts.runs, episodes: check.counts.episodes, bytes };
     // Pairs need two finished episodes of one task; `eval` plays each task once, so say where pairs come from.
-    const noPairs = written === 0 && (values.format === 'dpo' || values.format === 'turn-dpo') && check.counts.episodes > 0;
-    const hint = noPairs ? '\n  no pairs: they need two or more finished episodes of the same task with different returns (e.g. `turnwise passkt --n 4 --out FILE`)' : '';
+    const none = seen.pairing ? noPairsReason(seen.pairing) : null;
+    const hint = none ? `\n  no pairs: ${none} (e.g. \`turnwise passkt --n 4 --out FILE\` plays each task 4 times)` : '';
     report(!!values.json, result, () => `${values.out}: ${values.format}, ${written} records (${check.counts.episodes} episodes), ${bytes} bytes${hint}`);
     return 0;
   },

@@ -11,7 +11,7 @@ export { StoreError, type StoreErrorCode } from './errors.ts';
 export * from './schema.ts';
 export * from './turn.ts';
 export { importFile, validateImport, type ImportFormat, type ImportTarget, type ValidateOptions, type ValidationReport } from './importer.ts';
-export { EXPORT_FORMATS, encodeExport, isExportFormat, type ExportFormat } from './formats/index.ts';
+export { EXPORT_FORMATS, encodeExport, isExportFormat, isPairFormat, noPairsReason, type ExportFormat, type PairingSummary } from './formats/index.ts';
 export { readLines, textSource, collectText, type ByteSource, type LineEvent } from './formats/lines.ts';
 export type { LineIssue } from './formats/turnwise.ts';
 export { playedRecord, cliRunRecord, type PlayedMeta } from './played.ts';

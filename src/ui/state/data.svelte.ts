@@ -1,7 +1,7 @@
 // State of the Data view: the episode table (filters, paging), delete with undo, export and import
 // with progress and a validation report, and storage used vs quota. All work goes through the
 // TrajectoryStore; this class keeps the person's selection and the latest results.
-import { encodeExport, importFile, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type RestoreToken, type RunRecord, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
+import { encodeExport, importFile, isPairFormat, noPairsReason, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type PairingSummary, type RestoreToken, type RunRecord, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
 
 export interface Progress {
   label: string;
@@ -99,17 +99,29 @@ export class DataState {
     await this.refresh();
   }
 
-  /** Streams every listed episode into a file of the chosen format and offers it for download. */
+  /**
+   * Streams every listed episode into a file of the chosen format and offers it for download. A
+   * pair format (dpo, turn-dpo) that forms no pair offers no empty file: the message says why.
+   */
   async exportAll(format: ExportFormat): Promise<void> {
     const store = this.store();
     if (!store) return;
     const filter = this.storeFilter();
     const total = await store.countEpisodes(filter);
-    this.progress = { label: `Exporting ${format}`, done: 0, total };
+    const label = `Exporting ${format}`;
+    this.progress = { label, done: 0, total };
     try {
       const chunks: Uint8Array[] = [];
-      const records = store.exportRecords(filter, { onProgress: (done) => (this.progress = { label: `Exporting ${format}`, done, total }) });
-      for await (const chunk of encodeExport(format, records)) chunks.push(chunk);
+      const seen: { pairing?: PairingSummary } = {};
+      const records = store.exportRecords(filter, { onProgress: (done) => (this.progress = { label, done, total }) });
+      for await (const chunk of encodeExport(format, records, { onPairing: (p) => (seen.pairing = p) })) chunks.push(chunk);
+      const episodes = `${total} episode${total === 1 ? '' : 's'}`;
+      const pairing = seen.pairing;
+      const none = pairing ? noPairsReason(pairing) : null;
+      if (isPairFormat(format) && none) {
+        this.message = `Nothing exported: no ${format} pairs in ${episodes}: ${none}. Play one task again (Settings: a fixed episode seed) with another agent, or export a training run, which plays each task K times.`;
+        return;
+      }
       const meta = EXPORT_FORMATS[format];
       const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: meta.mime }));
       const a = document.createElement('a');
@@ -117,7 +129,8 @@ export class DataState {
       a.download = `turnwise-episodes${meta.extension}`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      this.message = `Exported ${total} episodes as ${format}.`;
+      const pairs = pairing ? ` (${pairing.pairs} pair${pairing.pairs === 1 ? '' : 's'})` : '';
+      this.message = `Exported ${episodes} as ${format}${pairs}.`;
     } catch (e) {
       this.message = `Export failed: ${(e as Error).message}`;
     } finally {

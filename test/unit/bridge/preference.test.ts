@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { divergence, episodePairs, turnPairs, type PreferenceRecord } from '../../../src/rl/store/formats/preference.ts';
+import { divergence, episodePairs, noPairsReason, pairEpisodes, pairTurns, turnPairs, type PairingSummary, type PreferenceRecord } from '../../../src/rl/store/formats/preference.ts';
 import { encodeExport } from '../../../src/rl/store/formats/index.ts';
 import { readSafetensors } from '../../../src/rl/model/safetensors.ts';
 import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
@@ -102,6 +102,44 @@ describe('preference pairs', () => {
       // a first-turn pair's prompt is the task prompt alone; TRL refuses a prompt ending in a system message
       expect(lines[0].prompt).toEqual([sys]);
       expect(lines[0].system_prompt).toBe(true);
+    }
+  });
+});
+
+describe('when no pair forms', () => {
+  // What exporting Play's episodes gave before (issue 20): 0 bytes and "Exported 20 episodes". Play
+  // gives each episode a new task, so there is nothing to pair; the summary says so.
+  const play = [ep('a', 1, ['guess: cat', 'Correct!'], 1), ep('b', 2, ['guess: cow', 'Wrong.'], 0), ep('c', 3, ['mammal?', 'Yes.'], 0.5)];
+
+  it('says every task was played once', () => {
+    const { pairs, summary } = pairEpisodes(play);
+    expect(pairs).toEqual([]);
+    expect(summary).toEqual<PairingSummary>({ level: 'episode', episodes: 3, finished: 3, tasks: 3, candidates: 0, scoredTurns: 0, credit: null, pairs: 0 });
+    expect(noPairsReason(summary)).toBe('the 3 finished episodes are of 3 different tasks, each played once: a pair needs two finished episodes of the same task (family, split, seed and options)');
+    const turns = pairTurns(play).summary;
+    expect(turns).toMatchObject({ level: 'turn', finished: 3, tasks: 3, candidates: 0, scoredTurns: 3, pairs: 0 });
+    expect(noPairsReason(turns)).toMatch(/^the 3 finished episodes are of 3 different tasks, each played once, and no two of them answer the same task and history with different replies/);
+  });
+
+  it('says when the episodes are unfinished, tied, or lack the credit asked for', () => {
+    const unfinished = play.map((e) => ({ ...e, status: 'interrupted' as const, outcome: null }));
+    expect(noPairsReason(pairEpisodes(unfinished).summary)).toBe('none of the 3 episodes is finished (complete, with an outcome), and only finished episodes are paired');
+    const tied = [ep('a', 1, ['guess: cat', 'Correct!'], 1), ep('b', 1, ['mammal?', 'Yes.', 'guess: cat', 'Correct!'], 1)];
+    expect(noPairsReason(pairEpisodes(tied).summary)).toMatch(/^the 1 task played more than once scored the same in every episode/);
+    expect(noPairsReason(pairTurns(tied).summary)).toMatch(/^the 1 history answered with different replies scored the same/);
+    expect(noPairsReason(pairTurns(tied, { credit: 'sweet' }).summary)).toBe('the 2 finished episodes carry no stored "sweet" credit to rank their replies by');
+    expect(noPairsReason(pairEpisodes([]).summary)).toBe('there are no episodes to pair');
+    expect(noPairsReason(pairEpisodes([ep('w', 1, ['a', 'x'], 1), ep('l', 1, ['b', 'x'], 0)]).summary)).toBeNull();
+  });
+
+  it('reaches encodeExport callers before the (empty) output', async () => {
+    for (const f of ['dpo', 'turn-dpo'] as const) {
+      const seen: PairingSummary[] = [];
+      const chunks: Uint8Array[] = [];
+      for await (const c of encodeExport(f, play, { onPairing: (s) => seen.push(s) })) chunks.push(c);
+      expect(chunks).toEqual([]);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ episodes: 3, pairs: 0 });
     }
   });
 });

@@ -8,7 +8,7 @@ import { encodeChat } from './chat.ts';
 import { encodeSweet } from './sweet.ts';
 import { encodeTurnwise, type EncodeProgress } from './turnwise.ts';
 import { encodeVerlParquet } from './verl.ts';
-import { encodeDpo, encodeTurnDpo } from './preference.ts';
+import { encodeDpo, encodeTurnDpo, noPairsReason, type PairingSummary } from './preference.ts';
 
 export type ExportFormat = 'jsonl' | 'chat' | 'sweet' | 'parquet' | 'dpo' | 'turn-dpo';
 
@@ -23,18 +23,29 @@ export const EXPORT_FORMATS: Record<ExportFormat, { extension: string; mime: str
 
 export const isExportFormat = (s: string): s is ExportFormat => Object.hasOwn(EXPORT_FORMATS, s);
 
+/** True for the formats whose lines are pairs formed from several episodes (they can be empty when no pair forms). */
+export const isPairFormat = (f: ExportFormat): f is 'dpo' | 'turn-dpo' => f === 'dpo' || f === 'turn-dpo';
+
+export interface EncodeExportOptions {
+  onProgress?: (p: EncodeProgress) => void;
+  /** dpo and turn-dpo: what pairing saw, before the first chunk (noPairsReason says why none formed). */
+  onPairing?: (s: PairingSummary) => void;
+  chunkBytes?: number;
+}
+
 /** Encodes `records` in `format` as UTF-8 byte chunks of about `chunkBytes` (Parquet: one chunk at the end). */
 export async function* encodeExport(
   format: ExportFormat,
   records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
-  opts: { onProgress?: (p: EncodeProgress) => void; chunkBytes?: number } = {},
+  opts: EncodeExportOptions = {},
 ): AsyncGenerator<Uint8Array> {
   if (format === 'parquet') {
     yield await encodeVerlParquet(records, { onProgress: opts.onProgress });
     return;
   }
-  const encoders = { jsonl: encodeTurnwise, chat: encodeChat, sweet: encodeSweet, dpo: encodeDpo, 'turn-dpo': encodeTurnDpo } as const;
-  const lines = encoders[format](records, opts.onProgress);
+  const lines = isPairFormat(format)
+    ? (format === 'dpo' ? encodeDpo : encodeTurnDpo)(records, opts.onProgress, { onSummary: opts.onPairing })
+    : { jsonl: encodeTurnwise, chat: encodeChat, sweet: encodeSweet }[format](records, opts.onProgress);
   const encoder = new TextEncoder();
   const chunkChars = opts.chunkBytes ?? 1 << 20;
   let pending: string[] = [];
@@ -51,4 +62,4 @@ export async function* encodeExport(
   if (pending.length) yield encoder.encode(pending.join(''));
 }
 
-export { encodeChat, encodeDpo, encodeSweet, encodeTurnDpo, encodeTurnwise, encodeVerlParquet };
+export { encodeChat, encodeDpo, encodeSweet, encodeTurnDpo, encodeTurnwise, encodeVerlParquet, noPairsReason, type PairingSummary };

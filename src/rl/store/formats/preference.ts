@@ -98,12 +98,63 @@ export function divergence(a: PairMessage[], b: PairMessage[]): number {
 
 const agentTurnsBefore = (m: PairMessage[], k: number) => m.slice(0, k).filter((x) => x.role === 'assistant').length;
 
+/**
+ * What pairing saw among the episodes it was given: enough to say why an export holds no pair
+ * (noPairsReason). Play gives every episode a new task unless the seed is fixed, so "no pairs" is
+ * the usual result of exporting Play's episodes, not a fault.
+ */
+export interface PairingSummary {
+  level: 'episode' | 'turn';
+  /** Episode records given. */
+  episodes: number;
+  /** Those complete with an outcome (the only ones paired). */
+  finished: number;
+  /** Distinct tasks (family, split, seed, options) among the finished ones. */
+  tasks: number;
+  /** dpo: tasks with two or more finished episodes; turn-dpo: shared histories answered with two or more different replies. */
+  candidates: number;
+  /** turn-dpo: agent turns that had a score (the named credit estimator's value, or the episode's return). */
+  scoredTurns: number;
+  /** The credit estimator asked for (turn-dpo), if any. */
+  credit: string | null;
+  pairs: number;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Why pairing formed no pair, in one sentence; null when it formed some. */
+export function noPairsReason(s: PairingSummary): string | null {
+  if (s.pairs > 0) return null;
+  if (s.episodes === 0) return 'there are no episodes to pair';
+  if (s.finished === 0) return `none of the ${plural(s.episodes, 'episode')} is finished (complete, with an outcome), and only finished episodes are paired`;
+  const finished = `the ${plural(s.finished, 'finished episode')}`;
+  if (s.level === 'turn' && s.credit !== null && s.scoredTurns === 0) return `${finished} carry no stored "${s.credit}" credit to rank their replies by`;
+  if (s.candidates === 0) {
+    const spread = s.tasks === s.finished ? (s.tasks === 1 ? 'are of one task, played once' : `are of ${s.tasks} different tasks, each played once`) : `are of ${plural(s.tasks, 'task')}`;
+    return s.level === 'episode'
+      ? `${finished} ${spread}: a pair needs two finished episodes of the same task (family, split, seed and options)`
+      : `${finished} ${spread}, and no two of them answer the same task and history with different replies: a pair needs that`;
+  }
+  return s.level === 'episode'
+    ? `the ${plural(s.candidates, 'task')} played more than once scored the same in every episode (or repeated the same dialogue): a pair needs one episode that did strictly better`
+    : `the ${plural(s.candidates, 'history', 'histories')} answered with different replies scored the same for each reply: a pair needs one reply that did strictly better`;
+}
+
 /** Episode-level pairs over finished episodes of the same task. */
 export function episodePairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): PreferenceRecord[] {
+  return pairEpisodes(episodes, opts).pairs;
+}
+
+/** Episode-level pairs and what pairing saw. */
+export function pairEpisodes(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): { pairs: PreferenceRecord[]; summary: PairingSummary } {
   const margin = opts.minMargin ?? 0;
   const max = opts.pairsPerContext ?? 4;
   const out: PreferenceRecord[] = [];
-  for (const [key, group] of groupBy([...episodes].filter(finished), taskKey)) {
+  const all = [...episodes];
+  const groups = groupBy(all.filter(finished), taskKey);
+  let candidates = 0;
+  for (const [key, group] of groups) {
+    if (group.length > 1) candidates++;
     const ret = (e: EpisodeRecord) => e.outcome?.totalReward ?? 0;
     const ranked = group.slice().sort((a, b) => ret(b) - ret(a) || (a.id < b.id ? -1 : 1));
     for (const [c, r] of halves(ranked, ret, margin, max)) {
@@ -128,7 +179,8 @@ export function episodePairs(episodes: Iterable<EpisodeRecord>, opts: PairOption
       });
     }
   }
-  return out;
+  const finishedCount = [...groups.values()].reduce((n, g) => n + g.length, 0);
+  return { pairs: out, summary: { level: 'episode', episodes: all.length, finished: finishedCount, tasks: groups.size, candidates, scoredTurns: 0, credit: null, pairs: out.length } };
 }
 
 /** The per-turn score of agent turn `i` of `e`: the named estimator's credit, else the episode's return. */
@@ -164,17 +216,30 @@ export function turnPairRecord(
 
 /** Per-turn pairs: agent replies to an identical history of the same task, ranked by per-turn score. */
 export function turnPairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): PreferenceRecord[] {
+  return pairTurns(episodes, opts).pairs;
+}
+
+/** Per-turn pairs and what pairing saw. */
+export function pairTurns(episodes: Iterable<EpisodeRecord>, opts: PairOptions = {}): { pairs: PreferenceRecord[]; summary: PairingSummary } {
   const margin = opts.minMargin ?? 0;
   const max = opts.pairsPerContext ?? 4;
   type Reply = { text: string; sum: number; n: number; episode: string };
   const contexts = new Map<string, { prompt: PairMessage[]; e: EpisodeRecord; replies: Map<string, Reply> }>();
+  let seen = 0;
+  let done = 0;
+  let scoredTurns = 0;
+  const tasks = new Set<string>();
   for (const e of episodes) {
+    seen++;
     if (!finished(e)) continue;
+    done++;
+    tasks.add(taskKey(e));
     const msgs = messagesOf(e);
     e.turns.forEach((t, i) => {
       if (t.role !== 'agent') return;
       const score = turnScore(e, i, opts.credit);
       if (score === null) return;
+      scoredTurns++;
       const prompt = msgs.slice(0, i);
       const key = `${taskKey(e)}\u0000${JSON.stringify(prompt)}`;
       let ctx = contexts.get(key);
@@ -187,8 +252,10 @@ export function turnPairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions =
     });
   }
   const out: PreferenceRecord[] = [];
+  let candidates = 0;
   for (const { prompt, e, replies } of contexts.values()) {
     if (replies.size < 2) continue;
+    candidates++;
     const mean = (r: Reply) => r.sum / r.n;
     const ranked = [...replies.values()].sort((a, b) => mean(b) - mean(a) || (a.text < b.text ? -1 : 1));
     for (const [c, r] of halves(ranked, mean, margin, max)) {
@@ -197,20 +264,29 @@ export function turnPairs(episodes: Iterable<EpisodeRecord>, opts: PairOptions =
       );
     }
   }
-  return out;
+  return { pairs: out, summary: { level: 'turn', episodes: seen, finished: done, tasks: tasks.size, candidates, scoredTurns, credit: opts.credit ?? null, pairs: out.length } };
+}
+
+/** Options of the dpo and turn-dpo encoders: how pairs are formed, and who hears what pairing saw. */
+export interface PairEncodeOptions extends PairOptions {
+  /** Called once, after pairing and before the first line: say why there is no line (noPairsReason). */
+  onSummary?: (s: PairingSummary) => void;
 }
 
 async function* encodePairs(
   records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
-  pair: (eps: EpisodeRecord[]) => PreferenceRecord[],
+  pair: (eps: EpisodeRecord[]) => { pairs: PreferenceRecord[]; summary: PairingSummary },
   onProgress?: (p: EncodeProgress) => void,
+  onSummary?: (s: PairingSummary) => void,
 ): AsyncGenerator<string> {
   const episodes: EpisodeRecord[] = [];
   // Only what pairing reads is kept: messages, task, outcome, credit.
   for await (const r of records) if (r.type === 'episode') episodes.push({ ...r, turns: r.turns.map((t) => ({ ...t, tokens: null, logprobs: null })) });
+  const { pairs, summary } = pair(episodes);
+  onSummary?.(summary);
   let n = 0;
   let bytes = 0;
-  for (const p of pair(episodes)) {
+  for (const p of pairs) {
     const line = `${JSON.stringify(p)}\n`;
     bytes += line.length;
     onProgress?.({ records: ++n, bytes });
@@ -219,11 +295,11 @@ async function* encodePairs(
 }
 
 /** The dpo JSONL (episode-level pairs) of the episodes among `records`. */
-export function encodeDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairOptions = {}): AsyncGenerator<string> {
-  return encodePairs(records, (eps) => episodePairs(eps, opts), onProgress);
+export function encodeDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairEncodeOptions = {}): AsyncGenerator<string> {
+  return encodePairs(records, (eps) => pairEpisodes(eps, opts), onProgress, opts.onSummary);
 }
 
 /** The turn-dpo JSONL (per-turn pairs) of the episodes among `records`. */
-export function encodeTurnDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairOptions = {}): AsyncGenerator<string> {
-  return encodePairs(records, (eps) => turnPairs(eps, opts), onProgress);
+export function encodeTurnDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairEncodeOptions = {}): AsyncGenerator<string> {
+  return encodePairs(records, (eps) => pairTurns(eps, opts), onProgress, opts.onSummary);
 }
