@@ -111,6 +111,7 @@ export function episodeFromRecord(e: EpisodeRecord, imported: { source: string; 
     model: e.model,
     sessionId: '',
     turnCount: e.turns.length,
+    agentTurns: e.turns.filter((t) => t.role === 'agent').length,
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
     finishedAt: e.finishedAt,

@@ -9,11 +9,13 @@
 //  2 — credit, adapters, metrics stores; episodes gain `live` (1, or 0 when soft-deleted) and
 //      `outcomeKey`, and every listing index is [live, field, createdAt, id] so that a page of any
 //      filter is one bounded index range, newest first. Existing episodes are backfilled.
+//  3 — episodes gain `agentTurns`, the turns as the lab counts them (an agent message and the reply
+//      to it are one turn; `turnCount` counts message records). Backfilled from the stored records.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRecord } from './schema.ts';
 
 /** The current database version (the number of migrations). */
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 /** Default database name; tests and benches use their own. */
 export const DEFAULT_DB_NAME = 'turnwise';
 
@@ -48,7 +50,10 @@ export interface EpisodeRow {
   model: ModelRef;
   /** The store session writing it; an in-progress episode whose session is gone is interrupted. */
   sessionId: string;
+  /** Message records stored (the prompt, each agent message, each reply): the next record's index. */
   turnCount: number;
+  /** Agent messages stored: the episode's turns (an agent message and its reply are one turn). */
+  agentTurns: number;
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
@@ -177,15 +182,35 @@ export const MIGRATIONS: Migration[] = [
         await cursor.update(row);
         cursor = await cursor.continue();
       }
-    })().catch(() => {
-      try {
-        tx.abort(); // a failed backfill must fail the upgrade, not leave half-migrated rows
-      } catch {
-        // already aborted
+    })().catch(() => abortUpgrade(tx));
+  },
+  // 2 → 3
+  (_db, tx) => {
+    void (async () => {
+      // Turns are keyed [episodeId, index], so one walk counts each episode's agent records.
+      const agents = new Map<string, number>();
+      let turn = await tx.objectStore('turns').openCursor();
+      while (turn) {
+        if (turn.value.role === 'agent') agents.set(turn.value.episodeId, (agents.get(turn.value.episodeId) ?? 0) + 1);
+        turn = await turn.continue();
       }
-    });
+      let cursor = await tx.objectStore('episodes').openCursor();
+      while (cursor) {
+        await cursor.update({ ...cursor.value, agentTurns: agents.get(cursor.value.id) ?? 0 });
+        cursor = await cursor.continue();
+      }
+    })().catch(() => abortUpgrade(tx));
   },
 ];
+
+/** A failed backfill must fail the upgrade, not leave half-migrated rows. */
+function abortUpgrade(tx: UpgradeTx): void {
+  try {
+    tx.abort();
+  } catch {
+    // already aborted
+  }
+}
 
 export function outcomeKeyOf(outcome: OutcomeRecord | null): OutcomeKey {
   return outcome === null ? 'none' : outcome.success ? 'success' : 'failure';

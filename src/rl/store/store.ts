@@ -121,6 +121,7 @@ export class TrajectoryStore implements AdapterTable {
       model: { policy: input.model.policy, adapter: input.model.adapter, critic: input.model.critic },
       sessionId: this.session.id,
       turnCount: 0,
+      agentTurns: 0,
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
@@ -134,13 +135,14 @@ export class TrajectoryStore implements AdapterTable {
     // The opening records (the task's prompt) go in the same transaction, so a kill never leaves
     // an episode without the prompt its first turn answers.
     const first = (input.records ?? []).map((r) => this.messageRow(row.id, r, now));
+    const counted: EpisodeRow = { ...row, turnCount: first.length, agentTurns: agentCount(first) };
     await this.write(['tasks', 'episodes', 'turns'], async (tx) => {
       await tx.objectStore('tasks').put({ key, family, split, seed, options, hidden });
       for (const [i, r] of first.entries()) await tx.objectStore('turns').add({ ...r, index: i });
-      await tx.objectStore('episodes').add({ ...row, turnCount: first.length });
+      await tx.objectStore('episodes').add(counted);
     });
     this.notifier.publish({ type: 'episode', id: row.id, status: row.status });
-    return summaryOf({ ...row, turnCount: first.length });
+    return summaryOf(counted);
   }
 
   /**
@@ -166,7 +168,7 @@ export class TrajectoryStore implements AdapterTable {
       const ep = await this.ownEpisode(tx.objectStore('episodes').get(episodeId), episodeId);
       const i = ep.turnCount;
       for (const [k, r] of rows.entries()) await tx.objectStore('turns').add({ ...r, index: i + k });
-      const counted: EpisodeRow = { ...ep, turnCount: i + rows.length, updatedAt: now };
+      const counted: EpisodeRow = { ...ep, turnCount: i + rows.length, agentTurns: ep.agentTurns + agentCount(rows), updatedAt: now };
       await tx.objectStore('episodes').put(outcome ? { ...counted, status: 'complete', outcome, outcomeKey: outcomeKeyOf(outcome), finishedAt: now } : counted);
       return i;
     });
@@ -464,3 +466,6 @@ export class TrajectoryStore implements AdapterTable {
     return summaryOf(row);
   }
 }
+
+/** How many of `records` are the agent's messages (the turns they add). */
+const agentCount = (records: readonly { role: string }[]): number => records.filter((r) => r.role === 'agent').length;

@@ -61,6 +61,8 @@ describe('migrations', () => {
     const store = await openStore(name);
     expect(store.interrupted).toEqual(['e3']); // its version-1 writer is long gone
     expect((await store.listEpisodes()).items.map((s) => s.id)).toEqual(['e3', 'e2', 'e1']);
+    // Version 3's turn count is backfilled from the stored records (each holds one agent message).
+    expect((await store.listEpisodes()).items.map((s) => s.agentTurns)).toEqual([1, 1, 1]);
     expect((await store.listEpisodes({ runId: 'run-1' })).items.map((s) => s.id)).toEqual(['e2', 'e1']);
     expect((await store.listEpisodes({ outcome: 'success' })).items.map((s) => s.id)).toEqual(['e1']);
     expect((await store.listEpisodes({ outcome: 'none' })).items.map((s) => s.id)).toEqual(['e3']);
@@ -73,6 +75,7 @@ describe('migrations', () => {
     expect((await store.getEpisode('e1'))!.credit).toHaveLength(1);
     await store.resumeEpisode('e3');
     expect((await store.appendTurn('e3', agentTurn(1))).index).toBe(1);
+    expect((await store.listEpisodes({ runId: null })).items[0]).toMatchObject({ id: 'e3', turnCount: 2, agentTurns: 2 });
     await store.deleteEpisodes(['e2']);
     expect(await store.countEpisodes({ runId: 'run-1' })).toBe(1);
     store.close();

@@ -21,6 +21,14 @@ describe('TrajectoryStore episodes', () => {
     expect(ep.turns[2]).toMatchObject({ tokens: null, logprobs: null, reward: 0, done: false, info: {} });
     expect(ep.outcome).toEqual({ success: true, totalReward: 1, turns: 3 });
     expect(ep.finishedAt).toBeGreaterThan(ep.createdAt);
+    // The list counts turns as the lab does (an agent message and its reply are one), not message records.
+    const listed = (await store.listEpisodes()).items[0];
+    expect(listed).toMatchObject({ turnCount: 6, agentTurns: 3 });
+    // A turn written whole (commitTurn) and an episode opened with its prompt count the same way.
+    const b = await store.beginEpisode({ runId: null, task: task(2), model, records: [{ role: 'system', text: 'P', backend: 'env' }] });
+    expect(b).toMatchObject({ turnCount: 1, agentTurns: 0 });
+    await store.commitTurn(b.id, [agentTurn(0), collaboratorTurn(0)]);
+    expect((await store.listEpisodes()).items[0]).toMatchObject({ id: b.id, turnCount: 3, agentTurns: 1 });
     store.close();
   });
 
