@@ -12,7 +12,11 @@ type PurgeStores = ['episodes', 'turns', 'credit'];
 const turnsOf = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
 const creditOf = (id: string) => IDBKeyRange.bound([id], [id, []]);
 
-/** Writes validated records; an id already stored is skipped, replaced, or fails the whole transaction. */
+/**
+ * Writes validated records; an id already stored is skipped, replaced, or fails the whole transaction.
+ * An episode deleted and not yet purged (pending undo) is no longer the person's: re-importing it
+ * replaces it whatever `onConflict` says, instead of "skipping" it into staying deleted.
+ */
 export async function importTx(
   tx: WriteTx<ImportStores>,
   records: readonly PortableRecord[],
@@ -21,7 +25,8 @@ export async function importTx(
 ): Promise<ImportResult> {
   const result: ImportResult = { runs: 0, episodes: 0, turns: 0, skipped: 0 };
   for (const rec of records) {
-    const existing = await tx.objectStore(rec.type === 'run' ? 'runs' : 'episodes').getKey(rec.id);
+    const stored = rec.type === 'run' ? await tx.objectStore('runs').getKey(rec.id) : (await tx.objectStore('episodes').get(rec.id))?.live;
+    const existing = stored === 0 ? undefined : stored;
     if (existing !== undefined) {
       if (onConflict === 'error') throw new StoreError('conflict', `${rec.type} ${rec.id} is already in the store; nothing was imported`);
       if (onConflict === 'skip') {
@@ -35,7 +40,7 @@ export async function importTx(
       continue;
     }
     const { row, task, turns, credit } = episodeFromRecord(rec, imported);
-    if (existing !== undefined) {
+    if (stored !== undefined) {
       await tx.objectStore('turns').delete(turnsOf(rec.id));
       await tx.objectStore('credit').delete(creditOf(rec.id));
     }

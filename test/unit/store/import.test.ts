@@ -73,6 +73,19 @@ describe('import validation', () => {
     expect(await store.listRuns()).toEqual([]);
     store.close();
   });
+
+  it('re-imports deleted episodes instead of skipping them as present', async () => {
+    const store = await openStore();
+    await importFile(store, textSource(FILE), { format: 'turnwise', source: 'all' });
+    const before = await collectText(encodeTurnwise(store.exportRecords()));
+    await store.deleteEpisodes((await store.listEpisodes()).items.map((e) => e.id));
+    expect(await store.countEpisodes()).toBe(0);
+    // The run was not deleted, so it is skipped; the three deleted episodes come back whole.
+    const { result } = await importFile(store, textSource(FILE), { format: 'turnwise', source: 'again' });
+    expect(result).toEqual({ runs: 0, episodes: 3, turns: 12, skipped: 1 });
+    expect(await collectText(encodeTurnwise(store.exportRecords()))).toBe(before);
+    store.close();
+  });
 });
 
 type Damage = { kind: string; line: number; apply: (lines: string[]) => string | Uint8Array };
