@@ -1,9 +1,13 @@
 // The trajectory store in real Chromium through the app: a page closed mid-episode keeps every
 // completed turn and shows the episode as interrupted when reopened; the Data view lists episodes,
-// deletes with undo, rejects a broken import whole, naming the line, and lists imported episodes by run.
-import { writeFileSync, mkdtempSync } from 'node:fs';
+// deletes with undo, rejects a broken import whole, naming the line, and lists imported episodes by run;
+// every export format of played episodes is non-empty and parses, and the lab's own Turnwise JSONL and
+// SWEET-RL files re-import losslessly (issue 20).
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
 
@@ -139,4 +143,95 @@ describe('trajectory store in the lab', () => {
       await b.close();
     }
   });
+
+  it('exports every format non-empty and re-imports its own Turnwise JSONL and SWEET-RL files losslessly', { timeout: 300_000 }, async () => {
+    const b = await launch({ webgpu: false });
+    const dir = mkdtempSync(join(tmpdir(), 'turnwise-export-'));
+    try {
+      const { page } = b;
+      // One task (a fixed seed) played by three agents: the preference formats then have pairs to form.
+      await page.goto(`${server.url}#/settings`);
+      await page.getByTestId('pref-seed').fill('7');
+      await page.getByTestId('pref-seed').blur();
+      await page.getByRole('link', { name: 'Play' }).click();
+      await page.getByTestId('family').selectOption('guess');
+      for (const agent of ['expert', 'noisy', 'random']) {
+        await page.getByTestId('agent-kind').selectOption(agent);
+        await playToEnd(page);
+      }
+      // A thumbs-up is stored credit (human-feedback), which the chat export must carry.
+      await page.getByTestId('agent-turn').first().getByRole('button', { name: 'Thumbs up' }).click();
+      await page.getByRole('link', { name: 'Data' }).click();
+      await expect.poll(() => page.locator('tbody tr[data-status=complete]').count(), { timeout: 15_000 }).toBe(3);
+      const played = await tableRows(page);
+      expect(played.map((r) => r.slice(0, 3))).toEqual([0, 1, 2].map(() => ['guess', 'test', '7']));
+
+      const files: Record<string, string> = {};
+      for (const format of ['jsonl', 'chat', 'sweet', 'parquet', 'dpo', 'turn-dpo']) files[format] = await download(page, format, dir);
+      const size = (f: string) => readFileSync(files[f]).length;
+      for (const f of Object.keys(files)) expect(size(f), f).toBeGreaterThan(0);
+      const jsonLines = (f: string) => readFileSync(files[f], 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(jsonLines('jsonl')[0]).toEqual({ format: 'turnwise.trajectories', version: 1 });
+      expect(jsonLines('jsonl').filter((r) => r.type === 'episode')).toHaveLength(3);
+      const chat = jsonLines('chat') as { messages: unknown[]; credit: { name: string; values: number[] }[] }[];
+      expect(chat).toHaveLength(3);
+      expect(chat.flatMap((c) => c.credit)).toEqual([expect.objectContaining({ name: 'human-feedback@person', values: [1] })]);
+      expect(jsonLines('sweet').map((r) => (r.turnwise as { model: { policy: string } }).model.policy).sort()).toEqual(played.map((r) => r[3]).sort());
+      const parquet = readFileSync(files.parquet);
+      expect(await parquetReadObjects({ file: parquet.buffer.slice(parquet.byteOffset, parquet.byteOffset + parquet.byteLength) as ArrayBuffer })).toHaveLength(3);
+      for (const f of ['dpo', 'turn-dpo']) {
+        // both sides continue the shared prompt with an agent turn (dpo: the rest of each dialogue)
+        for (const pair of jsonLines(f) as { prompt: unknown[]; chosen: { role: string }[]; rejected: { role: string }[] }[]) {
+          expect([pair.prompt.length > 0, pair.chosen[0].role, pair.rejected[0].role], f).toEqual([true, 'assistant', 'assistant']);
+        }
+      }
+
+      // Delete everything, re-import each file: the table and a fresh export come back the same.
+      for (const [file, format] of [[files.jsonl, 'jsonl'], [files.sweet, 'sweet']] as const) {
+        for (const box of await page.locator('tbody tr input[type=checkbox]').all()) await box.check();
+        await page.getByTestId('delete').click();
+        await page.getByTestId('empty').waitFor();
+        await page.getByTestId('import-file').setInputFiles(file);
+        await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(/^Imported 3 episodes/);
+        await expect.poll(() => page.locator('tbody tr').count()).toBe(3);
+        expect((await tableRows(page)).sort(), format).toEqual(played.slice().sort());
+        expect(readFileSync(await download(page, format, dir, 'again-')), format).toEqual(readFileSync(file));
+      }
+      // One episode left forms no pair: no empty file, and the message says why.
+      await page.locator('tbody tr input[type=checkbox]').nth(0).check();
+      await page.locator('tbody tr input[type=checkbox]').nth(1).check();
+      await page.getByTestId('delete').click();
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+      let downloads = 0;
+      page.on('download', () => downloads++);
+      await page.getByTestId('export-format').selectOption('dpo');
+      await page.getByTestId('export').click();
+      await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(/^Nothing exported: no dpo pairs in 1 episode: the one finished episode is of one task, played once/);
+      expect(downloads).toBe(0);
+      expect(b.errors).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
 });
+
+/** The episode table as family, split, seed, agent (without "imported from"), outcome, turns per row. */
+function tableRows(page: Page): Promise<string[][]> {
+  return page.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const td = [...tr.querySelectorAll('td')].map((c) => (c.textContent ?? '').trim());
+      return [td[1], td[2], td[3], td[4].replace(/ · imported from .*$/, ''), td[6], td[7]];
+    }),
+  );
+}
+
+/** Exports the listed episodes from the Data view as `format`; returns the saved file's path. */
+async function download(page: Page, format: string, dir: string, prefix = ''): Promise<string> {
+  await page.getByTestId('export-format').selectOption(format);
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const path = join(dir, `${prefix}${file.suggestedFilename()}`);
+  await file.saveAs(path);
+  await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(new RegExp(`^Exported 3 episodes as ${format}`));
+  return path;
+}
+

@@ -118,7 +118,7 @@ describe('when no pair forms', () => {
     expect(noPairsReason(summary)).toBe('the 3 finished episodes are of 3 different tasks, each played once: a pair needs two finished episodes of the same task (family, split, seed and options)');
     const turns = pairTurns(play).summary;
     expect(turns).toMatchObject({ level: 'turn', finished: 3, tasks: 3, candidates: 0, scoredTurns: 3, pairs: 0 });
-    expect(noPairsReason(turns)).toMatch(/^the 3 finished episodes are of 3 different tasks, each played once, and no two of them answer the same task and history with different replies/);
+    expect(noPairsReason(turns)).toMatch(/^the 3 finished episodes are of 3 different tasks, each played once, and no two episodes answer the same task and history with different replies/);
   });
 
   it('says when the episodes are unfinished, tied, or lack the credit asked for', () => {
@@ -127,8 +127,9 @@ describe('when no pair forms', () => {
     const tied = [ep('a', 1, ['guess: cat', 'Correct!'], 1), ep('b', 1, ['mammal?', 'Yes.', 'guess: cat', 'Correct!'], 1)];
     expect(noPairsReason(pairEpisodes(tied).summary)).toMatch(/^the 1 task played more than once scored the same in every episode/);
     expect(noPairsReason(pairTurns(tied).summary)).toMatch(/^the 1 history answered with different replies scored the same/);
-    expect(noPairsReason(pairTurns(tied, { credit: 'sweet' }).summary)).toBe('the 2 finished episodes carry no stored "sweet" credit to rank their replies by');
+    expect(noPairsReason(pairTurns(tied, { credit: 'sweet' }).summary)).toBe('the 2 finished episodes carry no stored "sweet" credit to rank replies by');
     expect(noPairsReason(pairEpisodes([]).summary)).toBe('there are no episodes to pair');
+    expect(noPairsReason(pairEpisodes(play.slice(0, 1)).summary)).toBe('the one finished episode is of one task, played once: a pair needs two finished episodes of the same task (family, split, seed and options)');
     expect(noPairsReason(pairEpisodes([ep('w', 1, ['a', 'x'], 1), ep('l', 1, ['b', 'x'], 0)]).summary)).toBeNull();
   });
 

@@ -127,13 +127,14 @@ export function noPairsReason(s: PairingSummary): string | null {
   if (s.pairs > 0) return null;
   if (s.episodes === 0) return 'there are no episodes to pair';
   if (s.finished === 0) return `none of the ${plural(s.episodes, 'episode')} is finished (complete, with an outcome), and only finished episodes are paired`;
-  const finished = `the ${plural(s.finished, 'finished episode')}`;
-  if (s.level === 'turn' && s.credit !== null && s.scoredTurns === 0) return `${finished} carry no stored "${s.credit}" credit to rank their replies by`;
+  const one = s.finished === 1;
+  const finished = one ? 'the one finished episode' : `the ${s.finished} finished episodes`;
+  if (s.level === 'turn' && s.credit !== null && s.scoredTurns === 0) return `${finished} ${one ? 'carries' : 'carry'} no stored "${s.credit}" credit to rank replies by`;
   if (s.candidates === 0) {
-    const spread = s.tasks === s.finished ? (s.tasks === 1 ? 'are of one task, played once' : `are of ${s.tasks} different tasks, each played once`) : `are of ${plural(s.tasks, 'task')}`;
+    const spread = one ? 'is of one task, played once' : s.tasks === s.finished ? `are of ${s.tasks} different tasks, each played once` : `are of ${plural(s.tasks, 'task')}`;
     return s.level === 'episode'
       ? `${finished} ${spread}: a pair needs two finished episodes of the same task (family, split, seed and options)`
-      : `${finished} ${spread}, and no two of them answer the same task and history with different replies: a pair needs that`;
+      : `${finished} ${spread}, and no two episodes answer the same task and history with different replies: a pair needs that`;
   }
   return s.level === 'episode'
     ? `the ${plural(s.candidates, 'task')} played more than once scored the same in every episode (or repeated the same dialogue): a pair needs one episode that did strictly better`
