@@ -23,7 +23,8 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       const mark = (what: string) => console.log(`lab test: ${what} at ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     try {
       const { page } = b;
-      await page.goto(`${server.url}#/settings`);
+      // Auto passes over a software adapter (SwiftShader here) for wasm; LAB_WEBGPU=1 asks for WebGPU by name.
+      await page.goto(`${server.url}${process.env.LAB_WEBGPU === '1' ? '?backend=webgpu' : ''}#/settings`);
       await page.getByTestId('model-policy').filter({ hasText: 'loaded on' }).waitFor({ timeout: 180_000 });
 
       // Play: the person answers the learned policy until the episode ends.

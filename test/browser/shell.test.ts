@@ -1,5 +1,6 @@
 // The app shell in real Chromium: the backend status, the probe graph in the policy worker on
-// WebGPU (SwiftShader) and on wasm, and the fallbacks when WebGPU is absent or its device is lost.
+// WebGPU (SwiftShader, chosen by name) and on wasm, Auto passing over the software adapter for wasm,
+// and the fallbacks when WebGPU is absent or its device is lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serveApp } from './harness.ts';
 
@@ -36,7 +37,7 @@ async function readSelfTest(url: string, opts: Parameters<typeof launch>[0] = {}
 
 describe('app shell in Chromium', () => {
   it('runs the probe graph in the policy worker on WebGPU and reports the adapter', async () => {
-    const r = await readSelfTest(`${server.url}#/settings`);
+    const r = await readSelfTest(`${server.url}?backend=webgpu#/settings`);
     try {
       expect(r.isolated).toBe(true);
       expect(r.kind).toBe('webgpu');
@@ -50,6 +51,20 @@ describe('app shell in Chromium', () => {
         await expect(r.browser.page.getByRole('link', { name: v, exact: true }).count()).resolves.toBe(1);
       }
       await r.browser.page.screenshot({ path: 'docs/screenshots/shell-settings.png' });
+    } finally {
+      await r.browser.close();
+    }
+  });
+
+  it('passes over a software WebGPU adapter for wasm under Auto, and says why', async () => {
+    const r = await readSelfTest(`${server.url}#/settings`);
+    try {
+      expect(r.kind).toBe('wasm');
+      expect(r.backend).toBe('wasm');
+      expect(r.reason).toMatch(/^the WebGPU adapter is software \(SwiftShader\).*wasm is faster here/);
+      expect(r.status).toMatch(/^wasm · \d+ threads?\s+— the WebGPU adapter is software \(SwiftShader\)/);
+      expect(r.ok).toBe('true');
+      expect(r.browser.errors).toEqual([]);
     } finally {
       await r.browser.close();
     }
@@ -80,7 +95,7 @@ describe('app shell in Chromium', () => {
   });
 
   it('falls back to wasm when the GPU device is lost mid-session', async () => {
-    const r = await readSelfTest(`${server.url}#/settings`);
+    const r = await readSelfTest(`${server.url}?backend=webgpu#/settings`);
     try {
       expect(r.kind).toBe('webgpu');
       await r.browser.page.getByRole('button', { name: 'Simulate GPU device loss' }).click();

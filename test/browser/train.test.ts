@@ -24,7 +24,8 @@ describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the bro
     const mark = (what: string) => console.log(`train test: ${what} at ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     try {
       const { page } = b;
-      await page.goto(`${server.url}#/settings`);
+      // WebGPU by name: Auto passes over a software adapter (SwiftShader here) for wasm, in the trainer worker too.
+      await page.goto(`${server.url}?backend=webgpu#/settings`);
       await page.getByTestId('model-policy').filter({ hasText: 'loaded on' }).waitFor({ timeout: 180_000 });
       mark('policy loaded');
       await page.getByRole('link', { name: 'Train' }).click();

@@ -25,7 +25,7 @@ export interface TrainerInit {
   /** Models root with manifest.json (e.g. '/models/'), or files in memory. */
   models: { baseUrl: string } | { files: Record<string, Uint8Array> };
   config: LoopConfig;
-  /** 'auto': WebGPU when available, else wasm. */
+  /** 'auto': WebGPU on a hardware adapter, else wasm (ort.ts BackendPreference); the lab passes its backend setting (ui/engine/trainerClient.ts). */
   backend?: BackendPreference;
   /** The run to continue (its checkpoint, metrics and episodes); omitted: a new run with a fresh id (loop.ts newRunId). */
   runId?: string;

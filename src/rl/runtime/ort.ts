@@ -21,7 +21,7 @@ import { CodedError } from '../util/errors.ts';
 
 /** webgpu and wasm through onnxruntime-web; 'node' is onnxruntime-node's CPU provider (Node only). */
 export type BackendKind = 'webgpu' | 'wasm' | 'node';
-/** What the user or caller asked for; 'auto' means WebGPU when a device can be created, else wasm. */
+/** What the user or caller asked for; 'auto' means WebGPU on a hardware adapter that can create a device, else wasm (a software adapter such as SwiftShader is far slower than wasm). */
 export type BackendPreference = 'auto' | BackendKind;
 
 export type { TensorData, TensorType } from '../model/onnx/tensor.ts';
@@ -207,7 +207,8 @@ export class OrtRuntime {
     if (fallbackReason) return wasm(fallbackReason);
     if (preference === 'wasm') return wasm('wasm was chosen in settings');
     if (isNode()) return wasm('onnxruntime-web in Node runs on wasm only');
-    const probe = await probeWebGpu();
+    // Only an explicit 'webgpu' runs on a software adapter: there an agent turn took 15–132 s, on wasm ~0.2 s.
+    const probe = await probeWebGpu({ allowSoftware: preference === 'webgpu' });
     if (!probe.ok) return wasm(probe.reason);
     ortWeb.env.webgpu.adapter = probe.adapter;
     return new OrtRuntime({ ...base, kind: 'webgpu', adapter: probe.report });

@@ -3,6 +3,7 @@
 import { proxy } from 'comlink';
 import type { BackendInfo, BackendPreference, EngineEvent, SelfTestResult, ModelsReport, LoadProgress, ModelInfo } from '../../rl/runtime/api.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
+import { backendPreference, setBackendPreference } from '../engine/backendPreference.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';
 import { Workshop, type Presets } from './workshop.svelte.ts';
@@ -19,17 +20,9 @@ export const VIEW_LABELS: Record<ViewId, string> = {
   settings: 'Settings',
 };
 
-const PREFERENCE_KEY = 'turnwise.backend';
-
 function viewFromHash(): ViewId {
   const id = location.hash.replace(/^#\/?/, '');
   return (VIEWS as readonly string[]).includes(id) ? (id as ViewId) : 'play';
-}
-
-/** The backend the user asked for: ?backend= in the URL wins over the saved setting. */
-function initialPreference(): BackendPreference {
-  const asked = new URLSearchParams(location.search).get('backend') ?? localStorage.getItem(PREFERENCE_KEY);
-  return asked === 'webgpu' || asked === 'wasm' ? asked : 'auto';
 }
 
 export type Phase = 'starting' | 'ready' | 'error';
@@ -37,7 +30,7 @@ export type Phase = 'starting' | 'ready' | 'error';
 export class Lab {
   view = $state<ViewId>(viewFromHash());
   phase = $state<Phase>('starting');
-  preference = $state<BackendPreference>(initialPreference());
+  preference = $state<BackendPreference>(backendPreference());
   backend = $state.raw<BackendInfo | null>(null);
   selfTest = $state.raw<SelfTestResult | null>(null);
   models = $state.raw<ModelsReport | null>(null);
@@ -157,7 +150,7 @@ export class Lab {
   /** Changes the backend preference, remembers it, and restarts the engine. */
   async setPreference(p: BackendPreference): Promise<void> {
     this.preference = p;
-    localStorage.setItem(PREFERENCE_KEY, p);
+    setBackendPreference(p);
     this.backend = null;
     this.selfTest = null;
     await this.boot();
