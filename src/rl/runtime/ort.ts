@@ -49,6 +49,16 @@ function isNode(): boolean {
   return typeof process !== 'undefined' && !!process.versions?.node;
 }
 
+/**
+ * ONNX Runtime's log severity in browsers: errors only (3). Its wasm builds print every log line with
+ * console.error whatever its severity, so at the default (2, warning) each WebGPU session logged
+ * "Some nodes were not assigned to the preferred execution providers" (a placement note, expected:
+ * shape ops run on the CPU) as two console errors: ~4 per page load. Real failures still surface, as
+ * logged errors and as the rejections every create and run is checked for. Node (onnxruntime-node,
+ * the CLI) keeps ORT's default, which writes to stderr.
+ */
+const BROWSER_LOG_SEVERITY = 3;
+
 /** Set by setWasmThreads before the first runtime; null = the default rule below. */
 let threadOverride: number | null = null;
 
@@ -138,7 +148,7 @@ export class ManagedSession {
       for (const [name, t] of Object.entries(feeds)) inputs[name] = isGpuTensor(t) ? t.tensor : new this.runtime.ort.Tensor(t.type, t.data, t.dims);
       let outputs: OrtWeb.InferenceSession.OnnxValueMapType;
       try {
-        outputs = await this.runtime.untilLost(this.session.run(inputs));
+        outputs = await this.runtime.untilLost(this.session.run(inputs, this.runtime.logOptions));
       } catch (e) {
         throw new RuntimeError('run', `running ${this.label} on ${this.runtime.info.kind} failed: ${(e as Error).message}`);
       }
@@ -177,6 +187,8 @@ export class OrtRuntime {
   private device: GPUDevice | null = null;
   /** Set by simulateSessionFailure: every later WebGPU session creation on this runtime fails with it. */
   private sessionFailure: string | null = null;
+  /** @internal the log severity of sessions and runs: errors only in browsers (BROWSER_LOG_SEVERITY), ORT's default in Node. */
+  readonly logOptions: { logSeverityLevel?: 3 } = isNode() ? {} : { logSeverityLevel: BROWSER_LOG_SEVERITY };
 
   private constructor(
     readonly info: BackendInfo,
@@ -188,6 +200,7 @@ export class OrtRuntime {
   static async create(preference: BackendPreference = 'auto', fallbackReason?: string): Promise<OrtRuntime> {
     const threads = defaultThreads();
     ortWeb.env.wasm.numThreads = threads;
+    if (!isNode()) ortWeb.env.logLevel = 'error'; // the environment's own logger (BROWSER_LOG_SEVERITY; sessions and runs set theirs)
     const base = {
       preference,
       threads,
@@ -197,6 +210,7 @@ export class OrtRuntime {
     const wasm = async (reason: string) => {
       const ort = await wasmModule();
       ort.env.wasm.numThreads = threads;
+      if (!isNode()) ort.env.logLevel = 'error';
       return new OrtRuntime({ ...base, kind: 'wasm', reason }, ort);
     };
     if (preference === 'node') {
@@ -328,6 +342,7 @@ export class OrtRuntime {
         this.ort.InferenceSession.create(model, {
           executionProviders: [this.info.kind === 'node' ? 'cpu' : this.info.kind],
           graphOptimizationLevel: options.optimization ?? 'all',
+          ...this.logOptions,
           ...(this.info.kind === 'webgpu' && options.gpuOutputs?.length
             ? { preferredOutputLocation: Object.fromEntries(options.gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) }
             : {}),
