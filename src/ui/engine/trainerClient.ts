@@ -11,7 +11,7 @@ export type TrainerClient = Remote<TrainerService>;
 export function spawnTrainerWorker(backend: () => BackendPreference = backendPreference): { trainer: TrainerClient; worker: Worker } {
   const worker = new Worker(new URL('../../workers/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
   const remote = wrap<TrainerService>(worker);
-  const init: TrainerClient['init'] = (opts) => remote.init({ backend: backend(), ...opts });
+  const init = (opts: Parameters<TrainerClient['init']>[0]) => remote.init({ backend: backend(), ...opts });
   const trainer = new Proxy(remote, { get: (target, key, receiver) => (key === 'init' ? init : Reflect.get(target, key, receiver)) });
   return { trainer, worker };
 }
