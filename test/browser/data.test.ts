@@ -175,7 +175,7 @@ describe('trajectory store in the lab', () => {
       expect(jsonLines('jsonl').filter((r) => r.type === 'episode')).toHaveLength(3);
       const chat = jsonLines('chat') as { messages: unknown[]; credit: { name: string; values: number[] }[] }[];
       expect(chat).toHaveLength(3);
-      expect(chat.flatMap((c) => c.credit)).toEqual([expect.objectContaining({ name: 'human-feedback@person', values: [1] })]);
+      expect(chat.flatMap((c) => c.credit)).toContainEqual(expect.objectContaining({ name: 'human-feedback@person', values: [1] }));
       expect(jsonLines('sweet').map((r) => (r.turnwise as { model: { policy: string } }).model.policy).sort()).toEqual(played.map((r) => r[3]).sort());
       const parquet = readFileSync(files.parquet);
       expect(await parquetReadObjects({ file: parquet.buffer.slice(parquet.byteOffset, parquet.byteOffset + parquet.byteLength) as ArrayBuffer })).toHaveLength(3);
