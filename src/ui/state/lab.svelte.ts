@@ -6,6 +6,7 @@ import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/polic
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';
 import { Workshop, type Presets } from './workshop.svelte.ts';
+import { TrainState } from './train.svelte.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -55,6 +56,8 @@ export class Lab {
   /** Settings a view applies once when it opens (set by the workshop). */
   presets = $state.raw<Presets>({});
   readonly workshop = new Workshop(this);
+  /** The Train view's run: owned here so a run, its charts and its adapters outlive a switch to another view. */
+  readonly train = new TrainState(() => this.policyEngine(), () => this.store);
 
   /** An interrupted episode the Data view asked Play to continue; Play takes it once it opens. */
   resumeRequest = $state<string | null>(null);
