@@ -5,7 +5,8 @@
 // its early turns; (4) three GRPO iterations on guess draw success, reward spread and gradient norm;
 // (5) Pass@(K,T) of the base policy and the new adapter, and their difference. The step panel sits
 // above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
-// the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time.
+// the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time:
+// WORKSHOP_FULL=1 keeps the views' defaults (8 tasks × 8 per iteration, 8 tasks × 4), as a class would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
@@ -17,6 +18,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const SEED = 9;
+const FULL = process.env.WORKSHOP_FULL === '1';
 
 /** Whether two elements' boxes overlap on the page. */
 async function overlap(a: Locator, b: Locator): Promise<boolean> {
@@ -113,8 +115,10 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('algo').inputValue()).resolves.toBe('grpo');
       await expect(page.getByLabel('Family').inputValue()).resolves.toBe('guess');
       await expect(page.getByTestId('iterations').inputValue()).resolves.toBe('3');
-      await page.getByLabel('Tasks per iteration').fill('2');
-      await page.getByLabel('K episodes per task').fill('4');
+      if (!FULL) {
+        await page.getByLabel('Tasks per iteration').fill('2');
+        await page.getByLabel('K episodes per task').fill('4');
+      }
       await page.getByTestId('train-start').click();
       await page.locator('[data-testid=train-progress][data-iterations="3"], [data-testid=train-error]').first().waitFor({ timeout: 480_000 });
       expect(await page.getByTestId('train-error').count()).toBe(0);
@@ -129,12 +133,15 @@ describe('workshop mode', () => {
       await next(5);
       await expect(page.getByTestId('eval-family').inputValue()).resolves.toBe('guess');
       await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toBe(`${run}/policy`);
-      await page.getByTestId('eval-tasks').fill('2');
-      await page.getByTestId('eval-n').fill('2');
+      if (!FULL) {
+        await page.getByTestId('eval-tasks').fill('2');
+        await page.getByTestId('eval-n').fill('2');
+      }
       await page.getByTestId('eval-run').click();
       await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
-      await expect(page.getByTestId('passkt-base').innerText()).resolves.toMatch(/base policy · 4 episodes/);
-      await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · 4 episodes`);
+      const episodes = FULL ? 32 : 4;
+      await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
+      await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
       mark('step 5');
 
