@@ -205,7 +205,7 @@ export class PlaySession {
     this.playedBy = null;
     this.adapter = null;
     this.episodeId = null;
-    // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
+    // 'thinking' until the loop first waits: for a game's "Next move" ('agent') or for a reply ('reply')
     this.setStatus('thinking');
     return ep;
   }
