@@ -4,7 +4,9 @@
 // evaluatePassKT), with every model call in the policy worker, so the page stays responsive; the
 // grid is the unbiased estimator of src/rl/rollout/passkt.ts. With storing on (the default) each
 // evaluated policy's episodes go to the trajectory store as they are played, under a run of their
-// own ('evaluate', tagged with the adapter id), so the Data view lists them by run.
+// own ('evaluate', tagged with the adapter id), so the Data view lists them by run. The adapters
+// offered are the Lab's (adapters.svelte.ts): the policy worker's and the stored ones, a stored one
+// loaded into the worker before it plays, so an adapter trained before a reload can be evaluated.
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
@@ -13,6 +15,7 @@ import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
+import type { AdapterShelf } from './adapters.svelte.ts';
 
 /** One evaluated policy: grid[K−1][T−1] = Pass@(K,T). */
 export interface PassGrid {
@@ -29,7 +32,6 @@ export class EvaluateState {
   tasks = $state(8);
   seed = $state(1000);
   adapter = $state<string | null>(null);
-  adapters = $state.raw<string[]>([]);
   base = $state.raw<PassGrid | null>(null);
   tuned = $state.raw<PassGrid | null>(null);
   perFamily = $state.raw<{ family: FamilyName; base: number; tuned: number | null; episodes: number }[]>([]);
@@ -43,12 +45,14 @@ export class EvaluateState {
 
   /**
    * `policy`: the loaded policy's model metadata (the families and task options it was forged on);
-   * `store`: the trajectory store, null while it is not open (nothing is stored then).
+   * `store`: the trajectory store, null while it is not open (nothing is stored then);
+   * `adapters`: the adapters to choose from, and how a stored one reaches the policy worker.
    */
   constructor(
     private readonly engine: () => PolicyClient | null,
     private readonly policy: () => ModelMeta | undefined,
     private readonly store: () => TrajectoryWriter | null = () => null,
+    private readonly adapters: () => Pick<AdapterShelf, 'refresh' | 'active' | 'ensureLoaded'> | null = () => null,
   ) {}
 
   /** The families the loaded policy was forged on. */
@@ -66,18 +70,19 @@ export class EvaluateState {
     return typeof t === 'number' ? t : 10;
   }
 
+  /** Re-reads the adapters; with none chosen yet, the live one (the latest a training run published) is chosen. */
   async refreshAdapters(): Promise<void> {
-    const engine = this.engine();
-    if (!engine) return;
-    const { ids, active } = await engine.adapters();
-    this.adapters = ids;
-    if (this.adapter === null && active) this.adapter = active;
+    const shelf = this.adapters();
+    if (!shelf) return;
+    await shelf.refresh();
+    if (this.adapter === null && shelf.active) this.adapter = shelf.active;
   }
 
   /** Plays n episodes on each held-out task with one policy (adapter null = base). */
   private async grid(family: FamilyName, adapter: string | null, label: string, tasks: number, n: number): Promise<PassGrid> {
     const engine = this.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
+    if (adapter !== null) await this.adapters()?.ensureLoaded(adapter);
     const agent = await PolicyBatchAgent.create(engine, { adapter });
     const tMax = this.turnLimit(family);
     const total = tasks * n;
