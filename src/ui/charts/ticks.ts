@@ -17,7 +17,12 @@ export function distinctLabels(splits: readonly number[]): string[] {
     const labels = splits.map((v) => (Math.abs(v) < 0.5 * 10 ** -d ? 0 : v).toFixed(d));
     if (new Set(labels).size === distinct) return labels;
   }
-  return splits.map((v) => v.toPrecision(3));
+  // below a millionth: the shortest exponent form that tells the ticks apart ("5e-13", not "5.00e-13")
+  for (let p = 1; p <= 3; p++) {
+    const labels = splits.map((v) => String(Number(v.toPrecision(p))));
+    if (new Set(labels).size === distinct) return labels;
+  }
+  return splits.map((v) => String(v));
 }
 
 /** A range for an axis whose data may be a single value (uPlot would otherwise centre a zero-width range on fractions). */

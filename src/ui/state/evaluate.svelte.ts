@@ -16,6 +16,8 @@ import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { AdapterShelf } from './adapters.svelte.ts';
+import type { Interval } from '../../rl/credit/bootstrap.ts';
+import { pairedDifference, perTaskSuccess, successInterval } from '../../rl/rollout/successStats.ts';
 
 /** One evaluated policy: grid[K−1][T−1] = Pass@(K,T). */
 export interface PassGrid {
@@ -23,6 +25,19 @@ export interface PassGrid {
   grid: number[][];
   episodes: number;
   success: number;
+  /** Success fraction per task (the unit the intervals resample). */
+  perTask: number[];
+  /** Mean success over tasks with its 95% bootstrap interval (successStats.ts). */
+  interval: Interval;
+}
+
+/** A per-family row: base and adapter success with intervals, and their paired difference. */
+export interface FamilyRow {
+  family: FamilyName;
+  base: Interval;
+  tuned: Interval | null;
+  diff: (Interval & { beyondNoise: boolean }) | null;
+  episodes: number;
 }
 
 export class EvaluateState {
@@ -34,7 +49,7 @@ export class EvaluateState {
   adapter = $state<string | null>(null);
   base = $state.raw<PassGrid | null>(null);
   tuned = $state.raw<PassGrid | null>(null);
-  perFamily = $state.raw<{ family: FamilyName; base: number; tuned: number | null; episodes: number }[]>([]);
+  perFamily = $state.raw<FamilyRow[]>([]);
   progress = $state.raw<{ label: string; done: number; total: number } | null>(null);
   error = $state<string | null>(null);
   /** Store every evaluation episode (one run per evaluated policy). */
@@ -59,6 +74,8 @@ export class EvaluateState {
   readonly families = $derived(this.forgedFamilies());
 
   readonly tMax = $derived(this.turnLimit(this.family));
+  /** adapter − base success over the same tasks, with its paired 95% interval. */
+  readonly successDiff = $derived(this.base && this.tuned ? pairedDifference(this.base.perTask, this.tuned.perTask) : null);
   readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
 
   private forgedFamilies(): FamilyName[] {
@@ -98,7 +115,8 @@ export class EvaluateState {
     };
     const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, { onEvent: bothListeners(progress, sink?.onEvent) });
     if (sink) this.storedRuns = [...this.storedRuns, sink.runId];
-    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate };
+    const perTask = perTaskSuccess(r.episodes, n);
+    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate, perTask, interval: successInterval(perTask) };
   }
 
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */
@@ -128,7 +146,7 @@ export class EvaluateState {
       for (const family of families) {
         const base = await this.grid(family, null, `${family}: base`, this.tasks, 1);
         const tuned = this.adapter ? await this.grid(family, this.adapter, `${family}: adapter`, this.tasks, 1) : null;
-        rows.push({ family, base: base.success, tuned: tuned?.success ?? null, episodes: base.episodes });
+        rows.push({ family, base: base.interval, tuned: tuned?.interval ?? null, diff: tuned ? pairedDifference(base.perTask, tuned.perTask) : null, episodes: base.episodes });
         this.perFamily = [...rows];
       }
     } catch (e) {

@@ -12,6 +12,7 @@ describe('chart ticks', () => {
     expect(distinctLabels([0.1, 0.2, 0.30000000000000004])).toEqual(['0.1', '0.2', '0.3']);
     expect(distinctLabels([-0.0001, 0, 0.5])).toEqual(['-0.0001', '0.0000', '0.5000']);
     expect(distinctLabels([-0.000001, 1])).toEqual(['0', '1']); // never "-0"
+    expect(distinctLabels([0, 5e-13, 1e-12])).toEqual(['0', '5e-13', '1e-12']);
   });
 
   it('widen a single value to a range around it', () => {
