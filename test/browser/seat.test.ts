@@ -72,6 +72,14 @@ describe('the person in the collaborator seat', () => {
         }
       }
       expect(typed.length).toBeGreaterThanOrEqual(30);
+      // beside the chat: the credit colour legend, and what each estimator means, greyed-out ones with why
+      await expect(page.getByTestId('credit-legend').innerText()).resolves.toMatch(/negative.*zero.*positive.*outlined: the ground truth/s);
+      await page.getByText('What each estimator means').click();
+      const explain = await page.getByTestId('credit-explain').innerText();
+      expect(explain).toMatch(/MC return\s+the reward from this turn to the end/);
+      expect(explain).toMatch(/GRPO\s+.*Not available here: needs K episodes of the same task/s);
+      expect(explain).toMatch(/ArCHer Q − V\s+.*Not available here: needs a Q head/s);
+      expect(explain).toMatch(/truth\s+on guess, the information gain/);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
       process.stdout.write(`person seat: ${typed.length} typed phrasings (${hedges} hedges, all asked again; ${plainAskedAgain} plain answers asked again), 0 misread\n`);
     } finally {
