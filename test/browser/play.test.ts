@@ -67,6 +67,19 @@ describe('Play view', () => {
       }
       await expect(page.getByTestId('outcome').getAttribute('data-success')).resolves.toBe('true');
       expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(2);
+      // the finished episode keeps the credit Play computed, one row per estimator that could run
+      const liveRows = () =>
+        page.evaluate(
+          () =>
+            new Promise<string[]>((resolve) => {
+              const open = indexedDB.open('turnwise');
+              open.onsuccess = () => {
+                const all = open.result.transaction('credit').objectStore('credit').getAll();
+                all.onsuccess = () => resolve((all.result as { estimator: string; version: string }[]).filter((c) => c.version === 'live').map((c) => c.estimator));
+              };
+            }),
+        );
+      await expect.poll(liveRows).toContain('mc');
       await expect(page.getByText('You', { exact: true }).count()).resolves.toBe(replies);
       for (const text of await bubbles.allInnerTexts()) expect(text).not.toMatch(/Remaining:|Turns left/);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);

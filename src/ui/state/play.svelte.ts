@@ -15,7 +15,7 @@ import { readReply } from '../../rl/envs/guess/answers.ts';
 import { GUESS_REPLIES } from '../../rl/envs/guess/env.ts';
 import { ATTRIBUTES } from '../../rl/envs/guess/table.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
+import type { CollaboratorRequest, FamilyName, JsonObject, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
@@ -303,6 +303,23 @@ export class PlaySession {
     store.putCredit(id, { estimator: 'human-feedback', version: 'person', values }).catch((e: Error) => {
       this.saveError = `A rating could not be saved: ${e.message}`;
     });
+  }
+
+  /**
+   * Stores the credit Play showed for the finished episode, one row per estimator (version 'live',
+   * its parameters with it), so the GAE, bi-level GAE and SWEET-RL values computed from the critic
+   * during play are not lost: the Credit view lists them beside what it recomputes from rewards.
+   * Called again as the critic's last scores land or a slider moves; each call replaces the rows.
+   */
+  saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[]): void {
+    const id = this.running?.sink?.ids.get(0);
+    const store = this.ctx.store();
+    if (!id || !store || this.status !== 'done') return;
+    for (const r of rows) {
+      store.putCredit(id, { estimator: r.name, version: 'live', params: r.params, values: perRecord(r.values) }).catch((e: Error) => {
+        this.saveError = `The episode's credit could not be saved: ${e.message}`;
+      });
+    }
   }
 
   /** The policy worker's live adapter now (null: the base policy). */
