@@ -22,6 +22,12 @@ describe('Play view', () => {
     try {
       const { page } = b;
       await page.goto(`${server.url}#/play`);
+      // a first visit opens with the short tour; once closed it stays closed
+      await expect(page.getByTestId('tour').innerText()).resolves.toMatch(/Play: you are the collaborator/);
+      await page.getByTestId('tour-close').click();
+      await page.reload();
+      await page.getByTestId('family').waitFor();
+      expect(await page.getByTestId('tour').count()).toBe(0);
       await page.getByTestId('family').selectOption('guess');
       await page.getByTestId('agent-kind').selectOption('expert');
       await page.getByTestId('new-episode').click();
