@@ -75,6 +75,9 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       await page.getByTestId('eval-run').click();
       await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
       await page.getByTestId('passkt-base').waitFor();
+      // success with its 95% interval over tasks, and the paired difference says whether it is beyond noise
+      await expect(page.getByTestId('passkt-base').innerText()).resolves.toMatch(/success \d+% \(\d+–\d+\)/);
+      await expect(page.getByTestId('success-diff').innerText()).resolves.toMatch(/over the same 2 tasks: [+−]\d+ points .*, (beyond|within) noise/);
       await page.screenshot({ path: 'docs/screenshots/evaluate.png', fullPage: true });
 
       mark('Data');

@@ -1,8 +1,10 @@
 // Play in real Chromium: a person answers the agent through the Yes / No buttons and the reply box
 // until the episode ends (each answer read back under its bubble, an unclear one asked about again,
-// the environment's status on its own line); a RAGEN game goes move by move on "Next move", and
-// starting another episode mid-way closes the unfinished one in the store (the Data view lists it as
-// aborted beside the finished one).
+// the environment's status on its own line); the learned policy is the default agent, the noisy
+// expert standing in (and saying so) for a family the policy was not trained on; an episode waiting
+// for the person survives a switch to another view and back; a RAGEN game goes move by move on
+// "Next move", and starting another episode mid-way closes the unfinished one in the store (the
+// Data view lists it as aborted beside the finished one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
 import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
@@ -20,6 +22,12 @@ describe('Play view', () => {
     try {
       const { page } = b;
       await page.goto(`${server.url}#/play`);
+      // a first visit opens with the short tour; once closed it stays closed
+      await expect(page.getByTestId('tour').innerText()).resolves.toMatch(/Play: you are the collaborator/);
+      await page.getByTestId('tour-close').click();
+      await page.reload();
+      await page.getByTestId('family').waitFor();
+      expect(await page.getByTestId('tour').count()).toBe(0);
       await page.getByTestId('family').selectOption('guess');
       await page.getByTestId('agent-kind').selectOption('expert');
       await page.getByTestId('new-episode').click();
@@ -65,8 +73,77 @@ describe('Play view', () => {
       }
       await expect(page.getByTestId('outcome').getAttribute('data-success')).resolves.toBe('true');
       expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(2);
+      // the finished episode keeps the credit Play computed, one row per estimator that could run
+      const liveRows = () =>
+        page.evaluate(
+          () =>
+            new Promise<string[]>((resolve) => {
+              const open = indexedDB.open('turnwise');
+              open.onsuccess = () => {
+                const all = open.result.transaction('credit').objectStore('credit').getAll();
+                all.onsuccess = () => resolve((all.result as { estimator: string; version: string }[]).filter((c) => c.version === 'live').map((c) => c.estimator));
+              };
+            }),
+        );
+      await expect.poll(liveRows).toContain('mc');
       await expect(page.getByText('You', { exact: true }).count()).resolves.toBe(replies);
       for (const text of await bubbles.allInnerTexts()) expect(text).not.toMatch(/Remaining:|Turns left/);
+      expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('plays the policy by default and keeps its episode, waiting for the person, across a view switch', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      // episode seed 9: the shipped policy asks three questions when answered truthfully (wasm)
+      await page.addInitScript(() => localStorage.setItem('turnwise.preferences', JSON.stringify({ seed: 9 })));
+      await page.goto(`${server.url}#/play`);
+      await expect(page.getByTestId('agent-kind').inputValue()).resolves.toBe('policy');
+      await page.getByTestId('agent-kind').locator('option[value=policy]').filter({ hasText: /^policy$/ }).waitFor({ state: 'attached', timeout: 120_000 });
+      // a family the policy was not trained on: the noisy expert plays, and the view says why
+      await page.getByTestId('family').selectOption('frontend');
+      await expect(page.getByTestId('agent-note').innerText()).resolves.toBe('The policy was trained on guess, backend, bandit, not frontend — the noisy expert plays instead.');
+      await page.getByTestId('family').selectOption('guess');
+      expect(await page.getByTestId('agent-note').count()).toBe(0);
+      await page.getByTestId('new-episode').click();
+      await expect(page.getByTestId('played-by').innerText()).resolves.toBe('Played by policy · base');
+      const box = page.getByTestId('reply-box');
+      const outcome = page.getByTestId('outcome');
+      // answer the first question truthfully, then leave the second unanswered with a draft in the box
+      await box.waitFor({ timeout: 60_000 });
+      const truth = (await page.getByTestId('suggestion').innerText()).startsWith('Yes') ? 'yes' : 'no';
+      await page.getByTestId(`answer-${truth}`).click();
+      await expect.poll(() => page.getByTestId('agent-turn').count()).toBe(1);
+      await box.waitFor({ timeout: 60_000 });
+      const turns = await page.getByTestId('agent-turn').count();
+      const question = await page.getByTestId('pending-question').innerText();
+      const heading = await page.locator('.task h2').innerText();
+      expect(heading).toMatch(/^guess · seed 9/);
+      await box.fill('a draft');
+      const gae = page.getByRole('button', { name: 'GAE (turn)' });
+      await gae.click();
+      await expect(gae.getAttribute('aria-pressed')).resolves.toBe('true');
+      for (const view of ['Credit', 'Train', 'Data']) {
+        await page.getByRole('link', { name: view, exact: true }).click();
+        await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/${view.toLowerCase()}`);
+      }
+      await page.getByRole('link', { name: 'Play', exact: true }).click();
+      // the same episode, still waiting for the person: task, turns, question, draft, agent
+      await expect(page.locator('.task h2').innerText()).resolves.toBe(heading);
+      expect(await page.getByTestId('agent-turn').count()).toBe(turns);
+      await expect(page.getByTestId('pending-question').innerText()).resolves.toBe(question);
+      await expect(box.inputValue()).resolves.toBe('a draft');
+      await expect(page.getByTestId('agent-kind').inputValue()).resolves.toBe('policy');
+      await expect(page.getByTestId('played-by').innerText()).resolves.toBe('Played by policy · base');
+      await expect(gae.getAttribute('aria-pressed')).resolves.toBe('true'); // the live credit's choices too
+      await expect.poll(() => page.getByTestId('credit-gutter').first().innerText()).toMatch(/MC return[\s\S]*GAE \(turn\)/);
+      // and it plays on to its end from where it was
+      await page.getByTestId('run-to-end').click();
+      await outcome.waitFor({ timeout: 60_000 });
+      expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(turns);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
       await b.close();

@@ -2,7 +2,8 @@
 // path refuses a destructive value before a run starts; an update that moves the policy too far is
 // undone, with a banner, and the live adapter stays the last good one; Pause → Resume continues; each
 // Start makes its own run, and a run another tab is training cannot be continued there (one writer
-// per run, src/rl/algos/runLock.ts) until that tab stops it.
+// per run, src/rl/algos/runLock.ts) until that tab stops it; then it continues from its checkpoint
+// there, a Pause in its last iteration ends it, and the stopped run still exports its adapter.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -102,11 +103,28 @@ describe.runIf(shipped)('training runs in the lab', () => {
       // once tab A stops, the run is free: tab B continues it from its checkpoint
       await a.getByRole('button', { name: 'Stop' }).click();
       await expect.poll(() => progress(a).getAttribute('data-phase')).toBe('stopped');
+      const aDone = await iterationsDone(a);
+      // the stopped run's latest adapter still exports as PEFT files
+      const downloads: string[] = [];
+      a.on('download', (d) => downloads.push(d.suggestedFilename()));
+      await a.getByRole('button', { name: 'Export latest as PEFT' }).click();
+      await expect.poll(() => [...downloads].sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+      await bPage.getByTestId('iterations').fill('2');
       await bPage.getByTestId('train-start').click();
       await bPage.getByTestId('train-error').waitFor({ state: 'detached' }); // Start clears the refusal
       await bPage.locator('[data-testid=train-progress][data-iterations="1"], [data-testid=train-error]').first().waitFor({ timeout: 120_000 });
       expect(await bPage.getByTestId('train-error').allTextContents()).toEqual([]);
       expect(await progress(bPage).getAttribute('data-run')).toBe(running);
+      // it goes on from the checkpoint tab A left, and says so
+      expect(Number(await progress(bPage).getAttribute('data-run-iteration'))).toBeGreaterThan(aDone);
+      await expect(bPage.getByTestId('run-iteration').textContent()).resolves.toMatch(/continued from its checkpoint/);
+      // Pause, then Resume, during the last planned iteration: the run ends after it, never one more
+      await bPage.getByRole('button', { name: 'Pause' }).click();
+      await bPage.getByRole('button', { name: 'Resume' }).click();
+      await expect.poll(() => progress(bPage).getAttribute('data-phase'), { timeout: 120_000 }).toBe('stopped');
+      await bPage.waitForTimeout(500);
+      expect(await iterationsDone(bPage)).toBe(2);
+      expect(await bPage.getByRole('button', { name: 'Resume' }).count()).toBe(0);
       expect(b.errors.filter((e) => !/W:onnxruntime/.test(e))).toEqual([]);
     } finally {
       await b.close();

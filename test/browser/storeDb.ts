@@ -7,6 +7,8 @@ export interface StoredEpisode {
   createdAt: number;
   status: string;
   outcome: unknown;
+  /** Who played it: the policy (or scripted agent) name, the adapter, the critic. */
+  model: { policy: string; adapter: string | null; critic: string | null };
   roles: string[];
   agentTexts: string[];
 }
@@ -25,9 +27,9 @@ export function readDb(page: Page): Promise<StoredEpisode[]> {
           tx.oncomplete = () => {
             const rows = turns.result as { episodeId: string; index: number; role: string; text: string }[];
             resolve(
-              (eps.result as { id: string; createdAt: number; status: string; outcome: unknown }[]).map((e) => {
+              (eps.result as Omit<StoredEpisode, 'roles' | 'agentTexts'>[]).map((e) => {
                 const mine = rows.filter((r) => r.episodeId === e.id).sort((a, b) => a.index - b.index);
-                return { id: e.id, createdAt: e.createdAt, status: e.status, outcome: e.outcome, roles: mine.map((r) => r.role), agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text) };
+                return { id: e.id, createdAt: e.createdAt, status: e.status, outcome: e.outcome, model: e.model, roles: mine.map((r) => r.role), agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text) };
               }),
             );
             open.result.close();

@@ -1,5 +1,14 @@
-// Workshop mode in real Chromium: the five steps open their views with the right settings.
+// Workshop mode in real Chromium on wasm: all five steps, each checked for what its sentence
+// promises — (1) the person answers the learned policy's yes/no questions about the animal in the
+// hidden information on the left; (2) Credit opens that episode with the information-gain truth
+// outlined; (3) back in Play the same episode is still there and sliding γ down shrinks the credit of
+// its early turns; (4) three GRPO iterations on guess draw success, reward spread and gradient norm;
+// (5) Pass@(K,T) of the base policy and the new adapter, and their difference. The step panel sits
+// above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
+// the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time:
+// WORKSHOP_FULL=1 keeps the views' defaults (8 tasks × 8 per iteration, 8 tasks × 4), as a class would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
@@ -8,32 +17,137 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+const SEED = 9;
+const FULL = process.env.WORKSHOP_FULL === '1';
+
+/** Whether two elements' boxes overlap on the page. */
+async function overlap(a: Locator, b: Locator): Promise<boolean> {
+  const [p, q] = [await a.boundingBox(), await b.boundingBox()];
+  if (!p || !q) throw new Error('an element has no box');
+  return p.x < q.x + q.width && q.x < p.x + p.width && p.y < q.y + q.height && q.y < p.y + p.height;
+}
+
+/** The MC return credit of every agent turn, as the gutters report it. */
+async function mcCredit(page: Page): Promise<number[]> {
+  const meters = page.getByTestId('credit-gutter').getByRole('meter', { name: 'MC return credit' });
+  return (await meters.evaluateAll((ms) => ms.map((m) => m.getAttribute('aria-valuenow')))).map(Number);
+}
+
 describe('workshop mode', () => {
-  it('walks through its five steps, each opening its view', async () => {
+  it('walks all five steps on wasm, each showing what its text promises', { timeout: 600_000 }, async () => {
     const b = await launch({ webgpu: false });
+    const t0 = Date.now();
+    const mark = (what: string) => console.log(`workshop test: ${what} at ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     try {
       const { page } = b;
+      await page.addInitScript((seed) => localStorage.setItem('turnwise.preferences', JSON.stringify({ seed })), SEED);
       await page.goto(server.url);
       await page.locator('[data-testid=backend-status][data-state=ready]').waitFor({ timeout: 120_000 });
       await page.getByTestId('workshop-start').click();
-      const overlay = page.getByTestId('workshop');
-      await expect(overlay.innerText()).resolves.toMatch(/Step 1 of 5/);
-      await page.getByTestId('workshop-action').click();
-      // Step 1 starts a guess episode (the policy when it is shipped, else the noisy expert).
-      await expect(page.getByTestId('family').inputValue()).resolves.toBe('guess');
-      await page.getByTestId('hidden-info').waitFor();
-      await page.getByTestId('run-to-end').click();
-      await page.getByTestId('outcome').waitFor({ timeout: 120_000 });
-      const views = ['credit', 'play', 'train', 'evaluate'];
-      for (const view of views) {
+      const panel = page.getByTestId('workshop');
+      const text = page.getByTestId('workshop-text');
+      const next = async (step: number) => {
         await page.getByTestId('workshop-next').click();
+        await expect(panel.innerText()).resolves.toContain(`Step ${step} of 5`);
         await page.getByTestId('workshop-action').click();
-        await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/${view}`);
+      };
+
+      // 1. "answer from the hidden information on the left": the policy asks, the person answers
+      await expect(panel.innerText()).resolves.toContain('Step 1 of 5');
+      await expect(text.innerText()).resolves.toMatch(/hidden animal .* yes\/no questions .* hidden information on the left/);
+      await page.getByTestId('workshop-action').click();
+      await expect(page.getByTestId('family').inputValue()).resolves.toBe('guess');
+      await expect(page.getByTestId('agent-kind').inputValue()).resolves.toBe('policy');
+      await expect.poll(() => page.getByTestId('played-by').innerText(), { timeout: 120_000 }).toBe('Played by policy · base');
+      const hidden = page.getByTestId('hidden-info');
+      const chat = page.getByRole('region', { name: 'Conversation' });
+      await expect(hidden.innerText()).resolves.toMatch(/never to the agent/);
+      expect((await hidden.boundingBox())!.x).toBeLessThan((await chat.boundingBox())!.x); // on the left
+      const outcome = page.getByTestId('outcome');
+      let answers = 0;
+      for (; answers < 8; answers++) {
+        await page.getByTestId('answer-yes').or(outcome).first().waitFor({ timeout: 120_000 });
+        if (await outcome.count()) break;
+        expect(await overlap(panel, page.getByTestId('reply-box'))).toBe(false);
+        // the simulated collaborator's suggestion is the truth about the hidden animal
+        const truth = (await page.getByTestId('suggestion').innerText()).startsWith('Yes') ? 'yes' : 'no';
+        await page.getByTestId(`answer-${truth}`).click();
       }
-      await expect(page.getByTestId('credit-heatmap').count()).resolves.toBe(0); // we are on Evaluate now
+      await outcome.waitFor();
+      expect(answers).toBeGreaterThanOrEqual(2);
+      const turns = await page.getByTestId('agent-turn').count();
+      expect(await page.getByText('You', { exact: true }).count()).toBe(answers);
+      expect(await overlap(panel, chat)).toBe(false);
+      mark('step 1');
+
+      // 2. Credit: the episode just played, a cell per turn and estimator, the truth row outlined
+      await next(2);
+      await expect(text.innerText()).resolves.toMatch(/outlined row is the truth/);
+      const heatmap = page.getByTestId('credit-heatmap');
+      await heatmap.waitFor();
+      await expect(heatmap.getByRole('grid').getAttribute('aria-label')).resolves.toBe(`guess · seed ${SEED} · policy(T=1)`);
+      await expect(heatmap.locator('.rowhead.truth').innerText()).resolves.toBe('truth: information gain (bits)');
+      expect(await heatmap.locator('.cell.truth').count()).toBe(turns);
+      expect(await heatmap.getByRole('gridcell', { name: /^MC return, / }).count()).toBe(turns);
+      mark('step 2');
+
+      // 3. Back in Play: the same episode, the γ slider in focus; γ down shrinks early credit
+      await next(3);
+      await expect(text.innerText()).resolves.toMatch(/slide γ down .* early turns shrink/);
+      await outcome.waitFor();
+      expect(await page.getByTestId('agent-turn').count()).toBe(turns);
+      await expect(page.getByTestId('played-by').innerText()).resolves.toBe('Played by policy · base');
+      const slider = page.locator('#slider-mc-gamma');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('slider-mc-gamma');
+      const before = await mcCredit(page);
+      expect(before).toHaveLength(turns);
+      await expect(slider.inputValue()).resolves.toBe('1');
+      for (let i = 0; i < 50; i++) await slider.press('ArrowLeft'); // γ 1 → 0.5, by keyboard
+      await expect(slider.inputValue()).resolves.toBe('0.5');
+      await expect.poll(() => mcCredit(page)).not.toEqual(before);
+      const after = await mcCredit(page);
+      expect(Math.abs(after[0])).toBeLessThan(Math.abs(before[0]) - 0.05);
+      expect(after.at(-1)).toBeCloseTo(before.at(-1)!, 5); // the last turn's return is its own reward
+      mark('step 3');
+
+      // 4. Train: three GRPO iterations on guess; success, reward spread and gradient norm charted
+      await next(4);
+      await expect(page.getByTestId('algo').inputValue()).resolves.toBe('grpo');
+      await expect(page.getByLabel('Family').inputValue()).resolves.toBe('guess');
+      await expect(page.getByTestId('iterations').inputValue()).resolves.toBe('3');
+      if (!FULL) {
+        await page.getByLabel('Tasks per iteration').fill('2');
+        await page.getByLabel('K episodes per task').fill('4');
+      }
+      await page.getByTestId('train-start').click();
+      await page.locator('[data-testid=train-progress][data-iterations="3"], [data-testid=train-error]').first().waitFor({ timeout: 480_000 });
+      expect(await page.getByTestId('train-error').count()).toBe(0);
+      const run = await page.getByTestId('train-progress').getAttribute('data-run');
+      for (const title of ['Success (rollouts)', 'Reward mean ± spread within groups', 'Gradient norm']) {
+        await expect(page.getByRole('img', { name: new RegExp(`^${title.replace(/[()±]/g, '.')}: .* last -?\\d`) }).count()).resolves.toBe(1);
+      }
+      await page.getByTestId('adapters').getByText('live').waitFor();
+      mark('step 4');
+
+      // 5. Evaluate: base and the new adapter, and where they differ
+      await next(5);
       await expect(page.getByTestId('eval-family').inputValue()).resolves.toBe('guess');
+      await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toBe(`${run}/policy`);
+      if (!FULL) {
+        await page.getByTestId('eval-tasks').fill('2');
+        await page.getByTestId('eval-n').fill('2');
+      }
+      await page.getByTestId('eval-run').click();
+      await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
+      const episodes = FULL ? 32 : 4;
+      await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
+      await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
+      await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
+      mark('step 5');
+
       await page.getByTestId('workshop-next').click(); // Finish
-      await expect(overlay.count()).resolves.toBe(0);
+      await expect(panel.count()).resolves.toBe(0);
+      expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
       await b.close();
     }

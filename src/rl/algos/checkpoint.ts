@@ -7,7 +7,7 @@
 //      `<run>/checkpoint`         no tensors; config holds the loop state as JSON.
 //  - MemoryCheckpoints keeps copies in memory (tests, the CLI without a store).
 import type { JsonObject } from '../envs/types.ts';
-import type { AdapterTable } from '../store/index.ts';
+import type { AdapterSummary, AdapterTable } from '../store/index.ts';
 import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
 
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
@@ -35,6 +35,15 @@ export class MemoryCheckpoints implements CheckpointStore {
     const c = this.runs.get(runId);
     return c ? copyState(c) : null;
   }
+}
+
+/**
+ * Whether a stored adapter row is one a model can run: the LoRA matrices of a run's learner
+ * (`<run>/<target>`, or any row written outside a run), not a checkpoint's optimizer state or loop
+ * state, which carry a `config.kind`.
+ */
+export function isRunnableAdapter(row: Pick<AdapterSummary, 'config'>): boolean {
+  return row.config.kind === undefined;
 }
 
 const isMoment = (name: string) => name.endsWith('.m') || name.endsWith('.v');

@@ -79,6 +79,11 @@ export interface StarpoConfig {
   batch: number;
   /** Value-MSE epochs of the critic per iteration (gae only). */
   valueEpochs: number;
+  /**
+   * grpo: weight ω of the step-level advantage from anchor-state groups added to each turn's episode
+   * advantage (GiGPO, credit/stepGroups.ts); 0 = episode-level credit only. Discounted by gamma.
+   */
+  stepWeight: number;
 }
 
 /** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
@@ -198,7 +203,7 @@ export interface LoopConfig {
 }
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */
@@ -375,6 +380,8 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);
     if (!(s.starpo.clipLow > 0 && s.starpo.clipLow < 1) || !(s.starpo.clipHigh > 0)) throw new AlgoError('bad-config', `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${s.starpo.clipLow} / ${s.starpo.clipHigh}`);
     positive('batch', s.starpo.batch, true);
+    if (!(s.starpo.stepWeight >= 0 && Number.isFinite(s.starpo.stepWeight))) throw new AlgoError('bad-config', `stepWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.stepWeight}`);
+    if (s.starpo.stepWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic');
   }
   if (s.algo === 'sweet') {
     pairingOf('sweet', s.sweet.pairing);

@@ -4,12 +4,14 @@
 //    information, as rollout/criticInputs.ts reads it), turn-level GAE (credit/gae.ts) gives A_t,
 //    every token of turn t gets A_t, and the critic learns V(s_t) → A_t + V(s_t) by value MSE;
 //  - GRPO: A_i = (R_i − mean_group)/std_group (credit/groupAdvantage.ts; zero-spread groups get 0)
-//    for every token of episode i; no critic.
+//    for every token of episode i; no critic. With stepWeight ω > 0, each turn adds ω × its
+//    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts).
 // StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
 // varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term.
 import { dialogueOf } from '../envs/episode.ts';
 import { gaeAdvantages } from '../credit/gae.ts';
 import { groupAdvantages } from '../credit/groupAdvantage.ts';
+import { stepGroupAdvantages } from '../credit/stepGroups.ts';
 import type { StarpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
@@ -42,10 +44,14 @@ export class Starpo implements Algorithm {
     const adv: number[][] = [];
     const valueTargets: number[][] = [];
     const values: number[][] = [];
+    let stepGrouped = 0;
     if (this.cfg.advantage === 'grpo') {
       for (const g of kept) {
+        const group = episodes.slice(g * k, (g + 1) * k);
         const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
-        for (let i = 0; i < k; i++) adv.push(episodes[g * k + i].turns.map(() => a[i]));
+        const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
+        stepGrouped += step?.grouped ?? 0;
+        group.forEach((e, i) => adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0))));
       }
     } else {
       const v = await this.turnValues(ctx, keptEpisodes);
@@ -74,6 +80,8 @@ export class Starpo implements Algorithm {
     if (extra.length) await ctx.fillLogprobs('policy', ctx.adapterIds.policy, extra, 'old_logp');
     const all = [...rows, ...extra];
     const stats: Record<string, number> = { kept_groups: kept.length, groups: std.length, train_rows: all.length };
+    // the share of kept turns that shared their state with another episode: where step credit can act
+    if (this.cfg.stepWeight > 0) stats.step_grouped_frac = stepGrouped / Math.max(1, adv.reduce((n, a) => n + a.length, 0));
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
     const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order());
@@ -118,6 +126,14 @@ export class Starpo implements Algorithm {
     });
     return rows;
   }
+}
+
+/** GiGPO step advantages of one task group: each turn's state is its visible history, verbatim. */
+function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
+  return stepGroupAdvantages(
+    group.map((e) => e.turns.map((turn, t) => ({ state: JSON.stringify(dialogueOf(e.task.prompt, e.turns.slice(0, t))), reward: turn.reward }))),
+    { gamma: cfg.gamma, divideByStd: cfg.divideByStd },
+  );
 }
 
 function withAdvantage(row: Row, a: number): Row {

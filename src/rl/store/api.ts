@@ -85,3 +85,6 @@ export interface AdapterTable {
   putAdapter(adapter: AdapterInput): Promise<void>;
   getAdapter(id: string): Promise<AdapterRow | null>;
 }
+
+/** An adapter row without its tensors: what a list of adapters shows (TrajectoryStore.listAdapters). */
+export type AdapterSummary = Omit<AdapterRow, 'tensors'>;

@@ -11,7 +11,7 @@ import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type Episod
 import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
 import { writeTx } from './txn.ts';
 import { importTx, purgeTx } from './bulk.ts';
-import type { AdapterInput, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
+import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, taskKey } from './convert.ts';
 import type { CreditRecord, EpisodeRecord, OutcomeRecord, PortableRecord, RunRecord } from './schema.ts';
 
@@ -326,6 +326,22 @@ export class TrajectoryStore implements AdapterTable {
 
   async getAdapter(id: string): Promise<AdapterRow | null> {
     return (await this.read(() => this.db.get('adapters', id))) ?? null;
+  }
+
+  /** Every stored adapter row (checkpoint and optimizer rows included) without its tensors, oldest first. */
+  async listAdapters(): Promise<AdapterSummary[]> {
+    const rows = await this.read(async () => {
+      const out: AdapterSummary[] = [];
+      // one row at a time, so the list never holds every adapter's tensors at once
+      let cursor = await this.db.transaction('adapters').store.openCursor();
+      while (cursor) {
+        const { tensors: _, ...summary } = cursor.value;
+        out.push(summary);
+        cursor = await cursor.continue();
+      }
+      return out;
+    });
+    return rows.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   }
 
   async putMetrics(runId: string, iteration: number, values: Record<string, number>): Promise<void> {

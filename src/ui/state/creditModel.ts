@@ -18,7 +18,8 @@ export interface OpenedEpisode {
   actions: string[];
   /** Replies (collaborator or environment) after each agent turn. */
   replies: string[];
-  rows: { name: EstimatorName; label: string; values: Float32Array }[];
+  /** Recomputed from rewards (MC, GRPO over the stored group), then the rows stored with the episode. */
+  rows: { name: EstimatorName | 'human-feedback'; label: string; values: Float32Array }[];
   truth: { label: string; values: Float32Array } | null;
 }
 
@@ -39,11 +40,18 @@ export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, ca
   if (!mine) return null;
   const group: StoredEpisode[] = [mine, ...readStored(candidates).filter((e) => e.group === mine.group && e.id !== mine.id)];
   const credit = storedCredit(group, STORED_ESTIMATORS);
-  const rows = STORED_ESTIMATORS.map((name) => ({
+  const rows: OpenedEpisode['rows'] = STORED_ESTIMATORS.map((name) => ({
     name,
     label: name === 'grpo' ? `GRPO (group of ${group.length})` : (ESTIMATORS.find((e) => e.name === name)?.label ?? name),
     values: credit.get(name)![0].perTurn,
   }));
+  // what was stored with the episode: Play's live credit (the critic's estimators included) and a person's thumbs
+  const at = mine.agentRecords ?? [];
+  for (const c of record.credit) {
+    if (c.version !== 'live' && c.estimator !== 'human-feedback') continue;
+    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${ESTIMATORS.find((e) => e.name === c.estimator)?.label ?? c.estimator} (as played)`;
+    rows.push({ name: c.estimator as EstimatorName | 'human-feedback', label, values: Float32Array.from(at, (i) => c.values[i] ?? Number.NaN) });
+  }
   const turns: readonly (CriticTurn & { info: JsonObject })[] = mine.critic.turns;
   const gains = turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : null));
   const truth = gains.some((g) => g !== null) ? { label: 'information gain (bits)', values: Float32Array.from(gains, (g) => g ?? 0) } : null;

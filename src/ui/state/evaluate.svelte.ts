@@ -4,7 +4,9 @@
 // evaluatePassKT), with every model call in the policy worker, so the page stays responsive; the
 // grid is the unbiased estimator of src/rl/rollout/passkt.ts. With storing on (the default) each
 // evaluated policy's episodes go to the trajectory store as they are played, under a run of their
-// own ('evaluate', tagged with the adapter id), so the Data view lists them by run.
+// own ('evaluate', tagged with the adapter id), so the Data view lists them by run. The adapters
+// offered are the Lab's (adapters.svelte.ts): the policy worker's and the stored ones, a stored one
+// loaded into the worker before it plays, so an adapter trained before a reload can be evaluated.
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
@@ -13,6 +15,9 @@ import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
+import type { AdapterShelf } from './adapters.svelte.ts';
+import type { Interval } from '../../rl/credit/bootstrap.ts';
+import { pairedDifference, perTaskSuccess, successInterval } from '../../rl/rollout/successStats.ts';
 
 /** One evaluated policy: grid[K−1][T−1] = Pass@(K,T). */
 export interface PassGrid {
@@ -20,6 +25,19 @@ export interface PassGrid {
   grid: number[][];
   episodes: number;
   success: number;
+  /** Success fraction per task (the unit the intervals resample). */
+  perTask: number[];
+  /** Mean success over tasks with its 95% bootstrap interval (successStats.ts). */
+  interval: Interval;
+}
+
+/** A per-family row: base and adapter success with intervals, and their paired difference. */
+export interface FamilyRow {
+  family: FamilyName;
+  base: Interval;
+  tuned: Interval | null;
+  diff: (Interval & { beyondNoise: boolean }) | null;
+  episodes: number;
 }
 
 export class EvaluateState {
@@ -29,10 +47,9 @@ export class EvaluateState {
   tasks = $state(8);
   seed = $state(1000);
   adapter = $state<string | null>(null);
-  adapters = $state.raw<string[]>([]);
   base = $state.raw<PassGrid | null>(null);
   tuned = $state.raw<PassGrid | null>(null);
-  perFamily = $state.raw<{ family: FamilyName; base: number; tuned: number | null; episodes: number }[]>([]);
+  perFamily = $state.raw<FamilyRow[]>([]);
   progress = $state.raw<{ label: string; done: number; total: number } | null>(null);
   error = $state<string | null>(null);
   /** Store every evaluation episode (one run per evaluated policy). */
@@ -43,18 +60,22 @@ export class EvaluateState {
 
   /**
    * `policy`: the loaded policy's model metadata (the families and task options it was forged on);
-   * `store`: the trajectory store, null while it is not open (nothing is stored then).
+   * `store`: the trajectory store, null while it is not open (nothing is stored then);
+   * `adapters`: the adapters to choose from, and how a stored one reaches the policy worker.
    */
   constructor(
     private readonly engine: () => PolicyClient | null,
     private readonly policy: () => ModelMeta | undefined,
     private readonly store: () => TrajectoryWriter | null = () => null,
+    private readonly adapters: () => Pick<AdapterShelf, 'refresh' | 'active' | 'ensureLoaded'> | null = () => null,
   ) {}
 
   /** The families the loaded policy was forged on. */
   readonly families = $derived(this.forgedFamilies());
 
   readonly tMax = $derived(this.turnLimit(this.family));
+  /** adapter − base success over the same tasks, with its paired 95% interval. */
+  readonly successDiff = $derived(this.base && this.tuned ? pairedDifference(this.base.perTask, this.tuned.perTask) : null);
   readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
 
   private forgedFamilies(): FamilyName[] {
@@ -66,18 +87,19 @@ export class EvaluateState {
     return typeof t === 'number' ? t : 10;
   }
 
+  /** Re-reads the adapters; with none chosen yet, the live one (the latest a training run published) is chosen. */
   async refreshAdapters(): Promise<void> {
-    const engine = this.engine();
-    if (!engine) return;
-    const { ids, active } = await engine.adapters();
-    this.adapters = ids;
-    if (this.adapter === null && active) this.adapter = active;
+    const shelf = this.adapters();
+    if (!shelf) return;
+    await shelf.refresh();
+    if (this.adapter === null && shelf.active) this.adapter = shelf.active;
   }
 
   /** Plays n episodes on each held-out task with one policy (adapter null = base). */
   private async grid(family: FamilyName, adapter: string | null, label: string, tasks: number, n: number): Promise<PassGrid> {
     const engine = this.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
+    if (adapter !== null) await this.adapters()?.ensureLoaded(adapter);
     const agent = await PolicyBatchAgent.create(engine, { adapter });
     const tMax = this.turnLimit(family);
     const total = tasks * n;
@@ -93,7 +115,8 @@ export class EvaluateState {
     };
     const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, { onEvent: bothListeners(progress, sink?.onEvent) });
     if (sink) this.storedRuns = [...this.storedRuns, sink.runId];
-    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate };
+    const perTask = perTaskSuccess(r.episodes, n);
+    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate, perTask, interval: successInterval(perTask) };
   }
 
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */
@@ -123,7 +146,7 @@ export class EvaluateState {
       for (const family of families) {
         const base = await this.grid(family, null, `${family}: base`, this.tasks, 1);
         const tuned = this.adapter ? await this.grid(family, this.adapter, `${family}: adapter`, this.tasks, 1) : null;
-        rows.push({ family, base: base.success, tuned: tuned?.success ?? null, episodes: base.episodes });
+        rows.push({ family, base: base.interval, tuned: tuned?.interval ?? null, diff: tuned ? pairedDifference(base.perTask, tuned.perTask) : null, episodes: base.episodes });
         this.perFamily = [...rows];
       }
     } catch (e) {

@@ -1,5 +1,7 @@
 // The lab's top-level state: which view is open, the compute backend and its self-test, the
-// models' status. Components read it and call its methods; they hold no logic of their own.
+// models' status, and the state that must outlive a view: Play's episode (a running one waits for
+// the person while another view is open), its live credit, and the policy adapters. Components read
+// it and call its methods; they hold no logic of their own.
 import { proxy } from 'comlink';
 import type { BackendInfo, BackendPreference, EngineEvent, SelfTestResult, ModelsReport, LoadProgress, ModelInfo } from '../../rl/runtime/api.ts';
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
@@ -7,6 +9,10 @@ import { backendPreference, setBackendPreference } from '../engine/backendPrefer
 import { TrajectoryStore } from '../../rl/store/index.ts';
 import { Preferences } from './preferences.svelte.ts';
 import { Workshop, type Presets } from './workshop.svelte.ts';
+import { TrainState } from './train.svelte.ts';
+import { PlaySession } from './play.svelte.ts';
+import { LiveCredit } from './liveCredit.svelte.ts';
+import { AdapterShelf } from './adapters.svelte.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -43,11 +49,32 @@ export class Lab {
   loaded = $state.raw<Record<string, ModelInfo>>({});
   /** Model loading in progress (bytes and stage), null when idle. */
   loading = $state.raw<LoadProgress | null>(null);
+  /** The models are checked and loaded (or could not be): until then the policy counts as loading. */
+  modelsSettled = $state(false);
   /** Seeds and sampling defaults (Settings). */
   readonly preferences = new Preferences();
   /** Settings a view applies once when it opens (set by the workshop). */
   presets = $state.raw<Presets>({});
   readonly workshop = new Workshop(this);
+  /** The Train view's run: owned here so a run, its charts and its adapters outlive a switch to another view. */
+  readonly train = new TrainState(() => this.policyEngine(), () => this.store);
+  /** The policy adapters in the worker and in the store (Play, Evaluate). */
+  readonly adapters = new AdapterShelf(
+    () => (this.loaded.policy ? this.policyEngine() : null),
+    () => this.store,
+  );
+  /** Play's episode: created once, so switching views neither ends nor forgets it. */
+  readonly play = new PlaySession({
+    store: () => this.store,
+    engine: () => (this.loaded.policy ? this.policyEngine() : null),
+    policyLoading: () => this.phase !== 'error' && !this.modelsSettled,
+    sampling: () => ({ ...this.preferences.data.sampling }),
+    nextSeed: () => this.preferences.nextSeed(),
+    policyMeta: () => this.loaded.policy?.turnwise,
+    loadAdapter: (id) => this.adapters.ensureLoaded(id),
+  });
+  /** Play's live credit: the estimators shown, their sliders, the critic's scores of the episode so far. */
+  readonly liveCredit = new LiveCredit(() => !!this.loaded.critic);
 
   /** An interrupted episode the Data view asked Play to continue; Play takes it once it opens. */
   resumeRequest = $state<string | null>(null);
@@ -92,10 +119,13 @@ export class Lab {
       const store = await TrajectoryStore.open();
       store.subscribe((e) => {
         if (e.type === 'reload-required') this.notices.push(e.message);
+        // a training run's checkpoint (another worker's store) names a new or newer adapter
+        if (e.type === 'adapter') this.adapterChanged();
       });
       if (store.interrupted.length) this.notices.push(`${store.interrupted.length} episode(s) were interrupted when the lab last closed; resume or discard them in Data.`);
       void store.requestPersistence();
       this.store = store;
+      void this.adapters.refresh();
     } catch (e) {
       this.storeError = `Episodes cannot be saved: ${(e as Error).message}`;
       this.notices.push(this.storeError);
@@ -106,6 +136,7 @@ export class Lab {
   async boot(): Promise<void> {
     this.phase = 'starting';
     this.error = null;
+    this.modelsSettled = false;
     try {
       this.worker?.terminate();
       const { engine, worker } = spawnPolicyWorker();
@@ -122,6 +153,8 @@ export class Lab {
       if (this.models.found) await this.loadModels(engine, this.models.models.map((m) => m.name));
     } catch (e) {
       this.fail((e as Error).message);
+    } finally {
+      this.modelsSettled = true;
     }
   }
 
@@ -145,6 +178,18 @@ export class Lab {
     }
     this.loading = null;
     this.loaded = loaded;
+    await this.adapters.refresh();
+  }
+
+  private adapterTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** One refresh for the burst of adapter rows a checkpoint writes. */
+  private adapterChanged(): void {
+    if (this.adapterTimer) clearTimeout(this.adapterTimer);
+    this.adapterTimer = setTimeout(() => {
+      this.adapterTimer = null;
+      void this.adapters.refresh();
+    }, 250);
   }
 
   /** Changes the backend preference, remembers it, and restarts the engine. */

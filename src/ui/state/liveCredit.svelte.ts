@@ -16,6 +16,8 @@ export interface CreditRow {
   values: Float32Array;
   /** "γ 0.95, λ 0.9" — shown on hover with each number. */
   paramText: string;
+  /** The parameters the values were computed with (stored with them). */
+  params: CreditParams;
 }
 
 /** The ground truth shown as an outline beside the estimates. */
@@ -93,14 +95,26 @@ export class LiveCredit {
 
   /** Credit rows for the selected estimators over the turns so far (the episode may be unfinished). */
   rows(turns: readonly EpisodeTurn[]): CreditRow[] {
+    return this.rowsOf(this.selected, turns);
+  }
+
+  /** Credit rows for every estimator that can run here, selected or not (what a finished episode stores). */
+  allRows(turns: readonly EpisodeTurn[]): CreditRow[] {
+    return this.rowsOf(
+      this.choices.map((c) => c.spec.name),
+      turns,
+    );
+  }
+
+  private rowsOf(names: readonly EstimatorName[], turns: readonly EpisodeTurn[]): CreditRow[] {
     // Read so that a newly scored turn re-derives the rows; until the critic catches up, only reward-based estimators show.
     void this.scored;
-    return this.selected.flatMap((name) => {
+    return names.flatMap((name) => {
       const choice = this.choices.find((c) => c.spec.name === name);
       if (!choice || choice.reason) return [];
       const params = this.params[name];
       const out = this.live.credit(name, params, turns);
-      return out ? [{ name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params) }] : [];
+      return out ? [{ name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } }] : [];
     });
   }
 

@@ -6,12 +6,16 @@
 // person sees is what was saved. Models run in the policy worker; the environment runs here.
 // A person's typed answer to a `guess` question is read before it is sent (envs/guess/answers.ts):
 // when the reader cannot tell yes from no, the view asks again instead of wasting the turn.
+// The Lab owns one session (lab.svelte.ts), so an episode waiting for the person survives a switch
+// to another view and back. The learned policy is the default agent (agentChoice.ts says when the
+// noisy expert stands in); a policy episode is played and recorded with the adapter that was live
+// when it began (the policy worker's active one; null: the base policy).
 import { proxy } from 'comlink';
 import { readReply } from '../../rl/envs/guess/answers.ts';
 import { GUESS_REPLIES } from '../../rl/envs/guess/env.ts';
 import { ATTRIBUTES } from '../../rl/envs/guess/table.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { AgentKind, CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
+import type { CollaboratorRequest, FamilyName, JsonObject, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
@@ -20,6 +24,9 @@ import { perRecord, turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
+import { agentInUse, agentKindOf, agentLabel, type PlayAgentKind } from './agentChoice.ts';
+
+export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 
@@ -35,22 +42,15 @@ function askedAttribute(request: CollaboratorRequest | null): number | null {
   return a >= 0 ? a : null;
 }
 
-/** Agent kinds the Play view offers: the learned policy (when the shipped models loaded) or a scripted one. */
-export type PlayAgentKind = AgentKind | 'policy';
-
-/** The Play agent kind behind a stored episode's policy name (agents.ts names: expert, noisy(0.3), random, policy(T=1)…). */
-export function agentKindOf(policy: string): PlayAgentKind | null {
-  if (policy === 'expert' || policy === 'random') return policy;
-  if (policy.startsWith('noisy')) return 'noisy';
-  if (policy.startsWith('policy')) return 'policy';
-  return null;
-}
-
 /** Where Play finds what it needs from the rest of the lab. */
 export interface PlayContext {
   store(): TrajectoryStore | null;
   /** The policy worker's engine, null until it is ready. */
   engine(): PolicyClient | null;
+  /** The engine is starting or the models are still loading (the policy may yet become ready). */
+  policyLoading(): boolean;
+  /** Registers a stored adapter in the policy worker (resuming an episode an adapter began). */
+  loadAdapter(id: string): Promise<void>;
   /** Sampling for the policy (Settings). */
   sampling(): Partial<Omit<SamplingParams, 'seed'>>;
   /** The seed of a new episode (Settings). */
@@ -82,6 +82,8 @@ interface Running {
   sink: StoreSink | null;
   /** Settles when the loop has stopped, however it stopped. */
   done: Promise<void>;
+  /** The family's agent moves without the person's "Next move" (collaborative families). */
+  collaborative: boolean;
 }
 
 export class PlaySession {
@@ -100,7 +102,16 @@ export class PlaySession {
   family = $state<FamilyName>('guess');
   split = $state<Split>('test');
   seed = $state(1);
-  agentKind = $state<PlayAgentKind>('noisy');
+  /** The agent the person chose; `agent` says which one actually plays a new episode. */
+  agentKind = $state<PlayAgentKind>('policy');
+  /** The current episode's agent, e.g. "policy · adapter train-grpo-…/policy" or "noisy expert"; null before the first. */
+  playedBy = $state<string | null>(null);
+  /** The adapter the current episode is played with and recorded under (null: base policy or a scripted agent). */
+  adapter = $state<string | null>(null);
+  /** The current episode's id in the store (null until its start is saved, or when it is not saved). */
+  episodeId = $state<string | null>(null);
+  /** The reply box's text, kept while another view is open. */
+  draft = $state('');
   task = $state.raw<Task | null>(null);
   turns = $state.raw<PlayTurn[]>([]);
   request = $state.raw<CollaboratorRequest | null>(null);
@@ -114,7 +125,13 @@ export class PlaySession {
   private landed: (() => void)[] = [];
 
   readonly families = Object.keys(FAMILIES) as FamilyName[];
-  readonly collaborative = $derived(FAMILIES[this.family]?.collaborative ?? false);
+  /** Who plays a new episode of the chosen family, and why when it is not the chosen agent. */
+  readonly agent = $derived.by(() =>
+    agentInUse(this.agentKind, { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families }, this.family),
+  );
+  /** The episode's family (the chosen one before it starts). */
+  readonly episodeFamily = $derived<FamilyName>(this.task?.spec.family ?? this.family);
+  readonly collaborative = $derived(FAMILIES[this.episodeFamily]?.collaborative ?? false);
   readonly totalReward = $derived(this.turns.reduce((a, t) => a + t.reward, 0));
   readonly success = $derived(this.turns.at(-1)?.info.success ?? false);
   /** The pending request is a `guess` yes/no question: the view offers Yes / No / Not sure. */
@@ -127,8 +144,11 @@ export class PlaySession {
       // The tasks the loaded policy learned (e.g. guess with 4 candidates); other families keep their defaults.
       const options = taskOptions(this.ctx.policyMeta(), this.family);
       const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) };
-      const agent = this.agentKind === 'policy' ? await this.policyAgent() : familyAgent(this.agentKind, this.family);
-      ep.sink = await this.openSink(agent.name);
+      const kind = this.agent.kind;
+      const adapter = kind === 'policy' ? await this.liveAdapter() : null;
+      const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
+      this.playing(kind, adapter);
+      ep.sink = await this.openSink(agent.name, adapter);
       await this.play(ep, { spec, seed: this.seed }, agent);
     } catch (e) {
       this.fail(e);
@@ -155,9 +175,14 @@ export class PlaySession {
       this.agentKind = kind;
       const feedback = record.credit.find((c) => c.estimator === 'human-feedback')?.values ?? [];
       this.turns = turns.map((t, i) => ({ ...t, feedback: feedback[1 + 2 * i] === 1 ? 'up' : feedback[1 + 2 * i] === -1 ? 'down' : null }));
-      const agent = kind === 'policy' ? await this.policyAgent() : familyAgent(kind, this.family);
+      // the adapter that began it plays on (loaded from the store after a reload)
+      const adapter = kind === 'policy' ? record.model.adapter : null;
+      if (adapter !== null) await this.ctx.loadAdapter(adapter);
+      const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
+      this.playing(kind, adapter);
       ep.sink = storeSink(store, record.model, { resumed: { 0: { episodeId, turns } } });
       const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, options: record.task.options };
+      ep.collaborative = FAMILIES[this.family].collaborative;
       await this.play(ep, { spec, seed: this.seed, prefix: turns }, agent);
     } catch (e) {
       this.fail(e);
@@ -167,7 +192,7 @@ export class PlaySession {
   /** Ends the current episode and clears the view for a new one. */
   private reset(seed: number, turns: PlayTurn[]): Running {
     this.stop(new Superseded('a new episode was started'));
-    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve() };
+    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve(), collaborative: FAMILIES[this.family]?.collaborative ?? false };
     this.running = ep;
     this.seed = seed;
     this.task = null;
@@ -176,7 +201,11 @@ export class PlaySession {
     this.unsure = null;
     this.error = null;
     this.streaming = '';
-    // 'thinking' until the loop first waits for a move, whose 'agent' then starts the turn
+    this.draft = '';
+    this.playedBy = null;
+    this.adapter = null;
+    this.episodeId = null;
+    // 'thinking' until the loop first waits: for a game's "Next move" ('agent') or for a reply ('reply')
     this.setStatus('thinking');
     return ep;
   }
@@ -276,24 +305,54 @@ export class PlaySession {
     });
   }
 
-  /** The learned policy over the worker's engine, streaming its tokens into `streaming`. */
-  private async policyAgent(): Promise<BatchAgent> {
+  /**
+   * Stores the credit Play showed for the finished episode, one row per estimator (version 'live',
+   * its parameters with it), so the GAE, bi-level GAE and SWEET-RL values computed from the critic
+   * during play are not lost: the Credit view lists them beside what it recomputes from rewards.
+   * Called again as the critic's last scores land or a slider moves; each call replaces the rows.
+   */
+  saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[]): void {
+    const id = this.running?.sink?.ids.get(0);
+    const store = this.ctx.store();
+    if (!id || !store || this.status !== 'done') return;
+    for (const r of rows) {
+      store.putCredit(id, { estimator: r.name, version: 'live', params: r.params, values: perRecord(r.values) }).catch((e: Error) => {
+        this.saveError = `The episode's credit could not be saved: ${e.message}`;
+      });
+    }
+  }
+
+  /** The policy worker's live adapter now (null: the base policy). */
+  private async liveAdapter(): Promise<string | null> {
+    const engine = this.ctx.engine();
+    if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
+    return (await engine.adapters()).active;
+  }
+
+  /**
+   * The learned policy over the worker's engine with `adapter` pinned (null: the base policy), so a
+   * new adapter going live mid-episode does not change who plays it; its tokens stream into `streaming`.
+   */
+  private async policyAgent(adapter: string | null): Promise<BatchAgent> {
     const engine = this.ctx.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     const api: GenerateApi = {
       generate: (request) => engine.generate(request, proxy((e: TokenEvent) => (this.streaming += e.delta))),
       models: () => engine.models(),
     };
-    return PolicyBatchAgent.create(api, { sampling: this.ctx.sampling() });
+    return PolicyBatchAgent.create(api, { sampling: this.ctx.sampling(), adapter });
   }
 
-  /** Where the episode is saved, tagged with the agent and (for the policy) the engine's active adapter. */
-  private async openSink(agent: string): Promise<StoreSink | null> {
+  private playing(kind: PlayAgentKind, adapter: string | null): void {
+    this.adapter = adapter;
+    this.playedBy = agentLabel(kind, adapter);
+  }
+
+  /** Where the episode is saved, tagged with the agent and the adapter it plays with. */
+  private async openSink(agent: string, adapter: string | null): Promise<StoreSink | null> {
     const store = this.ctx.store();
     if (!store) return null;
     try {
-      const engine = this.agentKind === 'policy' ? this.ctx.engine() : null;
-      const adapter = engine ? (await engine.adapters()).active : null;
       return storeSink(store, { policy: agent, adapter, critic: null });
     } catch (e) {
       this.saveError = `This episode is not being saved: ${(e as Error).message}`;
@@ -307,7 +366,8 @@ export class PlaySession {
       name: agent.name,
       act: async (requests) => {
         if (ep !== this.running) throw new Superseded('a new episode was started');
-        if (!ep.auto) {
+        // a collaborative agent moves at once; a game waits for the person's "Next move"
+        if (!ep.auto && !ep.collaborative) {
           await new Promise<void>((resolve, reject) => {
             ep.move = { resolve, reject };
             this.setStatus('agent');
@@ -342,6 +402,7 @@ export class PlaySession {
     if (sink) {
       try {
         await sink.onEvent(e);
+        if (e.kind === 'start') this.episodeId = sink.ids.get(0) ?? null;
         if (this.unsavedSinks.includes(sink)) this.noteSaved();
       } catch (err) {
         if (e.kind === 'start') {

@@ -74,6 +74,10 @@ export class TrainState {
   workerActive = $state<string | null>(null);
 
   private trainer: TrainerClient | null = null;
+  /** The trainer call under way (settles, never rejects); Resume waits for it. */
+  private inFlight: Promise<void> = Promise.resolve();
+  /** The last policy adapter published: what is live, and what "Export latest as PEFT" writes, also after Stop. */
+  private latest: Adapter | null = null;
   private worker: Worker | null = null;
   /** Counts run() calls: only the latest one moves the phase when its iterations end. */
   private runCall = 0;
@@ -127,6 +131,7 @@ export class TrainState {
     this.reports = [];
     this.warnings = [];
     this.worker?.terminate();
+    this.inFlight = Promise.resolve(); // a terminated worker's call never settles
     const { trainer, worker } = spawnTrainerWorker();
     this.trainer = trainer;
     this.worker = worker;
@@ -145,27 +150,40 @@ export class TrainState {
 
   /**
    * Runs the remaining planned iterations (resume after pause). Pressed while the paused call is still
-   * finishing its iteration, the trainer queues this call behind it (service.ts train).
+   * finishing its iteration, it waits for that call first and only then counts what remains, so a
+   * Pause that lands in the last iteration ends the run instead of training one iteration too many.
    */
   async run(): Promise<void> {
     if (!this.trainer) return;
     const call = ++this.runCall;
+    this.phase = 'running';
+    await this.inFlight;
+    if (call !== this.runCall || !this.trainer) return;
     this.planned = this.iterations;
     const remaining = this.iterations - this.reports.length;
-    if (remaining <= 0) return;
-    this.phase = 'running';
+    if (remaining <= 0) {
+      this.phase = 'stopped';
+      return;
+    }
     this.startedAt = performance.now() - (this.secondsPerIteration ?? 0) * 1000 * this.reports.length;
+    const flight = this.trainer.train(
+      remaining,
+      proxy((r: IterationReport) => {
+        this.reports = [...this.reports, r];
+        this.warnings = [...this.warnings, ...r.warnings.map((text) => ({ iteration: r.iteration, text }))];
+      }),
+    );
+    this.inFlight = flight.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
-      await this.trainer.train(
-        remaining,
-        proxy((r: IterationReport) => {
-          this.reports = [...this.reports, r];
-          this.warnings = [...this.warnings, ...r.warnings.map((text) => ({ iteration: r.iteration, text }))];
-        }),
-      );
-      if (call === this.runCall && this.phase === 'running') this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
+      await flight;
+      // the run's last iteration ends it, whether or not a Pause came during it
+      if (call === this.runCall && (this.phase === 'running' || this.phase === 'paused')) this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
     } catch (e) {
-      if (call === this.runCall) this.fail(e);
+      // Stop disposes the trainer under a running call: that call's error is the stop, not a failure
+      if (call === this.runCall && this.phase !== 'stopped') this.fail(e);
     }
   }
 
@@ -181,6 +199,7 @@ export class TrainState {
     this.phase = 'stopped';
     await this.trainer?.dispose().catch(() => undefined);
     this.worker?.terminate();
+    this.inFlight = Promise.resolve();
     this.trainer = null;
     this.worker = null;
   }
@@ -193,10 +212,10 @@ export class TrainState {
     this.liveAdapter = id;
   }
 
-  /** Downloads the run's current policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json). */
-  async exportPeft(cfg: ModelConfig): Promise<void> {
-    if (!this.trainer) return;
-    const adapter = await this.trainer.adapter('policy');
+  /** Downloads the run's latest policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json); works after Stop too. */
+  exportPeft(cfg: ModelConfig): void {
+    const adapter = this.latest;
+    if (!adapter) return;
     const files = exportPeftAdapter(cfg, adapter, { baseModel: 'turnwise/policy' });
     for (const [name, bytes] of Object.entries(files)) {
       const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
@@ -216,6 +235,7 @@ export class TrainState {
       if (engine && (await engine.models()).some((m) => m.name === 'critic')) await engine.setAdapter(id, adapter, { model: 'critic', activate: true });
       return;
     }
+    this.latest = adapter;
     await engine?.setAdapter(id, adapter, { activate: true });
     this.liveAdapter = id;
     this.workerActive = engine ? (await engine.adapters()).active : null;

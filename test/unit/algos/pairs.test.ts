@@ -121,6 +121,12 @@ describe('pairing config', () => {
     expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { lr: 0.5 }).lr).toBe(0.5);
   });
 
+  it('takes a step-level (GiGPO) weight for grpo only, finite and not negative', () => {
+    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: 1 } }).settings).toMatchObject({ starpo: { stepWeight: 1 } });
+    expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: -1 } })).toThrow(/stepWeight must be a finite number/);
+    expect(() => overrideConfig(defaultLoopConfig('ppo', 'guess'), { starpo: { stepWeight: 1 } })).toThrow(/needs the grpo advantage/);
+  });
+
   it('rejects an unknown pairing where the config enters', () => {
     expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow(AlgoError);
     expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow('sweet.pairing must be one of gap, rank, got "best"');

@@ -162,6 +162,18 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it('adds step-level credit from shared states to GRPO when stepWeight is set (GiGPO)', async () => {
+    const config = tinyConfig('grpo', 5);
+    if (config.settings.algo === 'grpo') config.settings.starpo.stepWeight = 1;
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'gigpo' });
+    const [r] = await loop.run(1);
+    // every episode of a group starts in the task's one state, so at least those turns share one
+    expect(r.metrics.step_grouped_frac).toBeGreaterThan(0);
+    expect(r.metrics.step_grouped_frac).toBeLessThanOrEqual(1);
+    expect(r.metrics.updated).toBe(1);
+    await loop.dispose();
+  }, 120_000);
+
   it('passes a healthy update (lr 5e-3) with a small update KL', async () => {
     const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('grpo', 5), rateRollouts: rate, runId: 'kl-healthy' });
     const [r] = await loop.run(1);

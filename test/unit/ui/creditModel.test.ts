@@ -49,4 +49,24 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     expect(fidelity.report?.rows.map((r) => r.estimator)).toEqual(['mc', 'grpo']);
     store.close();
   });
+
+  it('lists the credit stored with an episode (Play live rows, thumbs) beside what it recomputes', async () => {
+    const store = await TrajectoryStore.open({ name: `credit-model-live-${process.pid}-${Date.now()}` });
+    await importFile(store, textSource(readFileSync(FIXTURE, 'utf8')), { format: 'turnwise', source: 'fixture' });
+    const listed = await listedEpisodes(store, '');
+    const id = listed[0].id;
+    const before = (await openListed(store, listed, id))!;
+    const turns = before.actions.length;
+    // per record: system, then (agent, reply) per turn; the agent records carry the values
+    const perRecord = (perTurn: number[]) => [Number.NaN, ...perTurn.flatMap((v) => [v, Number.NaN])];
+    const gae = Array.from({ length: turns }, (_, t) => 0.1 * (t + 1));
+    await store.putCredit(id, { estimator: 'gae', version: 'live', params: { gamma: 1, lambda: 0.95 }, values: perRecord(gae) });
+    await store.putCredit(id, { estimator: 'human-feedback', version: 'person', values: perRecord(gae.map((_, t) => (t === 0 ? 1 : Number.NaN))) });
+    await store.putCredit(id, { estimator: 'gae', version: 'some-export', values: perRecord(gae) }); // not Play's: left out
+    const after = (await openListed(store, listed, id))!;
+    expect(after.rows.map((r) => r.label)).toEqual([...before.rows.map((r) => r.label), 'GAE (turn) (as played)', 'thumbs (person)']);
+    expect(Array.from(after.rows[2].values)).toEqual(gae.map((v) => expect.closeTo(v, 6)));
+    expect(Array.from(after.rows[3].values).map((v) => (Number.isNaN(v) ? null : v))).toEqual(gae.map((_, t) => (t === 0 ? 1 : null)));
+    store.close();
+  });
 });

@@ -1,0 +1,59 @@
+// Step-level advantages from anchor-state groups, in the spirit of GiGPO (Feng et al., "Group-in-Group
+// Policy Optimization for LLM Agent Training", arXiv 2505.10978, §3.2–3.3). Within the K episodes of
+// one task, the turns whose visible history is identical (the same anchor state: the prompt and every
+// earlier agent message and reply, verbatim) form a step group; each turn's discounted return from
+// that state on, G_t = Σ_{s≥t} γ^{s−t} r_s, is compared with its step group's:
+//   A^S_t = G_t − mean_group G          (÷ std_group G with divideByStd, as GiGPO's default)
+// A state only one episode reached, or whose group's returns are all equal, gets 0: nothing to
+// compare. The algorithm adds ω·A^S_t to the episode-level advantage of turn t (GiGPO eq. 7), so two
+// episodes that agree up to a turn and part there are credited by what they did at the parting turn,
+// not only by how their whole episodes ended.
+
+/** One turn as the step groups see it: the state it acted in (its visible history) and its reward. */
+export interface StepTurn {
+  state: string;
+  reward: number;
+}
+
+export interface StepGroupOptions {
+  /** Discount of the return from a state on (GiGPO: γ). */
+  gamma: number;
+  /** Divide by the step group's (unbiased) standard deviation. */
+  divideByStd: boolean;
+}
+
+/** Returns within this (relative to max(1, |G|)) count as equal, as groupAdvantage.ts does. */
+const ZERO_SPREAD = 1e-6;
+
+/**
+ * A^S per turn of each episode of one task group, and how many turns shared their state with at
+ * least one other episode (the turns step credit can tell apart).
+ */
+export function stepGroupAdvantages(episodes: readonly (readonly StepTurn[])[], opts: StepGroupOptions): { advantages: number[][]; grouped: number } {
+  const returns = episodes.map((turns) => {
+    const g = new Array<number>(turns.length).fill(0);
+    for (let t = turns.length - 1, acc = 0; t >= 0; t--) g[t] = acc = turns[t].reward + opts.gamma * acc;
+    return g;
+  });
+  const groups = new Map<string, [number, number][]>();
+  episodes.forEach((turns, i) =>
+    turns.forEach((turn, t) => {
+      const members = groups.get(turn.state) ?? [];
+      members.push([i, t]);
+      groups.set(turn.state, members);
+    }),
+  );
+  const advantages = episodes.map((turns) => new Array<number>(turns.length).fill(0));
+  let grouped = 0;
+  for (const members of groups.values()) {
+    if (members.length < 2) continue;
+    grouped += members.length;
+    const g = members.map(([i, t]) => returns[i][t]);
+    const mean = g.reduce((a, b) => a + b, 0) / g.length;
+    const spread = Math.max(...g) - Math.min(...g);
+    if (spread <= ZERO_SPREAD * Math.max(1, Math.abs(mean))) continue;
+    const std = Math.sqrt(g.reduce((a, b) => a + (b - mean) ** 2, 0) / (g.length - 1));
+    members.forEach(([i, t], j) => (advantages[i][t] = opts.divideByStd ? (g[j] - mean) / std : g[j] - mean));
+  }
+  return { advantages, grouped };
+}

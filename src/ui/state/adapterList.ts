@@ -1,0 +1,31 @@
+// The adapter menus of Play and Evaluate (pure; the state is adapters.svelte.ts): the policy
+// worker's adapters first, then the stored ones it lacks, newest first, each labelled with the
+// lineage its checkpoint recorded (algorithm, iteration).
+import type { AdapterSummary } from '../../rl/store/index.ts';
+
+/** One adapter a menu offers. */
+export interface AdapterChoice {
+  id: string;
+  /** "train-grpo-… · grpo · iteration 3", or the bare id when nothing is stored about it. */
+  label: string;
+  /** Registered in the policy worker now. */
+  registered: boolean;
+  /** In the store (survives a reload). */
+  stored: boolean;
+}
+
+/** The label of a stored adapter: its id, then the algorithm and iteration its checkpoint recorded. */
+export function adapterLabel(id: string, row: Pick<AdapterSummary, 'config'> | undefined): string {
+  const algo = typeof row?.config.algorithm === 'string' ? row.config.algorithm : null;
+  const iteration = typeof row?.config.iteration === 'number' ? row.config.iteration : null;
+  return [id, algo, iteration !== null ? `iteration ${iteration}` : null].filter((x) => x !== null).join(' · ');
+}
+
+/** The worker's adapters, then the stored ones it lacks (newest first), each with its label. */
+export function adapterChoices(registered: readonly string[], stored: readonly AdapterSummary[]): AdapterChoice[] {
+  const ids = [...registered, ...[...stored].reverse().map((r) => r.id)].filter((id, i, all) => all.indexOf(id) === i);
+  return ids.map((id) => {
+    const row = stored.find((r) => r.id === id);
+    return { id, label: adapterLabel(id, row), registered: registered.includes(id), stored: row !== undefined };
+  });
+}

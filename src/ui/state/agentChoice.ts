@@ -1,0 +1,54 @@
+// Which agent plays a Play episode. The person picks one (the learned policy by default, issue 20);
+// the policy plays only once its model is loaded and only the families it was forged on (its
+// metadata's `families`: a prompt of another family may not even fit its context). Otherwise the
+// noisy expert stands in, and the note says why, so the swap is never silent.
+import type { AgentKind, FamilyName } from '../../rl/envs/types.ts';
+
+/** Agent kinds the Play view offers: the learned policy or a scripted one. */
+export type PlayAgentKind = AgentKind | 'policy';
+
+/** The Play agent kind behind a stored episode's policy name (agents.ts names: expert, noisy(0.3), random, policy(T=1)…). */
+export function agentKindOf(policy: string): PlayAgentKind | null {
+  if (policy === 'expert' || policy === 'random') return policy;
+  if (policy.startsWith('noisy')) return 'noisy';
+  if (policy.startsWith('policy')) return 'policy';
+  return null;
+}
+
+/** What Play knows of the learned policy. */
+export interface PolicyAvailability {
+  /** Loaded in the policy worker and ready to generate. */
+  ready: boolean;
+  /** Still loading (or the engine still starting). */
+  loading: boolean;
+  /** The families it was forged on (model metadata); undefined: not recorded, assume any. */
+  families?: readonly string[];
+}
+
+/** The agent that will play, and why it is not the chosen one (null when it is). */
+export interface AgentInUse {
+  kind: PlayAgentKind;
+  note: string | null;
+}
+
+/** The scripted agent that stands in for a policy that cannot play. */
+export const STAND_IN: AgentKind = 'noisy';
+
+/** The agent a new episode of `family` is played by when the person chose `chosen`. */
+export function agentInUse(chosen: PlayAgentKind, policy: PolicyAvailability, family: FamilyName): AgentInUse {
+  if (chosen !== 'policy') return { kind: chosen, note: null };
+  if (!policy.ready) {
+    const why = policy.loading ? 'The policy is still loading' : 'No policy model is loaded (see Settings → Models)';
+    return { kind: STAND_IN, note: `${why} — the noisy expert plays instead.` };
+  }
+  if (policy.families && !policy.families.includes(family)) {
+    return { kind: STAND_IN, note: `The policy was trained on ${policy.families.join(', ')}, not ${family} — the noisy expert plays instead.` };
+  }
+  return { kind: 'policy', note: null };
+}
+
+/** How Play names the agent of an episode: "policy · base", "policy · adapter <id>", "noisy expert". */
+export function agentLabel(kind: PlayAgentKind, adapter: string | null): string {
+  if (kind === 'policy') return adapter === null ? 'policy · base' : `policy · adapter ${adapter}`;
+  return kind === 'noisy' ? 'noisy expert' : kind === 'expert' ? 'scripted expert' : 'random';
+}

@@ -1,0 +1,34 @@
+// Who plays a Play episode: the policy by default, the noisy expert while the policy is loading, not
+// loaded, or not forged on the family, each time with a note saying so; the label Play shows.
+import { describe, expect, it } from 'vitest';
+import { agentInUse, agentKindOf, agentLabel } from '../../../src/ui/state/agentChoice.ts';
+
+const ready = { ready: true, loading: false, families: ['guess', 'backend', 'bandit'] };
+
+describe('agent choice', () => {
+  it('plays the policy when it is ready and forged on the family', () => {
+    expect(agentInUse('policy', ready, 'guess')).toEqual({ kind: 'policy', note: null });
+    expect(agentInUse('policy', { ready: true, loading: false }, 'sokoban')).toEqual({ kind: 'policy', note: null }); // no families recorded
+  });
+
+  it('stands in the noisy expert and says why', () => {
+    expect(agentInUse('policy', { ready: false, loading: true }, 'guess')).toEqual({ kind: 'noisy', note: 'The policy is still loading — the noisy expert plays instead.' });
+    expect(agentInUse('policy', { ready: false, loading: false }, 'guess').note).toMatch(/^No policy model is loaded \(see Settings → Models\)/);
+    expect(agentInUse('policy', ready, 'frontend')).toEqual({ kind: 'noisy', note: 'The policy was trained on guess, backend, bandit, not frontend — the noisy expert plays instead.' });
+  });
+
+  it('plays a scripted agent as chosen, whatever the policy', () => {
+    for (const kind of ['noisy', 'expert', 'random'] as const) {
+      expect(agentInUse(kind, { ready: false, loading: true }, 'guess')).toEqual({ kind, note: null });
+      expect(agentInUse(kind, ready, 'sokoban')).toEqual({ kind, note: null });
+    }
+  });
+
+  it('names the agent and the adapter, and reads stored policy names back', () => {
+    expect(agentLabel('policy', null)).toBe('policy · base');
+    expect(agentLabel('policy', 'train-grpo-guess-1/policy')).toBe('policy · adapter train-grpo-guess-1/policy');
+    expect(agentLabel('noisy', null)).toBe('noisy expert');
+    expect(agentLabel('expert', null)).toBe('scripted expert');
+    expect(['expert', 'random', 'noisy(0.3)', 'policy(T=1)', 'policy(greedy)', 'human'].map(agentKindOf)).toEqual(['expert', 'random', 'noisy', 'policy', 'policy', null]);
+  });
+});
