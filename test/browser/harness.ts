@@ -84,14 +84,16 @@ export async function launch(opts: BrowserOptions = {}): Promise<Browser> {
 
 /**
  * In the Play view: starts a new episode with the selected agent and lets the simulator answer to
- * the end. Waits out the previous episode's outcome first, and copes with an episode that ends
- * before "Run to the end" can be pressed (e.g. an agent that guesses at once).
+ * the end. Waits for the new episode's own outcome, and copes with an episode that ends before
+ * "Run to the end" can be pressed (e.g. an agent that guesses at once). The previous outcome is
+ * marked first rather than waited out: an episode that ends in its first turn can replace it with
+ * the same text before its removal is ever seen (it was, in about one run in three).
  */
 export async function playToEnd(page: Page, timeout = 120_000): Promise<void> {
-  const outcome = page.getByTestId('outcome');
   const runToEnd = page.getByTestId('run-to-end');
+  await page.getByTestId('outcome').evaluateAll((els) => els.forEach((e) => e.setAttribute('data-previous', '')));
+  const outcome = page.locator('[data-testid=outcome]:not([data-previous])');
   await page.getByTestId('new-episode').click();
-  await outcome.waitFor({ state: 'detached', timeout });
   await runToEnd.or(outcome).first().waitFor({ timeout });
   // The button hides while the agent thinks; if the episode ends meanwhile, there is nothing to press.
   await runToEnd.click({ timeout: 5_000 }).catch(() => undefined);
