@@ -314,7 +314,9 @@ export class PlaySession {
   saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[]): void {
     const id = this.running?.sink?.ids.get(0);
     const store = this.ctx.store();
-    if (!id || !store || this.status !== 'done') return;
+    // while turns wait to be written the credit would not fit the stored episode; reading `unsaved`
+    // here makes the caller's effect run again once Retry saving has written them
+    if (!id || !store || this.status !== 'done' || this.unsaved > 0) return;
     for (const r of rows) {
       store.putCredit(id, { estimator: r.name, version: 'live', params: r.params, values: perRecord(r.values) }).catch((e: Error) => {
         this.saveError = `The episode's credit could not be saved: ${e.message}`;
