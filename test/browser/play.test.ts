@@ -7,6 +7,7 @@
 // Data view lists it as aborted beside the finished one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
+import { readCredit } from './storeDb.ts';
 import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 
@@ -74,18 +75,7 @@ describe('Play view', () => {
       await expect(page.getByTestId('outcome').getAttribute('data-success')).resolves.toBe('true');
       expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(2);
       // the finished episode keeps the credit Play computed, one row per estimator that could run
-      const liveRows = () =>
-        page.evaluate(
-          () =>
-            new Promise<string[]>((resolve) => {
-              const open = indexedDB.open('turnwise');
-              open.onsuccess = () => {
-                const all = open.result.transaction('credit').objectStore('credit').getAll();
-                all.onsuccess = () => resolve((all.result as { estimator: string; version: string }[]).filter((c) => c.version === 'live').map((c) => c.estimator));
-              };
-            }),
-        );
-      await expect.poll(liveRows).toContain('mc');
+      await expect.poll(async () => (await readCredit(page)).filter((c) => c.version === 'live').map((c) => c.estimator)).toContain('mc');
       await expect(page.getByText('You', { exact: true }).count()).resolves.toBe(replies);
       for (const text of await bubbles.allInnerTexts()) expect(text).not.toMatch(/Remaining:|Turns left/);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);

@@ -38,3 +38,21 @@ export function readDb(page: Page): Promise<StoredEpisode[]> {
       }),
   );
 }
+
+/** Every credit row in the lab's database: which estimator, which version, for which episode. */
+export function readCredit(page: Page): Promise<{ episodeId: string; estimator: string; version: string }[]> {
+  return page.evaluate(
+    () =>
+      new Promise<{ episodeId: string; estimator: string; version: string }[]>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('credit').objectStore('credit').getAll();
+          all.onsuccess = () => {
+            resolve((all.result as { episodeId: string; estimator: string; version: string }[]).map(({ episodeId, estimator, version }) => ({ episodeId, estimator, version })));
+            open.result.close();
+          };
+        };
+      }),
+  );
+}
