@@ -34,6 +34,8 @@ export interface BrowserOptions {
   viewport?: { width: number; height: number };
   /** 'block' keeps the lab's service worker from caching the app and models (their bytes count against the quota). */
   serviceWorkers?: 'allow' | 'block';
+  /** Show the first-visit tour (default false: it is marked seen, so views and screenshots start uncovered). */
+  firstVisit?: boolean;
 }
 
 export interface Browser {
@@ -64,6 +66,7 @@ export async function launch(opts: BrowserOptions = {}): Promise<Browser> {
     serviceWorkers: opts.serviceWorkers ?? 'allow',
     viewport: opts.viewport ?? { width: 1280, height: 800 },
   });
+  if (!opts.firstVisit) await context.addInitScript(() => localStorage.setItem('turnwise.toured', '1'));
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));

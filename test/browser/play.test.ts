@@ -19,7 +19,7 @@ afterAll(async () => server?.close());
 
 describe('Play view', () => {
   it('plays a full guess episode as the person: a button, free text read back, asked again when unclear', async () => {
-    const b = await launch({ webgpu: false });
+    const b = await launch({ webgpu: false, firstVisit: true });
     try {
       const { page } = b;
       await page.goto(`${server.url}#/play`);
