@@ -1,6 +1,6 @@
 // The compute backend the person chose (Settings, or ?backend= in the URL, which wins over the saved
 // setting when the page opens). One value for the whole page, so the policy worker (Lab.boot) and the
-// trainer worker (trainerClient.ts) run on the same choice.
+// trainer worker (train.svelte.ts start) run on the same choice.
 import type { BackendPreference } from '../../rl/runtime/api.ts';
 
 const KEY = 'turnwise.backend';

@@ -9,6 +9,7 @@ import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
+import { backendPreference } from '../engine/backendPreference.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
 
@@ -139,7 +140,8 @@ export class TrainState {
     try {
       await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
       // Continuing is explicit: without a chosen run the trainer makes a new run id (loop.ts newRunId).
-      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, storeRollouts: this.storeRollouts, ...(this.continueRun ? { runId: this.continueRun } : {}) });
+      // the lab's backend setting (Settings, ?backend=), so Auto passes over a software WebGPU adapter here too
+      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, backend: backendPreference(), storeRollouts: this.storeRollouts, ...(this.continueRun ? { runId: this.continueRun } : {}) });
       this.runId = status.runId;
       this.trainerBackend = status.backend;
       await this.run();
