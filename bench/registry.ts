@@ -12,6 +12,7 @@ import { learning } from './entries/learning.ts';
 import { ui } from './entries/ui.ts';
 import { engineBrowser } from './entries/engineBrowser.ts';
 import { iteration } from './entries/iteration.ts';
+import { forgeContext } from './entries/forgeContext.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -24,3 +25,4 @@ BENCHES.push(learning);
 BENCHES.push(ui);
 BENCHES.push(engineBrowser);
 BENCHES.push(iteration);
+BENCHES.push(forgeContext);

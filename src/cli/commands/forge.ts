@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { heldOutTable } from '../../rl/forge/heldout.ts';
 import { nodeReader, nodeWriter } from '../../rl/model/folder/nodeIo.ts';
@@ -18,12 +18,14 @@ export const forge: Command = {
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
-    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide] [--smoke] [--json]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide|six] [--dagger JSON] [--smoke] [--json]',
     '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
     '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'.',
-    '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban.',
+    '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban;',
+    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, DAgger rounds);',
+    '--dagger JSON replaces its DAgger rounds (null for none), e.g. \'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
     `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
@@ -33,9 +35,10 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
     });
-    const base = values.smoke ? SMOKE_FORGE : DEFAULT_FORGE;
+    if (values.preset !== undefined && values.preset !== 'wide' && values.preset !== 'six') throw new UsageError(`--preset must be wide or six, got "${values.preset}"`);
+    const base = values.smoke ? SMOKE_FORGE : values.preset === 'six' ? SIX_FAMILY_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     const cfg: ForgeConfig = {
@@ -51,6 +54,7 @@ export const forge: Command = {
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
     };
     if (values.mix !== undefined) cfg.mix = jsonOption(values.mix, 'mix', 'JSON: [{"family":"guess","weight":1,"options":{...}}, …]') as ForgeConfig['mix'];
+    if (values.dagger !== undefined) cfg.dagger = jsonOption(values.dagger, 'dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X} or null') as ForgeConfig['dagger'];
     if (values.refine !== undefined) {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');

@@ -34,6 +34,24 @@ export interface RefineStage {
    * the time, so a sampled imitator sat within 7 points of random (51%; docs/forge.md).
    */
   noise?: Partial<Record<FamilyName, number>>;
+  /** Share of this stage's teacher episodes played by the noise-free expert (default: the config's `expertShare`). */
+  expertShare?: number;
+}
+
+/**
+ * DAgger rounds after the refine stages (dagger.ts): the policy plays train-split tasks, the scripted
+ * expert labels every state it visited, and an SFT round trains on all rounds' labels so far mixed
+ * with fresh teacher dialogues.
+ */
+export interface DaggerConfig {
+  rounds: number;
+  /** Policy episodes played per round, over the mixture's families by weight. */
+  episodes: number;
+  /** SFT steps per round (fresh AdamW state, warm-up and cosine decay per round). */
+  steps: number;
+  lr: number;
+  /** Share of each round's training segments drawn from the labelled states (the rest: teacher dialogues). */
+  share: number;
 }
 
 /** Everything `runForge` needs. */
@@ -44,6 +62,8 @@ export interface ForgeConfig {
   mix: FamilyMix[];
   /** Mistake rate of the noisy experts whose dialogues are imitated. */
   noise: number;
+  /** Share of teacher episodes played by the noise-free expert instead of the noisy one (0: noisy only). */
+  expertShare: number;
   /** Tokenizer: upper bound on the vocabulary (base tokens included). */
   maxVocab: number;
   /** Episodes per family used to fit the tokenizer. */
@@ -64,6 +84,8 @@ export interface ForgeConfig {
   steps: number;
   /** Policy stages after the first, in order. */
   refine: RefineStage[];
+  /** DAgger rounds after the refine stages (null: none). */
+  dagger: DaggerConfig | null;
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -117,6 +139,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
     { family: 'bandit', weight: 0.2 },
   ],
   noise: 0.3,
+  expertShare: 0,
   maxVocab: 1024,
   tokenizerEpisodes: 400,
   dModel: 128,
@@ -132,6 +155,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
     { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25 },
     { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25, noise: { bandit: 0.1 } },
   ],
+  dagger: null,
   criticSteps: 40,
   valueSteps: 40,
   lr: 3e-3,
@@ -140,6 +164,33 @@ export const DEFAULT_FORGE: ForgeConfig = {
   evalEpisodes: 40,
   maxReplyTokens: 48,
   logEvery: 50,
+};
+
+/**
+ * The second generation (issue #18): all six families in a 512-token context (the tokenizer fitted on
+ * all six keeps every prompt under 160 tokens; frontend's HTML replies need up to ~180 reply tokens
+ * and the previous draft in view), half the teacher episodes played by the noise-free expert, then
+ * DAgger rounds on the policy's own states. Episode shares are chosen for token shares of roughly
+ * guess 0.25, backend 0.2, frontend 0.2, frozenlake 0.15, sokoban 0.15, bandit 0.05 (the long games'
+ * episodes are 5–6× longer than guess's).
+ */
+export const SIX_FAMILY_FORGE: ForgeConfig = {
+  ...DEFAULT_FORGE,
+  mix: [
+    { family: 'guess', weight: 0.4, options: { candidates: 4, maxTurns: 4 } },
+    { family: 'backend', weight: 0.28 },
+    { family: 'bandit', weight: 0.12 },
+    { family: 'frontend', weight: 0.08 },
+    { family: 'frozenlake', weight: 0.06 },
+    { family: 'sokoban', weight: 0.06 },
+  ],
+  expertShare: 0.5,
+  maxVocab: 1280,
+  seqLen: 512,
+  maxReplyTokens: 192,
+  steps: 1000,
+  refine: [{ steps: 400, lr: 1e-3, weights: { guess: 0.4, backend: 0.28, bandit: 0.12, frontend: 0.08, frozenlake: 0.06, sokoban: 0.06 }, promptWeight: 0.25 }],
+  dagger: { rounds: 3, episodes: 1500, steps: 250, lr: 5e-4, share: 0.5 },
 };
 
 /** A seconds-long run on a tiny model (tests, `--smoke`). */
@@ -198,8 +249,13 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
       throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} noise must name families of the mixture with rates in [0, 1]`);
     }
   }
+  if (!(cfg.expertShare >= 0 && cfg.expertShare <= 1) || cfg.refine.some((st) => !((st.expertShare ?? 0) >= 0 && (st.expertShare ?? 0) <= 1))) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
+  const d = cfg.dagger;
+  if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
+    throw new ForgeConfigError('dagger', 'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]');
+  }
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
 /** The mixture of a refine stage: the config's families and options with the stage's shares. */

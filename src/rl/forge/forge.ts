@@ -28,6 +28,7 @@ import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
+import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
@@ -126,27 +127,62 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const backbone: ModelWeights = run.start ? { ...run.start.weights } : Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
   if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters${run.start.stagesDone ? ` after policy stage ${run.start.stagesDone}` : ''}`);
   const graph = sftGraph(model, backbone, cfg.batch, cfg.seqLen);
+  // the policy as an engine plays it (the window and reply budget it ships with)
+  const shippedModel = (weights: ModelWeights) => ({ config: model, tokenizer: tok, weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } });
   const packer = () => new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft');
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
   const done = run.start?.stagesDone ?? 0;
-  if (done > cfg.refine.length + 1) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${cfg.refine.length + 1}`);
+  const sftStages = cfg.refine.length + 1;
+  const daggerRounds = cfg.dagger?.rounds ?? 0;
+  if (done > sftStages + daggerRounds) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${sftStages + daggerRounds}`);
+  // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
+  if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
+  // the teacher: the noisy expert, or with probability expertShare the noise-free expert
+  const teacher = (noise: (family: FamilyName) => number, expertShare: number) => (rng: Rng, family: FamilyName): Player =>
+    expertShare > 0 && rng.chance(expertShare) ? { kind: 'expert' } : { kind: 'noisy', noise: noise(family) };
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
-    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, () => ({ kind: 'noisy', noise: cfg.noise }));
+    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare));
     const r = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
     policy = r;
     phases.push(r.report);
   }
   for (const [i, stage] of cfg.refine.entries()) {
     if (i + 2 <= done) continue;
-    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, (_, family) => ({ kind: 'noisy', noise: stage.noise?.[family] ?? cfg.noise }));
+    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare));
     const noises = Object.entries(stage.noise ?? {}).map(([f, n]) => `${f} ${n}`);
     log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}`);
     const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
     policy = r;
     phases.push(r.report);
+  }
+
+  if (cfg.dagger && done < sftStages + daggerRounds) {
+    const d = cfg.dagger;
+    const pool = new DaggerPool(`${cfg.seed}`);
+    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, cfg.expertShare));
+    const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
+    for (let r = 0; r < d.rounds; r++) {
+      const stage = sftStages + r + 1;
+      const t0 = performance.now();
+      const engine = new PolicyEngine();
+      let played;
+      try {
+        await engine.init(run.runtime.info.kind);
+        await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'fp32', adapterSlot: null });
+        played = await playAndLabel(engine, { mix: cfg.mix, episodes: d.episodes, seed: cfg.seed * 1_000 + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight });
+      } finally {
+        await engine.dispose();
+      }
+      pool.add(labelledSegments(tok, played.chats, cfg.seqLen));
+      const seen = played.stats.map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`).join('; ');
+      log(`[forge] DAgger round ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`);
+      const rr = await sftPhase(run.runtime, graph, policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (DAgger round ${r + 1})`, d.steps), lr: d.lr });
+      policy = rr;
+      phases.push({ ...rr.report, dagger: played.stats });
+    }
   }
 
   let critic = policy.weights;
@@ -177,8 +213,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     const engine = new PolicyEngine();
     try {
       await engine.init(run.runtime.info.kind);
-      const shipped = { config: model, tokenizer: tok, weights: policy.weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } };
-      await engine.loadFrom('policy', { kind: 'model', model: shipped }, { precision: 'quant4', adapterSlot: null });
+      await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'quant4', adapterSlot: null });
       rows = await heldOut(engine, { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, maxReplyTokens: cfg.maxReplyTokens }, log);
     } finally {
       await engine.dispose();

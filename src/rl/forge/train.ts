@@ -34,6 +34,8 @@ export interface PhaseReport {
   lastLoss: number;
   /** Mean loss per `logEvery` steps. */
   curve: number[];
+  /** A DAgger round's play before it trained (forge/dagger.ts): per family, the policy's success and agreement with the expert. */
+  dagger?: { family: string; episodes: number; successRate: number; agreement: number; turns: number }[];
 }
 
 /** Settings of one phase. */

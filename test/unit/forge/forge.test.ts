@@ -105,6 +105,14 @@ describe('forge config', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { sokoban: 0.1 } }] })).toThrow('refine stage 1 noise must name');
   });
 
+  it('checks the expert share and the DAgger rounds', () => {
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, expertShare: 1.5 })).toThrow('forge: expertShare must lie in [0, 1]');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 0, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 } })).toThrow(
+      'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 1, episodes: 8, steps: 2, lr: 1e-3, share: 2 } })).toThrow('share in [0, 1]');
+  });
+
   it('a refine stage keeps the mixture\'s options and takes its own shares', () => {
     const cfg = { ...SMOKE_FORGE, mix: [{ family: 'guess' as const, weight: 0.9, options: { candidates: 4 } }, { family: 'bandit' as const, weight: 0.1 }] };
     expect(stageMix(cfg, { steps: 1, lr: 1e-3, weights: { bandit: 0.7, guess: 0.3 } })).toEqual([

@@ -71,14 +71,20 @@ export interface Segment {
  * (system [+ hidden]) followed by whole turns from a 'user' turn (or the first agent turn), the way
  * `windowIds` shows them at play time. Agent-turn tokens weigh 1; user-turn tokens `obsWeight`; the
  * head's tokens `promptWeight` (default 0: a prompt that restates its own names, as bandit's "Answer
- * like <answer>X</answer> or <answer>Y</answer>", then trains copying them).
+ * like <answer>X</answer> or <answer>Y</answer>", then trains copying them). `agentWeights[n]`, when
+ * given, replaces the weight of the n-th agent turn (the forge's DAgger data trains only the turns the
+ * expert agrees with, or only the expert's label at the end); a segment with nothing trained is dropped.
  */
-export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, promptWeight = 0): Segment[] {
+export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, promptWeight = 0, agentWeights?: readonly number[]): Segment[] {
   const enc: EncodedChat = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;
   const head = enc.ids.slice(0, headEnd);
-  const turns = enc.spans.slice(headLen).map((s) => ({ role: s.role, from: s.roleAt, to: s.end }));
+  let agentIndex = 0;
+  const turns = enc.spans.slice(headLen).map((s) => {
+    const w = s.role === 'agent' ? (agentWeights?.[agentIndex++] ?? 1) : obsWeight;
+    return { role: s.role, from: s.roleAt, to: s.end, w };
+  });
   const out: Segment[] = [];
   let i = 0;
   while (i < turns.length) {
@@ -92,7 +98,7 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     let trained = false;
     while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {
       const t = turns[j];
-      const w = t.role === 'agent' ? 1 : obsWeight;
+      const w = t.w;
       for (let k = t.from; k < t.to; k++) {
         ids.push(enc.ids[k]);
         weight.push(0);
@@ -100,7 +106,7 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
       // the role token predicts the first content token; the last content token predicts <|end|>
       const start = ids.length - (t.to - t.from);
       for (let k = start; k < ids.length - 1; k++) weight[k] = w;
-      if (t.role === 'agent') trained = true;
+      if (t.role === 'agent' && w > 0) trained = true;
       j++;
     }
     if (j === i) break; // one turn longer than the whole budget: drop the rest of the episode

@@ -1,0 +1,133 @@
+// The forge's DAgger stage (Ross, Gordon & Bagnell 2011, "A Reduction of Imitation Learning and
+// Structured Prediction to No-Regret Online Learning", Algorithm 3.1, with β = 0 after the first
+// round: the learner alone drives the rollouts). Imitating a teacher's dialogues only shows the
+// policy the teacher's states; once the policy errs it is somewhere it has never been and errs again.
+// Here the forged policy plays train-split tasks itself (sampled at T = 1, the way the lab measures
+// it), the family's scripted expert — a function of the visible dialogue only (envs/agent.ts) — labels
+// every state the policy visited, and the next SFT round trains on the aggregate of all rounds'
+// labelled states mixed with fresh teacher dialogues (so the other families' skills are not forgotten).
+//
+// Two kinds of training chat come from one policy episode (model/tokenizer/dialogue.ts segments with
+// per-agent-turn weights): the episode itself, training only the turns where the policy did what the
+// expert would (weight 1; the others 0: they are mistakes), and, for each turn where it did not, the
+// dialogue up to that state followed by the expert's move, the only trained tokens.
+import { FAMILIES } from '../envs/registry.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import type { Episode, FamilyName, Message } from '../envs/types.ts';
+import { segments, toChat } from '../model/tokenizer/dialogue.ts';
+import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
+import type { GenerateApi } from '../runtime/engine/types.ts';
+import { PolicyBatchAgent } from '../rollout/agents.ts';
+import { rollout, taskSpecs } from '../rollout/rollout.ts';
+import { Rng } from '../util/rng.ts';
+import type { FamilyMix } from './config.ts';
+import type { PackSegment } from './data.ts';
+
+/** One labelled chat: the dialogue and a weight per agent turn, in order. */
+export interface LabelledChat {
+  dialogue: Message[];
+  agentWeights: number[];
+  /** Weight of the collaborator's/environment's tokens (0 for a state's label: they were trained with the episode). */
+  obsWeight: number;
+}
+
+/** What one round of policy play showed, per family. */
+export interface DaggerRoundStats {
+  family: FamilyName;
+  episodes: number;
+  /** The policy's own success on these train-split tasks (sampled). */
+  successRate: number;
+  /** Agent turns whose text equals the expert's move on the same state. */
+  agreement: number;
+  turns: number;
+}
+
+const same = (a: string, b: string) => a.trim() === b.trim();
+
+/** The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue. */
+export function labelEpisode(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string, obsWeight: number): { chats: LabelledChat[]; agreed: number } {
+  const labels = ep.turns.map((_, t) => expert(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
+  const agree = ep.turns.map((turn, t) => same(turn.action, labels[t]));
+  const chats: LabelledChat[] = [];
+  if (agree.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: agree.map((a) => (a ? 1 : 0)), obsWeight });
+  agree.forEach((a, t) => {
+    if (a) return;
+    const state = dialogueOf(ep.task.prompt, ep.turns.slice(0, t));
+    chats.push({ dialogue: [...state, { role: 'assistant', content: labels[t] }], agentWeights: [...new Array<number>(t).fill(0), 1], obsWeight: 0 });
+  });
+  return { chats, agreed: agree.filter(Boolean).length };
+}
+
+/** Training segments of labelled chats, cut the way the policy's context window shows them. */
+export function labelledSegments(tok: Tokenizer, chats: readonly LabelledChat[], seqLen: number): PackSegment[] {
+  return chats.flatMap((c) => segments(tok, toChat(c.dialogue), seqLen, c.obsWeight, 0, c.agentWeights));
+}
+
+/** Settings of one round's play. */
+export interface DaggerPlay {
+  mix: readonly FamilyMix[];
+  /** Episodes in all, shared over the mixture's families by weight (at least one each). */
+  episodes: number;
+  /** Task and sampling seed of this round. */
+  seed: number;
+  maxReplyTokens: number;
+  obsWeight: number;
+}
+
+/** Plays the engine's 'policy' on train-split tasks and labels what it visited. */
+export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<{ chats: LabelledChat[]; stats: DaggerRoundStats[] }> {
+  const total = o.mix.reduce((a, m) => a + m.weight, 0);
+  const agent = await PolicyBatchAgent.create(engine, { sampling: { temperature: 1, maxNewTokens: o.maxReplyTokens } });
+  const chats: LabelledChat[] = [];
+  const stats: DaggerRoundStats[] = [];
+  for (const [i, m] of o.mix.entries()) {
+    const n = Math.max(1, Math.round((o.episodes * m.weight) / total));
+    // task seeds far from the teacher streams' and the held-out check's, one block per round and family
+    const tasks = taskSpecs(m.family, 'train', n, 900_000_000 + o.seed * 10_000 + i * 1_000, m.options);
+    let episodes;
+    try {
+      ({ episodes } = await rollout({ tasks, k: 1, seed: o.seed }, agent));
+    } catch (e) {
+      // a family whose prompts do not fit the context (a small smoke model) has no states to label
+      if ((e as Error).name !== 'PromptTooLongError') throw e;
+      stats.push({ family: m.family, episodes: 0, successRate: 0, agreement: 0, turns: 0 });
+      continue;
+    }
+    const expert = FAMILIES[m.family].agents.expert;
+    let agreed = 0;
+    let turns = 0;
+    for (const ep of episodes) {
+      const l = labelEpisode(ep, expert, o.obsWeight);
+      chats.push(...l.chats);
+      agreed += l.agreed;
+      turns += ep.turns.length;
+    }
+    stats.push({ family: m.family, episodes: episodes.length, successRate: episodes.filter((e) => e.success).length / episodes.length, agreement: turns ? agreed / turns : 0, turns });
+  }
+  return { chats, stats };
+}
+
+/**
+ * The aggregate data set of all rounds so far (DAgger's D ← D ∪ D_i) as a segment source: with
+ * probability `share` a uniformly drawn labelled segment, else the teacher stream's next segment.
+ */
+export class DaggerPool {
+  private readonly pool: PackSegment[] = [];
+  private readonly rng: Rng;
+
+  constructor(seed: string) {
+    this.rng = new Rng(`forge/dagger/${seed}`);
+  }
+
+  add(segs: readonly PackSegment[]): void {
+    this.pool.push(...segs);
+  }
+
+  get size(): number {
+    return this.pool.length;
+  }
+
+  source(share: number, teacher: () => Promise<PackSegment>): () => Promise<PackSegment> {
+    return async () => (this.pool.length > 0 && this.rng.chance(share) ? this.pool[this.rng.int(this.pool.length)] : teacher());
+  }
+}

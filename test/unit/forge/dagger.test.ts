@@ -1,0 +1,114 @@
+// The forge's DAgger labels (src/rl/forge/dagger.ts): which turns of a policy episode train, and the
+// expert's move on each state where the policy did something else; checked by hand on guess.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SMOKE_FORGE } from '../../../src/rl/forge/config.ts';
+import { runForge } from '../../../src/rl/forge/forge.ts';
+import { loadModel } from '../../../src/rl/model/folder/folder.ts';
+import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
+import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { labelEpisode, labelledSegments } from '../../../src/rl/forge/dagger.ts';
+import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { segments, toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
+import { encodeChat } from '../../../src/rl/model/tokenizer/chat.ts';
+import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
+import { dialogueOf } from '../../../src/rl/envs/episode.ts';
+import { ATTRIBUTES } from '../../../src/rl/envs/guess/table.ts';
+
+const expert = FAMILIES.guess.agents.expert;
+const spec = { family: 'guess' as const, split: 'train' as const, seed: 11, options: { candidates: 4, maxTurns: 4 } };
+
+describe('labelEpisode', () => {
+  it("trains the whole episode once when every turn is the expert's", async () => {
+    const ep = await playEpisode(createAgent('expert', 'guess', { seed: 1 }), spec);
+    const { chats, agreed } = labelEpisode(ep, expert, 0.25);
+    expect(agreed).toBe(ep.turns.length);
+    expect(chats).toHaveLength(1);
+    expect(chats[0].agentWeights).toEqual(ep.turns.map(() => 1));
+    expect(chats[0].obsWeight).toBe(0.25);
+  });
+
+  it("labels each state where the policy differed with the expert's move, and trains none of its own mistakes", async () => {
+    // noise 1: every question is a random one, so the expert disagrees wherever it would ask something else
+    const ep = await playEpisode(createAgent('noisy', 'guess', { seed: 5, noise: 1 }), spec);
+    const { chats, agreed } = labelEpisode(ep, expert, 0.25);
+    const differed = ep.turns.length - agreed;
+    expect(differed).toBeGreaterThan(0);
+    const states = chats.filter((c) => c.obsWeight === 0);
+    expect(states).toHaveLength(differed);
+    for (const c of states) {
+      const t = c.agentWeights.length - 1;
+      // the state is the episode's own dialogue up to turn t; the last message is the expert's move there
+      expect(c.dialogue.slice(0, -1)).toEqual(dialogueOf(ep.task.prompt, ep.turns.slice(0, t)));
+      expect(c.dialogue.at(-1)).toEqual({ role: 'assistant', content: expert(c.dialogue.slice(0, -1)) });
+      expect(c.dialogue.at(-1)?.content).not.toBe(ep.turns[t].action);
+      expect(c.agentWeights).toEqual([...new Array<number>(t).fill(0), 1]);
+    }
+    const whole = chats.filter((c) => c.obsWeight > 0);
+    if (agreed > 0) expect(whole[0].agentWeights.filter((w) => w === 1)).toHaveLength(agreed);
+    else expect(whole).toHaveLength(0);
+  });
+
+  it('an expert question or guess on a state counts as agreement only when the text is the same', () => {
+    const task = { prompt: 'Guess the animal I am thinking of. Candidates: cat, dog, cow, owl. Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: cat. A wrong guess ends the game. You have 4 turns.', hidden: {} };
+    const best = expert([{ role: 'user', content: task.prompt }]);
+    const other = ATTRIBUTES.map((a) => a.question).find((q) => q !== best) as string;
+    const turn = (action: string) => ({ action, observation: 'No.', reward: 0, done: false });
+    expect(labelEpisode({ task, turns: [turn(` ${best} `)] } as never, expert, 0).agreed).toBe(1);
+    expect(labelEpisode({ task, turns: [turn(other)] } as never, expert, 0).agreed).toBe(0);
+  });
+});
+
+describe('segments with per-agent-turn weights', () => {
+  it("a state's label trains only the expert's move", async () => {
+    const ep = await playEpisode(createAgent('noisy', 'guess', { seed: 5, noise: 1 }), spec);
+    const { chats } = labelEpisode(ep, expert, 0.25);
+    const tok = fitTokenizer(chats.flatMap((c) => c.dialogue.map((m) => m.content)), { maxVocab: 2048, minCount: 1 });
+    const state = chats.find((c) => c.obsWeight === 0 && c.agentWeights.length > 1);
+    if (!state) throw new Error('seed 5 should give a mistake after the first turn');
+    const [seg] = labelledSegments(tok, [state], 4096);
+    const enc = encodeChat(tok, toChat(state.dialogue));
+    const last = enc.spans[enc.spans.length - 1];
+    const trained = seg.weight.flatMap((w, t) => (w > 0 ? [t] : []));
+    expect(trained).toEqual(Array.from({ length: last.end - last.start }, (_, i) => last.start - 1 + i));
+  });
+
+  it('drops a segment whose agent turns all weigh 0', () => {
+    const tok = fitTokenizer(['hello there', 'is it big?'], { maxVocab: 512, minCount: 1 });
+    const chat = toChat([
+      { role: 'user', content: 'hello there' },
+      { role: 'assistant', content: 'is it big?' },
+      { role: 'user', content: 'No.' },
+    ]);
+    expect(segments(tok, chat, 1000, 0.5, 0, [0])).toEqual([]);
+    expect(segments(tok, chat, 1000, 0.5, 0, [1])).toHaveLength(1);
+  });
+});
+
+describe('DAgger rounds in the forge (smoke)', () => {
+  it('plays the policy, labels its states, trains a round per stage, and refuses to resume inside the rounds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      // two candidates and two turns keep guess's prompt inside the tiny model's 128-token context
+      const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
+      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger: { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 }, criticSteps: 0, valueSteps: 0, evalEpisodes: 0 };
+      const lines: string[] = [];
+      const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
+      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2 (DAgger round 1)', 'policy stage 3 (DAgger round 2)']);
+      for (const p of r.phases.slice(1)) {
+        expect(p.steps).toBe(2);
+        expect(p.dagger?.map((d) => d.family)).toEqual(['guess', 'bandit']);
+        expect(p.dagger?.every((d) => d.episodes === 4 && d.turns >= 4 && d.agreement >= 0 && d.agreement <= 1)).toBe(true);
+      }
+      expect(lines.filter((l) => l.startsWith('[forge] DAgger round'))).toHaveLength(2);
+      const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 2 };
+      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the DAgger rounds');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
