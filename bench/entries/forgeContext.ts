@@ -1,7 +1,7 @@
 // What a longer context costs the forge (issue #18: "512 tokens, or compact prompts, or both —
 // measure which serves better"). The forge's own SFT step (full parameters, the shipped d 128 × 4
 // size) on real packed rows of the six-family teacher stream (SIX_FAMILY_FORGE), cut at 256, 384 and
-// 512 tokens with B × S = 8,192 row tokens each, on onnxruntime-node; the cases alternate in one run
+// 512 tokens with B × S = 6,144 row tokens each, on onnxruntime-node; the cases alternate in one run
 // so a shared machine's load falls on all of them. Reports real (non-padding) tokens per second, the
 // share of row tokens that are real, and the share of segments each length can hold whole.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
@@ -18,7 +18,7 @@ import { Trainer } from '../../src/rl/runtime/train/trainer.ts';
 import type { Episode } from '../../src/rl/envs/types.ts';
 
 const LENGTHS = [256, 384, 512] as const;
-const ROW_TOKENS = 8192;
+const ROW_TOKENS = 6144;
 
 export const forgeContext: BenchEntry = {
   name: 'forge-context',

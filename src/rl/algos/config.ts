@@ -84,6 +84,20 @@ export interface StarpoConfig {
    * advantage (GiGPO, credit/stepGroups.ts); 0 = episode-level credit only. Discounted by gamma.
    */
   stepWeight: number;
+  /**
+   * Whiten the advantages over the iteration's kept turns, (A − mean)/std (PPO practice: cleanrl's
+   * norm_adv). Raw turn-level GAE from a value head that lags the returns is positive almost
+   * everywhere (issue #19: value mean 0.49 against return mean 0.77 in iteration 1), so PPO then
+   * reinforces nearly everything it sampled. Default on for PPO and StarPO-S; GRPO's group
+   * normalisation already centres its advantages.
+   */
+  whiten: boolean;
+  /**
+   * Stop the policy's epochs within an iteration once a minibatch's approximate KL from the rollout
+   * policy (k3, measured before its step) exceeds 1.5 × targetKl (Stable-Baselines3's PPO rule);
+   * 0 = off. Off by default until calibrated on the train split.
+   */
+  targetKl: number;
 }
 
 /** Multi-turn DPO on trajectory pairs (best vs worse episode of the same task). */
@@ -100,8 +114,15 @@ export interface MtdpoConfig {
   pairBatch: number;
 }
 
-/** Rejection fine-tuning: SFT on the agent turns of successful episodes. */
+/** Rejection fine-tuning: SFT on the agent turns of the episodes it keeps. */
 export interface RftConfig {
+  /**
+   * Which episodes are imitated: 'success' keeps every successful one (81% of guess rollouts, close to
+   * imitating itself: issue #19 point 6); 'above-mean' (default) keeps those whose return is above
+   * their task group's mean — the better half of each group, e.g. the successes without wasted
+   * questions when a whole group succeeds (guess charges each useless question).
+   */
+  keep: 'success' | 'above-mean';
   /** Passes over the kept turns per iteration. */
   epochs: number;
   /** Rows per graph run. */
@@ -203,15 +224,15 @@ export interface LoopConfig {
 }
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0, whiten: true, targetKl: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */
-export const GRPO_DEFAULTS: StarpoConfig = { ...STARPO_BASE, advantage: 'grpo' };
+export const GRPO_DEFAULTS: StarpoConfig = { ...STARPO_BASE, advantage: 'grpo', whiten: false };
 /** StarPO-S: PPO with the critic, top 25% groups by spread, clip 0.2 / 0.28, no KL. */
 export const STARPO_S_DEFAULTS: StarpoConfig = { ...STARPO_BASE, keepFraction: 0.25, clipHigh: 0.28 };
 export const MTDPO_DEFAULTS: MtdpoConfig = { pairing: 'gap', beta: 0.1, nllCoef: 0.01, epochs: 1, pairBatch: 4 };
-export const RFT_DEFAULTS: RftConfig = { epochs: 1, batch: 8 };
+export const RFT_DEFAULTS: RftConfig = { keep: 'above-mean', epochs: 1, batch: 8 };
 
 /** The default settings of an algorithm. */
 export function defaultSettings(algo: AlgoName): AlgoSettings {
@@ -381,6 +402,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     if (!(s.starpo.clipLow > 0 && s.starpo.clipLow < 1) || !(s.starpo.clipHigh > 0)) throw new AlgoError('bad-config', `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${s.starpo.clipLow} / ${s.starpo.clipHigh}`);
     positive('batch', s.starpo.batch, true);
     if (!(s.starpo.stepWeight >= 0 && Number.isFinite(s.starpo.stepWeight))) throw new AlgoError('bad-config', `stepWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.stepWeight}`);
+    if (!(s.starpo.targetKl >= 0 && Number.isFinite(s.starpo.targetKl))) throw new AlgoError('bad-config', `targetKl must be a finite number ≥ 0 (0 = off), got ${s.starpo.targetKl}`);
     if (s.starpo.stepWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic');
   }
   if (s.algo === 'sweet') {
@@ -391,6 +413,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     positive('beta', s.sweet.beta);
     positive('pairBatch', s.sweet.pairBatch, true);
   }
+  if (s.algo === 'rft' && s.rft.keep !== 'success' && s.rft.keep !== 'above-mean') throw new AlgoError('bad-config', `rft.keep must be "success" or "above-mean", got ${JSON.stringify(s.rft.keep)}`);
   if (s.algo === 'mtdpo') {
     pairingOf('mtdpo', s.mtdpo.pairing);
     positive('beta', s.mtdpo.beta);

@@ -142,14 +142,29 @@ export class Learner {
     return result;
   }
 
-  /** `epochs` passes over rows in B-row minibatches of similar lengths (their order shuffled by `order` when given). */
-  async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[]): Promise<TrainSummary> {
+  /**
+   * `epochs` passes over rows in B-row minibatches of similar lengths (their order shuffled by `order`
+   * when given). `stopAt` > 0: the passes end once a step reports an approximate KL (its loss's
+   * `approx_kl`, from the rows' old log-probs, measured before the step's update) above it — PPO's
+   * early stop on target KL; the summary then says `stopped_early` 1.
+   */
+  async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[], stopAt = 0): Promise<TrainSummary> {
     const results: StepResult[] = [];
-    for (let e = 0; e < epochs; e++) {
+    let stopped = false;
+    for (let e = 0; e < epochs && !stopped; e++) {
       const idx = order ? order(rows.length) : rows.map((_, i) => i);
-      for (const c of this.minibatches(idx, (i) => rows[i].ids.length, this.spec.batch)) results.push(await this.step(c.map((i) => rows[i])));
+      for (const c of this.minibatches(idx, (i) => rows[i].ids.length, this.spec.batch)) {
+        const r = await this.step(c.map((i) => rows[i]));
+        results.push(r);
+        if (stopAt > 0 && (r.stats.approx_kl ?? 0) > stopAt) {
+          stopped = true;
+          break;
+        }
+      }
     }
-    return summarise(results);
+    const summary = summarise(results);
+    if (stopAt > 0) summary.stats.stopped_early = stopped ? 1 : 0;
+    return summary;
   }
 
   /** Minibatches of whole pairs: each run holds P pairs (2P rows). */

@@ -7,7 +7,8 @@
 //    for every token of episode i; no critic. With stepWeight ω > 0, each turn adds ω × its
 //    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts).
 // StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
-// varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term.
+// varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term. PPO practice on top:
+// whitened advantages (`whiten`) and an early stop of the epochs on a target KL (`targetKl`).
 import { dialogueOf } from '../envs/episode.ts';
 import { gaeAdvantages } from '../credit/gae.ts';
 import { groupAdvantages } from '../credit/groupAdvantage.ts';
@@ -65,6 +66,7 @@ export class Starpo implements Algorithm {
         valueTargets.push(Array.from(a, (x, t) => x + vals[t]));
       });
     }
+    if (this.cfg.whiten) whiten(adv);
     const { rows, spans } = ctx.turnRows(keptEpisodes);
     for (const s of spans) setSpan(rows[s.row], s, 'advantages', adv[s.episode][s.turn]);
     // Turns played without recorded log-probs (stored or scripted episodes) would otherwise get
@@ -84,7 +86,8 @@ export class Starpo implements Algorithm {
     if (this.cfg.stepWeight > 0) stats.step_grouped_frac = stepGrouped / Math.max(1, adv.reduce((n, a) => n + a.length, 0));
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
-    const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order());
+    // SB3's rule: stop once a minibatch's KL from the rollout policy passes 1.5 × target
+    const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order(), 1.5 * this.cfg.targetKl);
     Object.assign(stats, prefixed('policy', { loss: policy.loss, ...policy.stats }));
     const losses: UpdateResult['losses'] = { policy: policy.losses };
     let gradNorm = policy.maxGradNorm;
@@ -134,6 +137,15 @@ function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
     group.map((e) => e.turns.map((turn, t) => ({ state: JSON.stringify(dialogueOf(e.task.prompt, e.turns.slice(0, t))), reward: turn.reward }))),
     { gamma: cfg.gamma, divideByStd: cfg.divideByStd },
   );
+}
+
+/** (A − mean)/std over every turn of every kept episode, in place (cleanrl's norm_adv; std + 1e-8). */
+export function whiten(adv: number[][]): void {
+  const all = adv.flat();
+  if (all.length < 2) return;
+  const m = mean(all);
+  const sd = Math.sqrt(mean(all.map((x) => (x - m) ** 2)));
+  for (const a of adv) for (let t = 0; t < a.length; t++) a[t] = (a[t] - m) / (sd + 1e-8);
 }
 
 function withAdvantage(row: Row, a: number): Row {

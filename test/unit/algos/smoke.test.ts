@@ -174,6 +174,23 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it("stops the policy's epochs once a minibatch's KL from the rollout policy passes 1.5 × targetKl", async () => {
+    const run = async (targetKl: number) => {
+      const config = tinyConfig('grpo', 5);
+      if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { epochs: 4, targetKl });
+      const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: `target-kl-${targetKl}` });
+      const [r] = await loop.run(1);
+      await loop.dispose();
+      return r.metrics;
+    };
+    const full = await run(0);
+    const stopped = await run(1e-7);
+    expect(full.policy_stopped_early).toBeUndefined();
+    expect(stopped.policy_stopped_early).toBe(1);
+    expect(stopped.train_steps).toBeGreaterThan(0);
+    expect(stopped.train_steps).toBeLessThan(full.train_steps);
+  }, 120_000);
+
   it('passes a healthy update (lr 5e-3) with a small update KL', async () => {
     const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('grpo', 5), rateRollouts: rate, runId: 'kl-healthy' });
     const [r] = await loop.run(1);
