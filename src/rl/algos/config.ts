@@ -27,8 +27,15 @@ export interface SweetConfig {
   pairing: Pairing;
   /** Bradley–Terry β of the critic's advantage β·mean log(π_critic/π_ref) (credit/sweetAdvantage.ts default). */
   criticBeta: number;
-  /** Passes over the iteration's trajectory pairs for the critic. */
+  /** Passes over the critic's trajectory pairs (this iteration's and the replayed ones). */
   criticEpochs: number;
+  /**
+   * Iterations whose trajectory pairs the critic trains on (1: this iteration's only). The paper's
+   * critic sees ~15k offline trajectories for 4 epochs; one epoch on one iteration's ~64 pairs learned
+   * shortcuts ("fewer turns win": issue #19 point 5). The replay is not checkpointed: a resumed run
+   * starts it anew.
+   */
+  criticReplay: number;
   /**
    * Iterations at the start that train only the critic. The paper trains the critic on the whole
    * offline data first; online, a fresh critic ranks candidates by noise, and DPO on noise pairs
@@ -219,11 +226,19 @@ export interface LoopConfig {
   maxGradNorm: number;
   /** Weight of a person's thumbs (±1 per turn) added to the environment's per-turn reward. */
   feedbackWeight: number;
+  /**
+   * Turn rewards from information (in the spirit of IGPO and ECHO, arXiv 2606.29745): each question's
+   * expected information gain over the remaining candidates, in bits (guess's info.informationGain),
+   * times this weight is added to its turn reward for the update only (metrics and stored episodes
+   * keep the environment's reward). Small, so guessing stays worth it: at 0.05 a perfect question of
+   * a 4-candidate game earns +0.05 against 1 for the win. 0 = off; families without the field are unchanged.
+   */
+  infoGainReward: number;
   rollback: RollbackConfig;
   echo: EchoConfig;
 }
 
-export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
+export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
 const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0, whiten: true, targetKl: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
@@ -289,6 +304,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     criticLr: DEFAULT_LR,
     maxGradNorm: 1,
     feedbackWeight: 1,
+    infoGainReward: 0,
     rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3 },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
@@ -392,6 +408,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   positive('maxGradNorm', c.maxGradNorm);
   positive('lora.rank', c.lora.rank, true);
   positive('lora.alpha', c.lora.alpha);
+  if (!(c.infoGainReward >= 0 && Number.isFinite(c.infoGainReward))) throw new AlgoError('bad-config', `infoGainReward must be a finite number ≥ 0 (0 = off), got ${c.infoGainReward}`);
   if (!(c.feedbackWeight >= 0)) throw new AlgoError('bad-config', `feedbackWeight must be ≥ 0, got ${c.feedbackWeight}`);
   if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);
   if (!(c.rollback.maxUpdateKl >= 0)) throw new AlgoError('bad-config', `rollback.maxUpdateKl must be ≥ 0 (0 = off), got ${c.rollback.maxUpdateKl}`);
@@ -408,6 +425,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (s.algo === 'sweet') {
     pairingOf('sweet', s.sweet.pairing);
     positive('candidates', s.sweet.candidates, true);
+    positive('criticReplay', s.sweet.criticReplay, true);
     if (s.sweet.candidates < 2) throw new AlgoError('bad-config', 'candidates must be at least 2');
     if (s.sweet.pairsPerTurn > Math.floor(s.sweet.candidates / 2)) throw new AlgoError('bad-config', `pairsPerTurn ${s.sweet.pairsPerTurn} exceeds half of the ${s.sweet.candidates} candidates`);
     positive('beta', s.sweet.beta);

@@ -81,3 +81,16 @@ export class MemoryFeedback implements FeedbackSource {
     return out;
   }
 }
+
+/**
+ * The episodes the update sees when LoopConfig.infoGainReward w > 0: each question's expected
+ * information gain in bits (info.informationGain) times w added to its turn reward, through the same
+ * per-turn addition as a person's thumbs. Episodes without the field come back unchanged.
+ */
+export function withInfoGainRewards(episodes: RolloutEpisode[], weight: number): RolloutEpisode[] {
+  if (!(weight > 0)) return episodes;
+  return episodes.map((e) => {
+    const gains = e.turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : 0));
+    return gains.some((g) => g !== 0) ? applyThumbs(e, gains, weight) : e;
+  });
+}

@@ -20,7 +20,7 @@ import type { ModelRef } from '../store/index.ts';
 import { validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
-import { applyThumbs, NO_FEEDBACK, type FeedbackSource } from './feedback.ts';
+import { applyThumbs, NO_FEEDBACK, withInfoGainRewards, type FeedbackSource } from './feedback.ts';
 import { echoTrapWarnings, isLossSpike } from './metrics.ts';
 import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
@@ -191,7 +191,7 @@ export class TrainingLoop {
     const collapsed = failure !== null;
     if (!failure) {
       try {
-        update = await this.algo.update(this.ctx, { episodes, k: cfg.k, feedback, iteration: it });
+        update = await this.algo.update(this.ctx, { episodes: withInfoGainRewards(episodes, cfg.infoGainReward), k: cfg.k, feedback, iteration: it });
       } catch (e) {
         if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
         failure = (e as Error).message;

@@ -27,6 +27,8 @@ import type { Task } from '../envs/types.ts';
 
 export class Sweet implements Algorithm {
   readonly name = 'sweet' as const;
+  /** The critic's trajectory pairs of the last `criticReplay` iterations, newest last (rows with ref_logp filled). */
+  private readonly replay: [Row, Row][][] = [];
 
   private constructor(
     readonly cfg: SweetConfig,
@@ -48,6 +50,10 @@ export class Sweet implements Algorithm {
     const pairs = pairTrajectories(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng, episodes.map(agentSide));
     stats.trajectory_pairs = pairs.length;
     const criticTok = ctx.critic().tokenizer;
+    // the paper's critic learns from the whole offline set; online, a replay of the last iterations'
+    // pairs (the reference, the critic's base, never changes, so their ref_logp stay valid), trained
+    // on even in an iteration that formed no new pair
+    const fresh: [Row, Row][] = [];
     if (pairs.length) {
       const used = [...new Set(pairs.flat())];
       const rowOf = new Map<number, Row>();
@@ -60,7 +66,14 @@ export class Sweet implements Algorithm {
       }
       stats.critic_dropped_turns = dropped;
       await ctx.fillLogprobs('critic', null, [...rowOf.values()], 'ref_logp');
-      const c = await (this.learners.critic as Learner).trainPairs(pairs.map(([a, b]) => [rowOf.get(a) as Row, rowOf.get(b) as Row]), this.cfg.criticEpochs, ctx.order());
+      fresh.push(...pairs.map(([a, b]): [Row, Row] => [rowOf.get(a) as Row, rowOf.get(b) as Row]));
+    }
+    this.replay.push(fresh);
+    while (this.replay.length > this.cfg.criticReplay) this.replay.shift();
+    const replayed = this.replay.flat();
+    stats.critic_replay_pairs = replayed.length;
+    if (replayed.length) {
+      const c = await (this.learners.critic as Learner).trainPairs(replayed, this.cfg.criticEpochs, ctx.order());
       Object.assign(stats, prefixed('critic', { loss: c.loss, ...c.stats }));
       losses.critic = c.losses;
       gradNorm = c.maxGradNorm;

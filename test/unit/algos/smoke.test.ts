@@ -191,6 +191,17 @@ describe('loop', () => {
     expect(stopped.train_steps).toBeLessThan(full.train_steps);
   }, 120_000);
 
+  it("SWEET-RL's critic trains on a replay of the last criticReplay iterations' trajectory pairs", async () => {
+    const config = tinyConfig('sweet', 5);
+    if (config.settings.algo === 'sweet') config.settings.sweet.criticReplay = 2;
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'sweet-replay' });
+    const [a, b] = await loop.run(2);
+    await loop.dispose();
+    expect(a.metrics.critic_replay_pairs).toBe(a.metrics.trajectory_pairs);
+    expect(b.metrics.critic_replay_pairs).toBe(a.metrics.trajectory_pairs + b.metrics.trajectory_pairs);
+    expect(a.metrics.trajectory_pairs).toBeGreaterThan(0);
+  }, 120_000);
+
   it('passes a healthy update (lr 5e-3) with a small update KL', async () => {
     const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig('grpo', 5), rateRollouts: rate, runId: 'kl-healthy' });
     const [r] = await loop.run(1);

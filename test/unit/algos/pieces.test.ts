@@ -1,8 +1,9 @@
-// Two small pieces of issue #19, checked by hand: which episodes rejection fine-tuning imitates
-// (above its task group's mean, or every success) and PPO's whitened advantages.
+// Small pieces of issue #19, checked by hand: which episodes rejection fine-tuning imitates (above
+// its task group's mean, or every success), PPO's whitened advantages, and information-gain turn rewards.
 import { describe, expect, it } from 'vitest';
 import { keptEpisodes } from '../../../src/rl/algos/rft.ts';
 import { whiten } from '../../../src/rl/algos/starpo.ts';
+import { withInfoGainRewards } from '../../../src/rl/algos/feedback.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 
 const ep = (totalReward: number, success: boolean) => ({ totalReward, success }) as RolloutEpisode;
@@ -38,5 +39,23 @@ describe('whiten', () => {
     const flat = [[2, 2], [2]];
     whiten(flat);
     expect(flat.flat()).toEqual([0, 0, 0]);
+  });
+});
+
+describe('information-gain turn rewards', () => {
+  const turn = (reward: number, info: Record<string, unknown>) => ({ action: 'a', observation: 'o', reward, done: false, info });
+  const guess = { turns: [turn(-0.01, { informationGain: 1 }), turn(-0.06, { informationGain: 0, useless: true }), turn(0.99, { guess: 'cat' })], totalReward: 0.92, success: true } as unknown as RolloutEpisode;
+
+  it('adds weight × bits to each question, nothing to the guess, and recomputes the return', () => {
+    const [e] = withInfoGainRewards([guess], 0.05);
+    expect(e.turns.map((t) => +t.reward.toFixed(6))).toEqual([0.04, -0.06, 0.99]);
+    expect(+e.totalReward.toFixed(6)).toBe(0.97);
+    expect(guess.turns[0].reward).toBe(-0.01); // the rollout's own episode is untouched
+  });
+
+  it('is the identity at weight 0 and for families without the field', () => {
+    expect(withInfoGainRewards([guess], 0)[0]).toBe(guess);
+    const bandit = { turns: [turn(0.25, {})], totalReward: 0.25, success: true } as unknown as RolloutEpisode;
+    expect(withInfoGainRewards([bandit], 0.05)[0]).toBe(bandit);
   });
 });
