@@ -49,7 +49,7 @@ describe('eval --out → credit --out → export, every format', () => {
       if (r.type !== 'episode') return r;
       const T = (r.turns as { role: string }[]).filter((t) => t.role === 'agent').length;
       const seq = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
-      return { ...r, criticScores: { version: 'critic', values: seq(T + 1, (i) => (i === T ? 0 : 0.5 - i / 8)), tokenOffsets: seq(T + 1, (i) => i), tokens: seq(T, () => 9), tokenText: seq(T, () => ' x'), tokenValues: seq(T, (i) => 0.25 * i), criticLogprobs: seq(T, () => -1), refLogprobs: seq(T, () => -1.5), at: 1 } };
+      return { ...r, criticScores: { version: 'critic', values: seq(T + 1, (i) => (i === T ? 0 : 0.5 - i / 8)), tokenOffsets: seq(T + 1, (i) => i), tokens: seq(T, () => 9), tokenText: Array.from({ length: T }, () => ' x'), tokenValues: seq(T, (i) => 0.25 * i), criticLogprobs: seq(T, () => -1), refLogprobs: seq(T, () => -1.5), at: 1 } };
     });
     writeFileSync(c, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const missing = join(dir, 'no-models');
