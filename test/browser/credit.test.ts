@@ -1,5 +1,7 @@
 // The Credit view in real Chromium: episodes played in the lab open as a turn × estimator heatmap
-// with the information-gain ground truth, and the fidelity table covers them.
+// with the information-gain ground truth, and the fidelity table covers them. Played with the critic
+// loaded, an episode keeps the critic's scores, so the view recomputes GAE, bi-level GAE and
+// SWEET-RL from them — per token inside each turn — and a slider changes them with no critic call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
 
@@ -17,12 +19,34 @@ describe('Credit view', () => {
       await page.goto(`${server.url}#/play`);
       await page.getByTestId('agent-kind').selectOption('noisy');
       for (let i = 0; i < 3; i++) await playToEnd(page);
+      // once the critic has loaded (meanwhile) and scored the last episode's turns, its per-token
+      // strips are drawn and its scores stored
+      await page.getByRole('button', { name: 'Bi-level GAE' }).click();
+      await expect.poll(() => page.getByTestId('token-strip').count(), { timeout: 120_000 }).toBe(await page.getByTestId('agent-turn').count());
       await page.getByRole('link', { name: 'Credit' }).click();
       await expect.poll(() => page.getByTestId('credit-episode').count(), { timeout: 10_000 }).toBe(3);
-      await page.getByTestId('credit-episode').first().click();
       const heatmap = page.getByTestId('credit-heatmap');
+      const strips = page.getByTestId('token-strip');
+      // the newest episode (listed first) carries its critic scores once their write has landed
+      await page.getByTestId('credit-episode').first().click();
       await heatmap.waitFor();
-      await expect(heatmap.getByRole('rowheader').allInnerTexts()).resolves.toEqual(expect.arrayContaining(['MC return', 'truth: information gain (bits)']));
+      const turns = await heatmap.locator('.turns > li').count();
+      expect(turns).toBeGreaterThan(0);
+      await expect.poll(async () => (await page.getByTestId('credit-episode').first().click(), strips.count()), { timeout: 10_000 }).toBe(2 * turns); // bi-level GAE and SWEET-RL
+      await expect(heatmap.getByRole('rowheader').allInnerTexts()).resolves.toEqual(
+        expect.arrayContaining(['MC return', 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'SWEET-RL (recomputed)', 'truth: information gain (bits)']),
+      );
+      // a slider recomputes from the stored scores: bi-level GAE's token λ changes the tokens' numbers
+      const tokenCell = strips.filter({ hasText: 'Bi-level GAE' }).first().locator('button').first();
+      const before = await tokenCell.getAttribute('aria-label');
+      await page
+        .getByTestId('scored-params')
+        .getByRole('slider')
+        .nth(3) // GAE γ, λ; bi-level GAE γ, λ, …
+        .evaluate((el: HTMLInputElement) => ((el.value = '0.2'), el.dispatchEvent(new Event('input', { bubbles: true }))));
+      await expect.poll(() => tokenCell.getAttribute('aria-label')).not.toBe(before);
+      await tokenCell.focus();
+      await expect(page.getByTestId('token-readout').first().innerText()).resolves.toMatch(/Bi-level GAE \(recomputed\) per token \(γ 1, λ 0\.2, γ_turn 0\.95, λ_turn 1; critic\)/);
       expect(await heatmap.getByRole('gridcell').count()).toBeGreaterThan(2);
       await page.getByTestId('fidelity').locator('table').waitFor();
       await expect(page.getByTestId('fidelity').locator('tbody tr').count()).resolves.toBe(2);

@@ -34,6 +34,8 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       // With the critic loaded, the critic-based estimators join the live credit gutter.
       await page.getByRole('button', { name: 'GAE (turn)' }).click();
       await page.getByRole('button', { name: 'SWEET-RL' }).click();
+      // bi-level GAE also draws its per-token credit over each reply's tokens
+      await page.getByRole('button', { name: 'Bi-level GAE' }).click();
       await page.getByTestId('new-episode').click();
       for (let i = 0; i < 8 && !(await page.getByTestId('outcome').count()); i++) {
         await page.getByTestId('reply-box').or(page.getByTestId('outcome')).first().waitFor({ timeout: 120_000 });
@@ -45,6 +47,14 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       expect(await page.getByTestId('credit-gutter').count()).toBeGreaterThan(0);
       await expect.poll(() => page.getByTestId('credit-gutter').last().innerText(), { timeout: 60_000 }).toMatch(/GAE \(turn\)[\s\S]*SWEET-RL/);
       await page.getByText('λ = 0.95').waitFor();
+      // per-token strips (bi-level GAE, SWEET-RL) under every agent turn; a token's number on focus
+      const strips = page.getByTestId('token-strip');
+      await expect.poll(() => strips.count(), { timeout: 60_000 }).toBe(2 * (await page.getByTestId('agent-turn').count()));
+      const first = strips.filter({ hasText: 'Bi-level GAE' }).first().locator('button');
+      await first.first().focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(first.nth(1).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      await expect(page.getByTestId('token-readout').innerText()).resolves.toMatch(/Bi-level GAE per token \(γ 1, λ 1, γ_turn 0\.95, λ_turn 1; critic\): [+−]\d\.\d{3}/);
       await page.screenshot({ path: 'docs/screenshots/play-policy.png' });
 
       mark('Credit');

@@ -2,7 +2,9 @@
 // src/rl/credit, from a Turnwise JSONL file (the lab's export, docs/data-formats.md, and what
 // `turnwise eval --out` / `passkt --out` write) or one envs Episode per line (what eval --out wrote
 // before it wrote Turnwise JSONL; still read so older files keep working). Rewards-only estimators
-// (mc, grpo) need nothing else; gae, bilevel-gae and sweet read the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
+// (mc, grpo) need nothing else; gae, bilevel-gae and sweet read the critic scores stored with the
+// episodes (the lab's export of episodes played with the critic: format version 2 criticScores),
+// else score them with the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
 // the credit itself comes from src/rl/rollout/stored.ts storedCredit, as in the lab's Credit view.
 import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
@@ -12,7 +14,7 @@ import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCred
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
-import { annotations, fromEpisode, estimatorNeedsCritic, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { annotations, fromEpisode, estimatorNeedsCritic, hasStoredScores, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import { readLines, textSource, type EpisodeRecord, type PortableRecord } from '../../rl/store/index.ts';
 import { decodeTurnwise, encodeTurnwise } from '../../rl/store/formats/turnwise.ts';
 
@@ -93,16 +95,18 @@ export const credit: Command = {
   summary: 'per-turn credit for stored or imported episodes (Turnwise JSONL: the lab\'s export, eval/passkt --out)',
   usage: [
     'Usage: npx turnwise credit --in FILE [--estimators mc,grpo,gae,bilevel-gae,sweet|all] [--params JSON]',
-    '                           [--out FILE.turnwise.jsonl] [--models DIR] [--backend node|wasm] [--json]',
+    '                           [--out FILE.turnwise.jsonl] [--rescore] [--models DIR] [--backend node|wasm] [--json]',
     '',
     'FILE: Turnwise JSONL (the lab\'s export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).',
-    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet read the critic (and its',
-    'base as SWEET-RL\'s reference) from --models (default public/models). GRPO groups episodes of the same task.',
+    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet recompute from the critic scores',
+    'stored with the episodes (Play keeps them) when every episode has them; else (or with --rescore) they',
+    'read the critic (and its base as SWEET-RL\'s reference) from --models (default public/models).',
+    'GRPO groups episodes of the same task.',
     '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',
     '--out writes the Turnwise JSONL input back with the credit as annotations (one value per turn record).',
   ].join('\n'),
   async run(argv) {
-    const { values } = parseOptions(argv, { in: { type: 'string' }, estimators: { type: 'string' }, params: { type: 'string' }, out: { type: 'string' }, models: { type: 'string' }, backend: { type: 'string' } });
+    const { values } = parseOptions(argv, { in: { type: 'string' }, estimators: { type: 'string' }, params: { type: 'string' }, out: { type: 'string' }, rescore: { type: 'boolean' }, models: { type: 'string' }, backend: { type: 'string' } });
     if (!values.in) throw new UsageError('--in FILE is required');
     if (values.out) await prepareOutFile(values.out);
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo']);
@@ -111,7 +115,9 @@ export const credit: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
     const loaded = await loadEpisodes(values.in);
     const withTurns = loaded.episodes.filter((e) => e.critic.turns.length > 0);
-    const critic = estimators.some(estimatorNeedsCritic) ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
+    const needsCritic = estimators.some(estimatorNeedsCritic);
+    const criticSource = !needsCritic ? null : !values.rescore && hasStoredScores(withTurns) ? 'stored' : 'critic';
+    const critic = criticSource === 'critic' ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
     const results = storedCredit(withTurns, estimators, params, critic);
     const rows = withTurns.map((e, i) => ({
       id: e.id,
@@ -136,9 +142,9 @@ export const credit: Command = {
       for await (const l of encodeTurnwise(records)) lines.push(l);
       await writeFile(values.out, lines.join(''));
     }
-    report(!!values.json, { file: values.in, format: loaded.format, estimators, params, episodes: rows }, () =>
+    report(!!values.json, { file: values.in, format: loaded.format, estimators, params, criticSource, episodes: rows }, () =>
       [
-        `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}`,
+        `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}${criticSource === 'stored' ? ' (critic estimators from the stored critic scores)' : ''}`,
         ...rows.slice(0, 20).map((r) => `  ${r.id} ${r.family}/${r.seed} rewards [${r.rewards.map((x) => x.toFixed(2)).join(' ')}]  ${estimators.map((n) => `${n} [${r.credit[n].map((x) => x.toFixed(2)).join(' ')}]`).join('  ')}`),
         ...(rows.length > 20 ? [`  … ${rows.length - 20} more (use --json)`] : []),
         ...(values.out ? [`annotated file written to ${values.out}`] : []),

@@ -26,6 +26,8 @@ export interface ScoreApi {
   score(request: ScoreRequest): Promise<ScoreResult>;
   encode(prompt: Prompt, model?: string): Promise<number[]>;
   models(): ModelInfo[] | Promise<ModelInfo[]>;
+  /** Text of token ids; when given, live credit keeps each scored token's text for drawing per-token credit. */
+  decode?(ids: number[], model?: string): Promise<string>;
 }
 
 /** Which model and adapter play the critic; the reference is always that model's base. */
@@ -90,7 +92,7 @@ async function scoreRange(engine: ScoreApi, episodes: readonly CriticEpisode[], 
     });
     const c = crit ? crit.items.slice(p.turnAt, p.turnAt + p.turns) : [];
     const r = ref ? ref.items.slice(p.turnAt, p.turnAt + p.turns) : [];
-    return { values: v, critic: c, ref: r };
+    return { values: v, critic: c, ref: r, version: values.adapter === null ? critic : `${critic}@${values.adapter}` };
   });
 }
 
@@ -123,23 +125,36 @@ export async function criticInputs(engine: ScoreApi, episodes: readonly CriticEp
   });
 }
 
+/** The newest turn's credit inputs, the token ids they belong to, and which critic gave them. */
+export interface LatestTurnInput {
+  turn: TurnCreditInput;
+  /** V(s_0), when the turn is the first. */
+  initialValue?: number;
+  /** [n_t] the token ids scored (the turn's own ids, or its text encoded). */
+  tokens: number[];
+  /** The critic and the adapter it scored with: "critic" or "critic@<adapter>". */
+  version: string;
+}
+
 /**
  * Live credit: the TurnCreditInput of an episode's newest turn (for IncrementalCredit.push), with
  * V(s_0) for IncrementalStart when that turn is the first. Scores that turn only (three calls:
  * values V(s_{T−1}), V(s_T); log π_critic; log π_ref), whatever the length of the prefix.
  */
-export async function latestTurnInput(engine: ScoreApi, episode: CriticEpisode, opts: CriticInputOptions = {}): Promise<{ turn: TurnCreditInput; initialValue?: number }> {
+export async function latestTurnInput(engine: ScoreApi, episode: CriticEpisode, opts: CriticInputOptions = {}): Promise<LatestTurnInput> {
   const T = episode.turns.length;
   if (T === 0) throw new RolloutError('bad-config', 'latestTurnInput needs an episode with at least one turn');
   const [s] = await scoreRange(engine, [episode], () => T - 1, opts);
   const last = episode.turns[T - 1];
   const turn: TurnCreditInput = {
-    reward: last.reward,
+    // float32, as every credit input array holds it (EpisodeCreditInput.rewards), so that live
+    // credit equals the credit recomputed from the stored episode bit for bit
+    reward: Math.fround(last.reward),
     done: last.done,
-    ...(last.done ? {} : { nextValue: s.values[1] }),
+    ...(last.done ? {} : { nextValue: Math.fround(s.values[1]) }),
     criticLogprobs: Float32Array.from(s.critic[0].logprobs),
     refLogprobs: Float32Array.from(s.ref[0].logprobs),
     ...(s.critic[0].values ? { tokenValues: Float32Array.from(s.critic[0].values) } : {}),
   };
-  return { turn, ...(T === 1 ? { initialValue: s.values[0] } : {}) };
+  return { turn, tokens: s.critic[0].tokens.slice(), version: s.version, ...(T === 1 ? { initialValue: Math.fround(s.values[0]) } : {}) };
 }

@@ -4,11 +4,25 @@
 // prefix again — and pushed into one incremental estimator (src/rl/credit, the estimators' one
 // definition) per shown estimator and parameter setting. A moved slider refolds the stored
 // per-turn inputs into a fresh estimator: O(T) arithmetic, no model call. Without a critic (or
-// while it lags behind), reward-only estimators read the turns' rewards. No DOM: the Play view's
-// state (ui/state/liveCredit.svelte.ts) and the credit bench drive it.
+// while it lags behind), reward-only estimators read the turns' rewards. The scored inputs are
+// kept as the episode's critic scores (scores(): values, per-token values, critic and reference
+// log-probs, token ids and text), which the store keeps so that the credit can be recomputed later
+// without the critic (rollout/stored.ts). No DOM: the Play view's state
+// (ui/state/liveCredit.svelte.ts) and the credit bench drive it.
 import { estimatorSpec, createIncremental, resolveParams } from '../credit/registry.ts';
 import type { CreditParams, CreditResult, EstimatorName, IncrementalCredit, TurnCreditInput } from '../credit/types.ts';
+import type { CriticScoresRecord } from '../store/schema.ts';
 import { latestTurnInput, type CriticEpisode, type CriticInputOptions, type CriticTurn, type ScoreApi } from './criticInputs.ts';
+
+/** An episode's critic scores as the store takes them (TrajectoryStore.putCriticScores). */
+export type CriticScores = Omit<CriticScoresRecord, 'at'>;
+
+/** What scoring one turn left beside its credit input. */
+interface ScoredTokens {
+  tokens: number[];
+  text: string[];
+  version: string;
+}
 
 /** Which per-turn inputs an estimator was fed: the critic's scores, or the environment's rewards alone. */
 export type LiveSource = 'critic' | 'env';
@@ -23,6 +37,8 @@ export class LiveEpisodeCredit {
   private task: CriticEpisode['task'] | null = null;
   /** The critic's inputs of turns 0 … scored−1, each scored once when it landed. */
   private readonly scoredTurns: TurnCreditInput[] = [];
+  /** The token ids, their text and the critic version of each scored turn. */
+  private readonly scoredTokens: ScoredTokens[] = [];
   /** V(s_0), from scoring the first turn. */
   private initialValue = 0;
   private readonly entries = new Map<string, Entry>();
@@ -51,6 +67,7 @@ export class LiveEpisodeCredit {
   reset(): void {
     this.task = null;
     this.scoredTurns.length = 0;
+    this.scoredTokens.length = 0;
     this.initialValue = 0;
     this.entries.clear();
     this.epoch++;
@@ -70,10 +87,13 @@ export class LiveEpisodeCredit {
     const epoch = this.epoch;
     const next = this.chain.then(async () => {
       for (let t = this.scoredTurns.length; t < turns.length && epoch === this.epoch; t++) {
-        const { turn, initialValue } = await latestTurnInput(engine, { task, turns: turns.slice(0, t + 1), ...(tokens ? { tokens } : {}) }, opts);
+        const { turn, initialValue, tokens: ids, version } = await latestTurnInput(engine, { task, turns: turns.slice(0, t + 1), ...(tokens ? { tokens } : {}) }, opts);
+        const critic = opts.critic ?? 'critic';
+        const text = engine.decode ? await Promise.all(ids.map((id) => engine.decode!([id], critic))) : ids.map(() => '');
         if (epoch !== this.epoch) return;
         if (t === 0) this.initialValue = initialValue ?? 0;
         this.scoredTurns.push(turn);
+        this.scoredTokens.push({ tokens: ids, text, version });
       }
     });
     this.chain = next.catch(() => undefined);
@@ -91,7 +111,33 @@ export class LiveEpisodeCredit {
     const source: LiveSource = this.scoredTurns.length >= turns.length ? 'critic' : 'env';
     if (source === 'env' && spec.needs.some((n) => n !== 'rewards')) return null;
     const entry = this.entry(source, name, resolveParams(name, params), turns.length);
-    for (let t = entry.inc.turns; t < turns.length; t++) entry.inc.push(source === 'critic' ? this.scoredTurns[t] : { reward: turns[t].reward, done: turns[t].done });
+    for (let t = entry.inc.turns; t < turns.length; t++) entry.inc.push(source === 'critic' ? this.scoredTurns[t] : { reward: Math.fround(turns[t].reward), done: turns[t].done });
     return { result: entry.inc.result(), source };
+  }
+
+  /**
+   * The critic's scores of the first `turns` turns in the layout the store keeps
+   * (store/schema.ts CriticScoresRecord): exactly the numbers the estimators were fed, so credit
+   * recomputed from them equals this live credit. Null until those turns are all scored.
+   */
+  scores(turns: number): CriticScores | null {
+    if (turns === 0 || this.scoredTurns.length < turns) return null;
+    const scored = this.scoredTurns.slice(0, turns);
+    const tokens = this.scoredTokens.slice(0, turns);
+    const tokenOffsets = [0];
+    for (const s of scored) tokenOffsets.push(tokenOffsets[tokenOffsets.length - 1] + (s.criticLogprobs?.length ?? 0));
+    const flat = (pick: (s: TurnCreditInput) => Float32Array | undefined) => scored.flatMap((s) => Array.from(pick(s) ?? []));
+    const versions = [...new Set(tokens.map((s) => s.version))];
+    return {
+      version: versions.join('+'),
+      // V(s_{t+1}) is the value turn t was scored with; 0 after the last turn once it ended
+      values: [this.initialValue, ...scored.map((s) => (s.done ? 0 : (s.nextValue ?? 0)))],
+      tokenOffsets,
+      tokens: tokens.flatMap((s) => s.tokens),
+      tokenText: tokens.flatMap((s) => s.text),
+      tokenValues: scored.every((s) => s.tokenValues) ? flat((s) => s.tokenValues) : null,
+      criticLogprobs: flat((s) => s.criticLogprobs),
+      refLogprobs: flat((s) => s.refLogprobs),
+    };
   }
 }

@@ -6,12 +6,14 @@
 // the one path from stored records to credit: the Credit view (ui/state/creditModel.ts) and
 // `turnwise credit` / `credit-report` both call it, so they show the same numbers. Credit comes
 // back as the record's annotations: one value per turn record, null for every record that is not
-// an agent turn.
+// an agent turn. An episode stored with its critic scores (store/schema.ts CriticScoresRecord,
+// written by Play as the critic scored it) gives GAE, bi-level GAE and SWEET-RL without the critic:
+// storedInput rebuilds the exact inputs the live estimators were fed, so any γ/λ/β recomputes there.
 import { computeCredit, estimatorSpec } from '../credit/registry.ts';
 import { CreditError } from '../credit/errors.ts';
 import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput, EstimatorName } from '../credit/types.ts';
 import type { Episode, JsonObject } from '../envs/types.ts';
-import type { CreditRecord, EpisodeRecord } from '../store/schema.ts';
+import type { CreditRecord, CriticScoresRecord, EpisodeRecord } from '../store/schema.ts';
 import type { CriticEpisode, CriticTurn } from './criticInputs.ts';
 
 /** One episode ready for credit, whatever file it came from. */
@@ -26,6 +28,8 @@ export interface StoredEpisode {
   critic: CriticEpisode & { turns: (CriticTurn & { info: JsonObject })[] };
   /** Index in the record's turns of each agent turn (null for eval output). */
   agentRecords: number[] | null;
+  /** The critic's scores of its agent turns, when they were stored with it. */
+  scores: CriticScoresRecord | null;
 }
 
 function groupKey(family: string, split: string, seed: number, options: unknown): string {
@@ -59,6 +63,7 @@ export function fromRecord(rec: EpisodeRecord): StoredEpisode {
     group: groupKey(rec.task.family, rec.task.split, rec.task.seed, rec.task.options),
     critic: { task: { prompt: system?.text ?? '', hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } }, turns, tokens },
     agentRecords,
+    scores: rec.criticScores ?? null,
   };
 }
 
@@ -78,6 +83,7 @@ export function fromEpisode(e: Episode, line: number): StoredEpisode {
     group: groupKey(s.family, s.split, s.seed, s.options),
     critic: { task: e.task, turns: e.turns.map((t) => ({ action: t.action, observation: t.observation, reward: t.reward, done: t.done, info: t.info })) },
     agentRecords: null,
+    scores: null,
   };
 }
 
@@ -85,6 +91,24 @@ export function fromEpisode(e: Episode, line: number): StoredEpisode {
 export function rewardInput(e: StoredEpisode): EpisodeCreditInput {
   const T = e.critic.turns.length;
   return { rewards: Float32Array.from(e.critic.turns, (t) => t.reward), terminal: T > 0 && e.critic.turns[T - 1].done, group: e.group };
+}
+
+/**
+ * The full credit input of an episode stored with its critic scores (null without them): the
+ * stored rewards with the stored values, per-token values and log-probs, as float32 arrays — the
+ * very numbers live credit pushed, so every estimator recomputed from it equals the live one.
+ */
+export function storedInput(e: StoredEpisode): EpisodeCreditInput | null {
+  const s = e.scores;
+  if (!s || s.values.length !== e.critic.turns.length + 1) return null;
+  return {
+    ...rewardInput(e),
+    values: Float32Array.from(s.values),
+    tokenOffsets: Int32Array.from(s.tokenOffsets),
+    ...(s.tokenValues ? { tokenValues: Float32Array.from(s.tokenValues) } : {}),
+    criticLogprobs: Float32Array.from(s.criticLogprobs),
+    refLogprobs: Float32Array.from(s.refLogprobs),
+  };
 }
 
 /** Inputs only the critic and its reference give (rollout/criticInputs.ts). */
@@ -95,17 +119,24 @@ export function estimatorNeedsCritic(name: EstimatorName): boolean {
   return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
 }
 
+/** True when every episode carries stored critic scores (storedInput gives its full input). */
+export function hasStoredScores(episodes: readonly StoredEpisode[]): boolean {
+  return episodes.every((e) => storedInput(e) !== null);
+}
+
 /**
  * Credit of every estimator for every episode: result i of each estimator belongs to episodes[i];
- * GRPO groups the episodes given by task (StoredEpisode.group). `critic`, [episodes] from
- * criticInputs, is required when an estimator needs it (CreditError 'missing-input' otherwise).
+ * GRPO groups the episodes given by task (StoredEpisode.group). An estimator that needs the critic
+ * reads `critic`, [episodes] from criticInputs, when given, else the episodes' stored critic scores
+ * (storedInput); with neither it throws CreditError 'missing-input'.
  */
 export function storedCredit(episodes: readonly StoredEpisode[], estimators: readonly EstimatorName[], params: Readonly<Record<string, CreditParams>> = {}, critic?: readonly EpisodeCreditInput[]): Map<EstimatorName, CreditResult[]> {
   const base = episodes.map(rewardInput);
-  const full = critic?.map((c, i) => ({ ...c, group: base[i].group }));
+  const stored = critic ? undefined : episodes.map(storedInput);
+  const full = critic?.map((c, i) => ({ ...c, group: base[i].group })) ?? (stored?.every((x) => x !== null) ? stored.map((x, i) => ({ ...x!, group: base[i].group })) : undefined);
   const out = new Map<EstimatorName, CreditResult[]>();
   for (const name of estimators) {
-    if (estimatorNeedsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs) for stored episodes`);
+    if (estimatorNeedsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs): stored episodes without critic scores must be scored by the critic`);
     out.set(name, computeCredit(name, estimatorNeedsCritic(name) && full ? full : base, params[name] ?? {}));
   }
   return out;

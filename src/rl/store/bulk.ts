@@ -6,8 +6,8 @@ import type { WriteTx } from './txn.ts';
 import type { ImportOptions, ImportResult } from './api.ts';
 import type { PortableRecord } from './schema.ts';
 
-type ImportStores = ['runs', 'tasks', 'episodes', 'turns', 'credit'];
-type PurgeStores = ['episodes', 'turns', 'credit'];
+type ImportStores = ['runs', 'tasks', 'episodes', 'turns', 'credit', 'scores'];
+type PurgeStores = ['episodes', 'turns', 'credit', 'scores'];
 
 const turnsOf = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
 const creditOf = (id: string) => IDBKeyRange.bound([id], [id, []]);
@@ -39,22 +39,24 @@ export async function importTx(
       result.runs++;
       continue;
     }
-    const { row, task, turns, credit } = episodeFromRecord(rec, imported);
+    const { row, task, turns, credit, scores } = episodeFromRecord(rec, imported);
     if (stored !== undefined) {
       await tx.objectStore('turns').delete(turnsOf(rec.id));
       await tx.objectStore('credit').delete(creditOf(rec.id));
+      await tx.objectStore('scores').delete(rec.id);
     }
     await tx.objectStore('tasks').put(task);
     await tx.objectStore('episodes').put(row);
     for (const t of turns) await tx.objectStore('turns').put(t);
     for (const c of credit) await tx.objectStore('credit').put(c);
+    if (scores) await tx.objectStore('scores').put(scores);
     result.episodes++;
     result.turns += turns.length;
   }
   return result;
 }
 
-/** Deletes for good the soft-deleted episodes (with turns and credit) deleted at or before `cutoff`. */
+/** Deletes for good the soft-deleted episodes (with turns, credit and critic scores) deleted at or before `cutoff`. */
 export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise<number> {
   let count = 0;
   let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
@@ -63,6 +65,7 @@ export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise
     if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
       await tx.objectStore('turns').delete(turnsOf(ep.id));
       await tx.objectStore('credit').delete(creditOf(ep.id));
+      await tx.objectStore('scores').delete(ep.id);
       await cursor.delete();
       count++;
     }

@@ -2,8 +2,8 @@
 // record's fields in its schema's order (canonical), so that export → import → export is
 // byte-identical: typed arrays round-trip exactly (a float32 printed as a double parses back to the
 // same float32). Rows differ from records only where IndexedDB needs it (keys, typed arrays).
-import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type TaskRow, type TurnRow } from './db.ts';
-import { MessageSchema, RunSchema, type CreditRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type TurnRecord } from './schema.ts';
+import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type ScoresRow, type TaskRow, type TurnRow } from './db.ts';
+import { MessageSchema, RunSchema, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type TurnRecord } from './schema.ts';
 
 /** `x`'s fields in the order of `schema`'s entries (the one key order exports use). */
 function canonical<T extends object>(schema: { entries: Record<keyof T, unknown> }, x: T): T {
@@ -73,11 +73,42 @@ export function creditFromRecord(episodeId: string, c: CreditRecord): CreditRow 
   };
 }
 
+/** The critic's scores as the record (plain arrays, in the schema's field order). */
+export function scoresToRecord(r: ScoresRow): CriticScoresRecord {
+  return {
+    version: r.version,
+    values: Array.from(r.values),
+    tokenOffsets: Array.from(r.tokenOffsets),
+    tokens: Array.from(r.tokens),
+    tokenText: r.tokenText.slice(),
+    tokenValues: r.tokenValues ? Array.from(r.tokenValues) : null,
+    criticLogprobs: Array.from(r.criticLogprobs),
+    refLogprobs: Array.from(r.refLogprobs),
+    at: r.at,
+  };
+}
+
+/** The row of an episode's critic scores (numbers rounded to float32, as every stored score is). */
+export function scoresFromRecord(episodeId: string, s: CriticScoresRecord): ScoresRow {
+  return {
+    episodeId,
+    version: s.version,
+    values: Float32Array.from(s.values),
+    tokenOffsets: Int32Array.from(s.tokenOffsets),
+    tokens: Int32Array.from(s.tokens),
+    tokenText: s.tokenText.slice(),
+    tokenValues: s.tokenValues ? Float32Array.from(s.tokenValues) : null,
+    criticLogprobs: Float32Array.from(s.criticLogprobs),
+    refLogprobs: Float32Array.from(s.refLogprobs),
+    at: s.at,
+  };
+}
+
 /** Credit rows sort by estimator then version, so exports do not depend on write order. */
 export const creditOrder = (a: { estimator: string; version: string }, b: { estimator: string; version: string }): number =>
   a.estimator < b.estimator ? -1 : a.estimator > b.estimator ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 
-export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: TurnRow[], credit: CreditRow[]): EpisodeRecord {
+export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: TurnRow[], credit: CreditRow[], scores: ScoresRow | undefined): EpisodeRecord {
   const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, options: task?.options ?? {}, hidden: task ? task.hidden : null };
   return {
     type: 'episode',
@@ -89,6 +120,7 @@ export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turn
     turns: turns.map(turnToRecord),
     outcome: row.outcome ? { success: row.outcome.success, totalReward: row.outcome.totalReward, turns: row.outcome.turns } : null,
     credit: credit.slice().sort(creditOrder).map((c) => creditToRecord(c, turns.length)),
+    criticScores: scores ? scoresToRecord(scores) : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     finishedAt: row.finishedAt,
@@ -123,5 +155,6 @@ export function episodeFromRecord(e: EpisodeRecord, imported: { source: string; 
   const task: TaskRow = { key: row.taskKey, family: e.task.family, split: e.task.split, seed: e.task.seed, options: e.task.options, hidden: e.task.hidden };
   const turns = e.turns.map((t, i) => turnFromRecord(e.id, i, t));
   const credit = e.credit.map((c) => creditFromRecord(e.id, c));
-  return { row, task, turns, credit };
+  const scores = e.criticScores ? scoresFromRecord(e.id, e.criticScores) : null;
+  return { row, task, turns, credit, scores };
 }

@@ -11,11 +11,14 @@
 //      filter is one bounded index range, newest first. Existing episodes are backfilled.
 //  3 — episodes gain `agentTurns`, the turns as the lab counts them (an agent message and the reply
 //      to it are one turn; `turnCount` counts message records). Backfilled from the stored records.
+//  4 — a `scores` store: the critic's scores of an episode's agent turns (values, per-token values,
+//      critic and reference log-probs), one row per episode, so that critic-based credit can be
+//      recomputed without the critic. Older episodes simply have none.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRecord } from './schema.ts';
 
 /** The current database version (the number of migrations). */
-export const DB_VERSION = 3;
+export const DB_VERSION = 4;
 /** Default database name; tests and benches use their own. */
 export const DEFAULT_DB_NAME = 'turnwise';
 
@@ -87,6 +90,23 @@ export interface CreditRow {
   at: number;
 }
 
+/**
+ * The critic's scores of an episode (schema.ts CriticScoresRecord) with typed arrays, as structured
+ * clone stores them compactly; convert.ts turns them back into the record's plain arrays.
+ */
+export interface ScoresRow {
+  episodeId: string;
+  version: string;
+  values: Float32Array;
+  tokenOffsets: Int32Array;
+  tokens: Int32Array;
+  tokenText: string[];
+  tokenValues: Float32Array | null;
+  criticLogprobs: Float32Array;
+  refLogprobs: Float32Array;
+  at: number;
+}
+
 /** One named tensor of an adapter (row-major). */
 export interface AdapterTensor {
   dims: number[];
@@ -137,6 +157,7 @@ export interface StoreSchema extends DBSchema {
   };
   turns: { key: [string, number]; value: TurnRow };
   credit: { key: [string, string, string]; value: CreditRow };
+  scores: { key: string; value: ScoresRow };
   adapters: { key: string; value: AdapterRow; indexes: { byRun: string } };
   metrics: { key: [string, number]; value: MetricsRow };
 }
@@ -200,6 +221,10 @@ export const MIGRATIONS: Migration[] = [
         cursor = await cursor.continue();
       }
     })().catch(() => abortUpgrade(tx));
+  },
+  // 3 → 4
+  (db) => {
+    db.createObjectStore('scores', { keyPath: 'episodeId' });
   },
 ];
 

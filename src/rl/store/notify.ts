@@ -13,6 +13,7 @@ export type StoreChange =
   | { type: 'purged'; count: number }
   | { type: 'imported'; runs: number; episodes: number }
   | { type: 'credit'; episodeId: string; estimator: string; version: string }
+  | { type: 'scores'; episodeId: string }
   | { type: 'adapter'; id: string }
   | { type: 'metrics'; runId: string; iteration: number }
   | { type: 'interrupted'; ids: string[] };

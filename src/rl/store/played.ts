@@ -43,6 +43,7 @@ export function playedRecord(e: Episode, m: PlayedMeta): EpisodeRecord {
     // The sink's outcome: success from the ending step, the return summed over turns (recorder.ts).
     outcome: ended ? { success: last.info.success, totalReward, turns: e.turns.length } : null,
     credit: [],
+    criticScores: null,
     createdAt: m.at,
     updatedAt: m.at,
     finishedAt: m.at,

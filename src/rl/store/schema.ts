@@ -4,13 +4,18 @@
 // belongs to. These are the shapes of our JSONL lines (docs/data-formats.md) and what the store's
 // getEpisode returns. Each record's type is inferred from its valibot schema (one definition);
 // the schemas validate anything that comes from outside (imports), the store's own writes are typed by
-// TypeScript alone. Bump FORMAT_VERSION when a line's shape changes.
+// TypeScript alone. Bump FORMAT_VERSION when a line's shape changes, and keep reading the older ones.
 import { isFiniteList, isInt32List, isJsonValue, JSON_MAX_DEPTH, type JsonObject, type JsonValue } from '../util/json.ts';
 import { MAX_TOKENS_PER_TURN } from '../envs/turn.ts';
 import * as v from 'valibot';
 
-/** Version of the JSONL line shapes below (the header line carries it). */
-export const FORMAT_VERSION = 1;
+/**
+ * Version of the JSONL line shapes below (the header line carries it). 2 added an episode's
+ * `criticScores`; a version 1 file is a version 2 file without them, so both import.
+ */
+export const FORMAT_VERSION = 2;
+/** Versions this code reads. */
+export const READABLE_VERSIONS = [1, 2] as const;
 /** The `format` field of our JSONL header line. */
 export const FORMAT_NAME = 'turnwise.trajectories';
 
@@ -127,6 +132,60 @@ export const CreditSchema = v.strictObject({
 });
 export type CreditRecord = v.InferOutput<typeof CreditSchema>;
 
+/**
+ * What the critic said about an episode's agent turns as it was played (rollout/criticInputs.ts),
+ * kept so that turn-level GAE, bi-level GAE and SWEET-RL can be recomputed later, with other
+ * γ/λ/β, without the critic (rollout/stored.ts). Arrays are float32 values, laid out as
+ * credit/types.ts EpisodeCreditInput: T = agent turns, token arrays flat and turn-major.
+ */
+export const CriticScoresSchema = v.pipe(
+  v.strictObject({
+    /** The critic and its adapter, e.g. "critic" or "critic@adapter-7" (π_ref is always its base). */
+    version: v.pipe(v.string(), v.maxLength(256)),
+    /** V(s_0) … V(s_T): [T+1]; V(s_T) is 0 when the episode ended, else the critic's bootstrap. */
+    values: v.custom<number[]>(isFiniteList, 'Invalid value: expected an array of finite numbers'),
+    /** [T+1] token boundaries: agent turn t owns tokens [tokenOffsets[t], tokenOffsets[t+1]). */
+    tokenOffsets: v.custom<number[]>(isInt32List, 'Invalid value: expected an array of int32 offsets'),
+    /** [N] the token ids the critic scored (the agent's sampled ids, or its text encoded). */
+    tokens: v.custom<number[]>(isInt32List, 'Invalid value: expected an array of int32 token ids'),
+    /** [N] each token's text, for drawing per-token credit without the tokenizer. */
+    tokenText: v.custom<string[]>((x) => Array.isArray(x) && x.every((t) => typeof t === 'string'), 'Invalid value: expected an array of strings'),
+    /** [N] the value head after each token (bi-level GAE); null when the critic has none. */
+    tokenValues: v.nullable(v.custom<number[]>(isFiniteList, 'Invalid value: expected an array of finite numbers')),
+    /** [N] log π_critic(token | o_t, c): the critic with its adapter and the hidden information (SWEET-RL). */
+    criticLogprobs: v.custom<number[]>(isFiniteList, 'Invalid value: expected an array of finite numbers'),
+    /** [N] log π_ref(token | o_t, c): the critic's base on the same inputs. */
+    refLogprobs: v.custom<number[]>(isFiniteList, 'Invalid value: expected an array of finite numbers'),
+    at: time,
+  }),
+  v.check((s) => criticScoresProblem(s) === null, (issue) => criticScoresProblem(issue.input as CriticScoresShape) ?? 'inconsistent critic scores'),
+);
+export type CriticScoresRecord = v.InferOutput<typeof CriticScoresSchema>;
+
+/** The arrays of critic scores whose lengths must agree. */
+interface CriticScoresShape {
+  values: readonly number[];
+  tokenOffsets: readonly number[];
+  tokens: readonly number[];
+  tokenText: readonly string[];
+  tokenValues: readonly number[] | null;
+  criticLogprobs: readonly number[];
+  refLogprobs: readonly number[];
+}
+
+/** Why the arrays of critic scores do not fit together (null when they do). */
+export function criticScoresProblem(s: CriticScoresShape): string | null {
+  const T = s.tokenOffsets.length - 1;
+  if (T < 0 || s.tokenOffsets[0] !== 0) return 'tokenOffsets must start with 0';
+  if (s.values.length !== T + 1) return `values has ${s.values.length} entries, expected ${T + 1} (one per turn, plus the last state)`;
+  for (let t = 0; t < T; t++) if (s.tokenOffsets[t + 1] < s.tokenOffsets[t]) return `tokenOffsets[${t + 1}] is below tokenOffsets[${t}]`;
+  const N = s.tokenOffsets[T];
+  for (const [name, arr] of [['tokens', s.tokens], ['tokenText', s.tokenText], ['criticLogprobs', s.criticLogprobs], ['refLogprobs', s.refLogprobs], ['tokenValues', s.tokenValues]] as const) {
+    if (arr !== null && arr.length !== N) return `${name} has ${arr.length} entries, expected ${N} (tokenOffsets[${T}])`;
+  }
+  return null;
+}
+
 /** One line of our JSONL: an episode. */
 export const EpisodeSchema = v.pipe(
   v.strictObject({
@@ -142,12 +201,18 @@ export const EpisodeSchema = v.pipe(
     /** null until the episode finishes. */
     outcome: v.nullable(OutcomeSchema),
     credit: v.array(CreditSchema),
+    /** The critic's scores of its agent turns, when it was scored as it was played (absent in version 1 files). */
+    criticScores: v.optional(v.nullable(CriticScoresSchema)),
     createdAt: time,
     updatedAt: time,
     finishedAt: v.nullable(time),
     abortReason: v.nullable(v.string()),
   }),
   v.check((e) => e.credit.every((c) => c.values.length === e.turns.length), 'every credit annotation needs one value per turn'),
+  v.check(
+    (e) => !e.criticScores || e.criticScores.values.length === e.turns.filter((t) => t.role === 'agent').length + 1,
+    'criticScores needs one value per agent turn, plus the last state',
+  ),
 );
 export type EpisodeRecord = v.InferOutput<typeof EpisodeSchema>;
 
@@ -166,4 +231,4 @@ export const RunSchema = v.strictObject({
 });
 export type RunRecord = v.InferOutput<typeof RunSchema>;
 
-export const HeaderSchema = v.strictObject({ format: v.literal(FORMAT_NAME), version: v.literal(FORMAT_VERSION) });
+export const HeaderSchema = v.strictObject({ format: v.literal(FORMAT_NAME), version: v.picklist(READABLE_VERSIONS) });

@@ -12,8 +12,8 @@ import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type 
 import { writeTx } from './txn.ts';
 import { importTx, purgeTx } from './bulk.ts';
 import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
-import { creditFromRecord, episodeToRecord, runToRecord, taskKey } from './convert.ts';
-import type { CreditRecord, EpisodeRecord, OutcomeRecord, PortableRecord, RunRecord } from './schema.ts';
+import { creditFromRecord, episodeToRecord, runToRecord, scoresFromRecord, taskKey } from './convert.ts';
+import { criticScoresProblem, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type OutcomeRecord, type PortableRecord, type RunRecord } from './schema.ts';
 
 export type * from './api.ts';
 
@@ -237,16 +237,17 @@ export class TrajectoryStore implements AdapterTable {
   /** Several whole trajectories read in one transaction, in the order asked (null where missing). */
   async getEpisodes(ids: readonly string[]): Promise<(EpisodeRecord | null)[]> {
     return this.read(async () => {
-      const tx = this.db.transaction(['episodes', 'tasks', 'turns', 'credit'], 'readonly');
+      const tx = this.db.transaction(['episodes', 'tasks', 'turns', 'credit', 'scores'], 'readonly');
       const load = async (id: string): Promise<EpisodeRecord | null> => {
         const row = await tx.objectStore('episodes').get(id);
         if (!row) return null;
-        const [task, turns, credit] = await Promise.all([
+        const [task, turns, credit, scores] = await Promise.all([
           tx.objectStore('tasks').get(row.taskKey),
           tx.objectStore('turns').getAll(IDBKeyRange.bound([id, 0], [id, Infinity])),
           tx.objectStore('credit').getAll(IDBKeyRange.bound([id], [id, []])),
+          tx.objectStore('scores').get(id),
         ]);
-        return episodeToRecord(row, task, turns, credit);
+        return episodeToRecord(row, task, turns, credit, scores);
       };
       const out = await Promise.all(ids.map(load));
       await tx.done;
@@ -291,7 +292,7 @@ export class TrajectoryStore implements AdapterTable {
   /** Removes for good the episodes (with turns and credit) deleted at least `olderThanMs` ago. */
   async purgeDeleted(olderThanMs = 0): Promise<number> {
     const cutoff = this.opts.now() - olderThanMs;
-    const n = await this.write(['episodes', 'turns', 'credit'], (tx) => purgeTx(tx, cutoff));
+    const n = await this.write(['episodes', 'turns', 'credit', 'scores'], (tx) => purgeTx(tx, cutoff));
     this.notifier.publish({ type: 'purged', count: n });
     return n;
   }
@@ -316,6 +317,20 @@ export class TrajectoryStore implements AdapterTable {
       await tx.objectStore('credit').put(creditFromRecord(episodeId, record));
     });
     this.notifier.publish({ type: 'credit', episodeId, estimator: credit.estimator, version: credit.version });
+  }
+
+  /** Stores (or replaces) the critic's scores of an episode's agent turns (what critic-based credit is recomputed from). */
+  async putCriticScores(episodeId: string, scores: Omit<CriticScoresRecord, 'at'>): Promise<void> {
+    const problem = criticScoresProblem(scores);
+    if (problem) throw new StoreError('invalid', `critic scores of episode ${episodeId}: ${problem}`);
+    await this.write(['episodes', 'scores'], async (tx) => {
+      const ep = await tx.objectStore('episodes').get(episodeId);
+      if (!ep) throw new StoreError('not-found', `no episode ${episodeId}`);
+      const T = scores.values.length - 1;
+      if (T !== ep.agentTurns) throw new StoreError('invalid', `critic scores cover ${T} turns but episode ${episodeId} has ${ep.agentTurns}`);
+      await tx.objectStore('scores').put(scoresFromRecord(episodeId, { ...scores, at: this.opts.now() }));
+    });
+    this.notifier.publish({ type: 'scores', episodeId });
   }
 
   async putAdapter(adapter: AdapterInput): Promise<void> {
@@ -389,7 +404,7 @@ export class TrajectoryStore implements AdapterTable {
   async importRecords(records: readonly PortableRecord[], options: ImportOptions): Promise<ImportResult> {
     const onConflict = options.onConflict ?? 'skip';
     const at = this.opts.now();
-    const result = await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit'], (tx) => importTx(tx, records, onConflict, { source: options.source, at }));
+    const result = await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit', 'scores'], (tx) => importTx(tx, records, onConflict, { source: options.source, at }));
     this.notifier.publish({ type: 'imported', runs: result.runs, episodes: result.episodes });
     return result;
   }

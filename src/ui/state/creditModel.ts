@@ -2,13 +2,16 @@
 // through src/rl/rollout/stored.ts (readStored + storedCredit, the same path as `turnwise credit`),
 // one opened as rows of per-turn credit by the rewards-only estimators with its ground truth, and
 // the fidelity table (rank correlation with information gain, bootstrap intervals,
-// src/rl/credit/fidelity.ts) over the listed guess episodes. creditView.svelte.ts holds the state.
+// src/rl/credit/fidelity.ts) over the listed guess episodes. An episode stored with the critic's
+// scores (Play keeps them) also gets GAE, bi-level GAE and SWEET-RL recomputed from those scores
+// with the view's parameters — per token too for the token-level two — with no critic loaded.
+// creditView.svelte.ts holds the state.
 import { fidelityReport, type FidelityReport } from '../../rl/credit/fidelity.ts';
-import { ESTIMATORS } from '../../rl/credit/registry.ts';
-import type { EstimatorName } from '../../rl/credit/types.ts';
+import { ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
+import type { CreditParams, EstimatorName } from '../../rl/credit/types.ts';
 import type { JsonObject } from '../../rl/envs/types.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
-import { readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { readStored, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
 
 /** One opened episode: its agent turns, credit per estimator, and ground truth where known. */
@@ -18,9 +21,23 @@ export interface OpenedEpisode {
   actions: string[];
   /** Replies (collaborator or environment) after each agent turn. */
   replies: string[];
-  /** Recomputed from rewards (MC, GRPO over the stored group), then the rows stored with the episode. */
-  rows: { name: EstimatorName | 'human-feedback'; label: string; values: Float32Array }[];
+  /** Recomputed from rewards (MC, GRPO over the stored group), from the stored critic scores, then the rows stored with the episode. */
+  rows: OpenedRow[];
   truth: { label: string; values: Float32Array } | null;
+  /** The tokens the critic scored (turn t owns [offsets[t], offsets[t+1])), when its scores were stored. */
+  tokens: { offsets: number[]; text: string[]; version: string } | null;
+}
+
+/** One row of an opened episode's heatmap. */
+export interface OpenedRow {
+  name: EstimatorName | 'human-feedback';
+  label: string;
+  /** [T] per-turn credit (NaN where none). */
+  values: Float32Array;
+  /** [N] per-token credit over OpenedEpisode.tokens (token-level estimators recomputed from stored scores). */
+  perToken?: Float32Array;
+  /** Its parameters in words, e.g. "γ 1, λ 0.95". */
+  paramText?: string;
 }
 
 /** What the model reads from the store. */
@@ -29,33 +46,53 @@ export type CreditStore = Pick<TrajectoryStore, 'listEpisodes' | 'getEpisodes'>;
 /** Estimators computable from stored episodes without a critic: rewards, and groups of one task. */
 export const STORED_ESTIMATORS: readonly EstimatorName[] = ['mc', 'grpo'];
 
+/** Estimators recomputed from an episode's stored critic scores (rollout/stored.ts storedInput). */
+export const SCORED_ESTIMATORS: readonly EstimatorName[] = ['gae', 'bilevel-gae', 'sweet'];
+
+/** "γ 0.95, λ 0.9": an estimator's parameters as shown beside its numbers. */
+export function paramText(spec: EstimatorSpec, params: CreditParams): string {
+  return spec.params.map((p) => `${p.label} ${String(params[p.name])}`).join(', ');
+}
+
+const specOf = (name: string) => ESTIMATORS.find((e) => e.name === name);
+
 const sameTask = (a: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>, b: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>) => a.family === b.family && a.split === b.split && a.seed === b.seed;
 
 /**
  * Credit rows of `record`, GRPO's group being the records of `candidates` with the same task
  * (StoredEpisode.group: family, split, seed and options). Null when it has no agent turn.
  */
-export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, candidates: readonly EpisodeRecord[]): OpenedEpisode | null {
+export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, candidates: readonly EpisodeRecord[], params: Readonly<Record<string, CreditParams>> = {}): OpenedEpisode | null {
   const [mine] = readStored([record]);
   if (!mine) return null;
   const group: StoredEpisode[] = [mine, ...readStored(candidates).filter((e) => e.group === mine.group && e.id !== mine.id)];
   const credit = storedCredit(group, STORED_ESTIMATORS);
   const rows: OpenedEpisode['rows'] = STORED_ESTIMATORS.map((name) => ({
     name,
-    label: name === 'grpo' ? `GRPO (group of ${group.length})` : (ESTIMATORS.find((e) => e.name === name)?.label ?? name),
+    label: name === 'grpo' ? `GRPO (group of ${group.length})` : (specOf(name)?.label ?? name),
     values: credit.get(name)![0].perTurn,
   }));
+  // the critic's estimators from its stored scores, with this view's parameters (bi-level GAE only where per-token values were stored)
+  const scored = storedInput(mine);
+  const tokens = scored && mine.scores ? { offsets: mine.scores.tokenOffsets, text: mine.scores.tokenText, version: mine.scores.version } : null;
+  for (const name of scored ? SCORED_ESTIMATORS : []) {
+    if (name === 'bilevel-gae' && !scored?.tokenValues) continue;
+    const spec = specOf(name)!;
+    const p = resolveParams(name, params[name] ?? {});
+    const [r] = storedCredit([mine], [name], { [name]: p }).get(name)!;
+    rows.push({ name, label: `${spec.label} (recomputed)`, values: r.perTurn, paramText: paramText(spec, p), ...(r.perToken ? { perToken: r.perToken } : {}) });
+  }
   // what was stored with the episode: Play's live credit (the critic's estimators included) and a person's thumbs
   const at = mine.agentRecords ?? [];
   for (const c of record.credit) {
     if (c.version !== 'live' && c.estimator !== 'human-feedback') continue;
-    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${ESTIMATORS.find((e) => e.name === c.estimator)?.label ?? c.estimator} (as played)`;
+    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${specOf(c.estimator)?.label ?? c.estimator} (as played)`;
     rows.push({ name: c.estimator as EstimatorName | 'human-feedback', label, values: Float32Array.from(at, (i) => c.values[i] ?? Number.NaN) });
   }
   const turns: readonly (CriticTurn & { info: JsonObject })[] = mine.critic.turns;
   const gains = turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : null));
   const truth = gains.some((g) => g !== null) ? { label: 'information gain (bits)', values: Float32Array.from(gains, (g) => g ?? 0) } : null;
-  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth };
+  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth, tokens };
 }
 
 /** The complete episodes the view lists (optionally of one family), newest first. */
@@ -63,14 +100,14 @@ export async function listedEpisodes(store: CreditStore, family: string): Promis
   return (await store.listEpisodes({ ...(family ? { family } : {}), status: 'complete' }, { limit: 200 })).items;
 }
 
-/** Opens listed episode `id` with the listed episodes of its task as GRPO's group. */
-export async function openListed(store: CreditStore, listed: readonly EpisodeSummary[], id: string): Promise<OpenedEpisode | null> {
+/** Opens listed episode `id` with the listed episodes of its task as GRPO's group; `params` for the estimators recomputed from stored scores. */
+export async function openListed(store: CreditStore, listed: readonly EpisodeSummary[], id: string, params: Readonly<Record<string, CreditParams>> = {}): Promise<OpenedEpisode | null> {
   const summary = listed.find((e) => e.id === id);
   if (!summary) return null;
   const ids = listed.filter((e) => sameTask(e, summary)).map((e) => e.id);
   const records = (await store.getEpisodes(ids)).filter((e): e is EpisodeRecord => e !== null);
   const record = records.find((r) => r.id === id);
-  return record ? openedEpisode(summary, record, records) : null;
+  return record ? openedEpisode(summary, record, records, params) : null;
 }
 
 /** Fidelity of the stored-episode estimators against information gain, over the listed guess episodes. */

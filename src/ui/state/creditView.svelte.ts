@@ -3,7 +3,9 @@
 // in creditModel.ts (pure, shared reading of stored episodes with the CLI); this class holds it.
 import type { FidelityReport } from '../../rl/credit/fidelity.ts';
 import type { EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
-import { listedEpisodes, listedFidelity, openListed, type OpenedEpisode } from './creditModel.ts';
+import { resolveParams } from '../../rl/credit/registry.ts';
+import type { CreditParams, EstimatorName } from '../../rl/credit/types.ts';
+import { listedEpisodes, listedFidelity, openListed, SCORED_ESTIMATORS, type OpenedEpisode } from './creditModel.ts';
 
 export type { OpenedEpisode } from './creditModel.ts';
 
@@ -13,7 +15,10 @@ export class CreditViewState {
   opened = $state.raw<OpenedEpisode[]>([]);
   fidelity = $state.raw<FidelityReport | null>(null);
   fidelityNote = $state<string | null>(null);
+  /** Parameters of the estimators recomputed from stored critic scores (GAE, bi-level GAE, SWEET-RL). */
+  params = $state<Record<string, CreditParams>>(Object.fromEntries(SCORED_ESTIMATORS.map((n) => [n, resolveParams(n)])));
   private request = 0;
+  private opening = 0;
 
   constructor(private readonly store: () => TrajectoryStore | null) {}
 
@@ -39,8 +44,21 @@ export class CreditViewState {
   async open(id: string, compare = false): Promise<void> {
     const store = this.store();
     if (!store) return;
-    const opened = await openListed(store, this.episodes, id);
-    if (!opened) return;
+    const request = ++this.opening;
+    const opened = await openListed(store, this.episodes, id, this.params);
+    if (!opened || request !== this.opening) return;
     this.opened = compare && this.opened.length ? [this.opened[0], opened] : [opened];
+  }
+
+  /** A moved slider: the opened episodes' critic estimators are recomputed from their stored scores (the latest request wins). */
+  async setParam(name: EstimatorName, param: string, value: number): Promise<void> {
+    this.params[name] = { ...this.params[name], [param]: value };
+    const store = this.store();
+    if (!store) return;
+    const request = ++this.opening;
+    const ids = this.opened.map((o) => o.summary.id);
+    const again = await Promise.all(ids.map((id) => openListed(store, this.episodes, id, this.params)));
+    if (request !== this.opening) return;
+    this.opened = again.filter((o): o is OpenedEpisode => o !== null);
   }
 }

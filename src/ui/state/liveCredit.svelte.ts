@@ -3,11 +3,12 @@
 // the critic) or a slider moves (the stored per-turn inputs are refolded, no model call). The
 // incremental bookkeeping is src/rl/rollout/liveCredit.ts, the math src/rl/credit; this class
 // keeps the person's selection and makes the result reactive.
-import { ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
+import { ESTIMATORS, resolveParams } from '../../rl/credit/registry.ts';
 import type { CreditInputName, CreditParams, EstimatorName } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
 import type { ScoreApi } from '../../rl/rollout/criticInputs.ts';
-import { LiveEpisodeCredit } from '../../rl/rollout/liveCredit.ts';
+import { LiveEpisodeCredit, type CriticScores } from '../../rl/rollout/liveCredit.ts';
+import { paramText } from './creditModel.ts';
 
 /** One estimator's credit for every turn so far. */
 export interface CreditRow {
@@ -18,6 +19,16 @@ export interface CreditRow {
   paramText: string;
   /** The parameters the values were computed with (stored with them). */
   params: CreditParams;
+  /** [N] per-token credit over the episode's scored tokens (bi-level GAE, SWEET-RL), cut by TokenLayout.offsets. */
+  perToken?: Float32Array;
+}
+
+/** The tokens the critic scored, for drawing per-token credit: turn t owns [offsets[t], offsets[t+1]). */
+export interface TokenLayout {
+  offsets: number[];
+  text: string[];
+  /** The critic (and adapter) that scored them. */
+  version: string;
 }
 
 /** The ground truth shown as an outline beside the estimates. */
@@ -30,9 +41,6 @@ export interface TruthRow {
 const FROM_ENV: ReadonlySet<CreditInputName> = new Set(['rewards']);
 const FROM_CRITIC: ReadonlySet<CreditInputName> = new Set(['rewards', 'values', 'tokenOffsets', 'criticLogprobs', 'refLogprobs', 'tokenValues']);
 
-function paramText(spec: EstimatorSpec, params: CreditParams): string {
-  return spec.params.map((p) => `${p.label} ${String(params[p.name])}`).join(', ');
-}
 
 export class LiveCredit {
   selected = $state<EstimatorName[]>(['mc']);
@@ -114,8 +122,25 @@ export class LiveCredit {
       if (!choice || choice.reason) return [];
       const params = this.params[name];
       const out = this.live.credit(name, params, turns);
-      return out ? [{ name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } }] : [];
+      if (!out) return [];
+      const row: CreditRow = { name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } };
+      return [out.result.perToken ? { ...row, perToken: out.result.perToken } : row];
     });
+  }
+
+  /**
+   * The critic's scores of every turn so far (what the finished episode stores so that its credit
+   * can be recomputed without the critic), or null until all are scored.
+   */
+  criticScores(turns: readonly EpisodeTurn[]): CriticScores | null {
+    void this.scored;
+    return this.live.scores(turns.length);
+  }
+
+  /** Where each turn's tokens lie in the rows' perToken arrays, with their text; null until every turn is scored. */
+  tokenLayout(turns: readonly EpisodeTurn[]): TokenLayout | null {
+    const s = this.criticScores(turns);
+    return s ? { offsets: s.tokenOffsets, text: s.tokenText, version: s.version } : null;
   }
 
   /** Information gain per question (bits) for families that report it, else null. */

@@ -24,6 +24,7 @@ import { perRecord, turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
+import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
 import { agentInUse, agentKindOf, agentLabel, type PlayAgentKind } from './agentChoice.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
@@ -121,6 +122,8 @@ export class PlaySession {
   unsure = $state<string | null>(null);
 
   private running: Running | null = null;
+  /** Which episode's critic scores were last stored (episode id, turns + 1, critic version). */
+  private savedScores = '';
   /** Callers of agentTurn() waiting for the step to land. */
   private landed: (() => void)[] = [];
 
@@ -310,13 +313,24 @@ export class PlaySession {
    * its parameters with it), so the GAE, bi-level GAE and SWEET-RL values computed from the critic
    * during play are not lost: the Credit view lists them beside what it recomputes from rewards.
    * Called again as the critic's last scores land or a slider moves; each call replaces the rows.
+   * With them go the critic's scores of every turn (values, per-token values, critic and reference
+   * log-probs), once, so that the Credit view and `turnwise credit` can recompute the critic's
+   * estimators with other parameters and no critic loaded (rollout/stored.ts storedInput).
    */
-  saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[]): void {
+  saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[], scores: CriticScores | null = null): void {
     const id = this.running?.sink?.ids.get(0);
     const store = this.ctx.store();
     // while turns wait to be written the credit would not fit the stored episode; reading `unsaved`
     // here makes the caller's effect run again once Retry saving has written them
     if (!id || !store || this.status !== 'done' || this.unsaved > 0) return;
+    const scoresKey = scores ? `${id} ${scores.values.length} ${scores.version}` : '';
+    if (scores && scoresKey !== this.savedScores) {
+      this.savedScores = scoresKey;
+      store.putCriticScores(id, scores).catch((e: Error) => {
+        this.savedScores = '';
+        this.saveError = `The critic's scores could not be saved: ${e.message}`;
+      });
+    }
     for (const r of rows) {
       store.putCredit(id, { estimator: r.name, version: 'live', params: r.params, values: perRecord(r.values) }).catch((e: Error) => {
         this.saveError = `The episode's credit could not be saved: ${e.message}`;

@@ -2,7 +2,7 @@
 // (main): `eval --out a.jsonl` → `credit --in a.jsonl --out b.jsonl` → `export --in b.jsonl --format F`
 // for every export format F, and back through `import --check`. A few scripted episodes keep it short;
 // passkt --out gives K episodes per task, which the preference formats need to form pairs.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ describe('eval --out → credit --out → export, every format', () => {
   it('eval --out writes Turnwise JSONL that import --check accepts', async () => {
     await ok(['eval', '--family', 'guess', '--agent', 'noisy', '--episodes', '3', '--out', a]);
     const recs = lines(a);
-    expect(recs[0]).toEqual({ format: 'turnwise.trajectories', version: 1 });
+    expect(recs[0]).toEqual({ format: 'turnwise.trajectories', version: 2 });
     expect(recs.slice(1).map((r) => r.type)).toEqual(['run', 'episode', 'episode', 'episode']);
     expect(recs[1]).toMatchObject({ id: 'eval-guess-noisy-test-s1', algorithm: 'eval', notes: 'noisy(0.3)' });
     expect(await ok(['import', '--check', a])).toMatchObject({ ok: true, format: 'turnwise', counts: { runs: 1, episodes: 3 } });
@@ -40,6 +40,33 @@ describe('eval --out → credit --out → export, every format', () => {
     expect(r.format).toBe('turnwise');
     const eps = lines(b).filter((x) => x.type === 'episode') as { credit: { estimator: string }[] }[];
     expect(eps.map((e) => e.credit.map((c) => c.estimator))).toEqual(Array(3).fill(['mc', 'grpo']));
+  });
+
+  it('credit recomputes the critic estimators from stored critic scores, with no critic to load', async () => {
+    // each episode of a with critic scores, as Play stores them: one token per agent turn
+    const c = join(dir, 'c.jsonl');
+    const recs = lines(a).map((r) => {
+      if (r.type !== 'episode') return r;
+      const T = (r.turns as { role: string }[]).filter((t) => t.role === 'agent').length;
+      const seq = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
+      return { ...r, criticScores: { version: 'critic', values: seq(T + 1, (i) => (i === T ? 0 : 0.5 - i / 8)), tokenOffsets: seq(T + 1, (i) => i), tokens: seq(T, () => 9), tokenText: Array.from({ length: T }, () => ' x'), tokenValues: seq(T, (i) => 0.25 * i), criticLogprobs: seq(T, () => -1), refLogprobs: seq(T, () => -1.5), at: 1 } };
+    });
+    writeFileSync(c, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const missing = join(dir, 'no-models');
+    const r = await ok(['credit', '--in', c, '--estimators', 'gae,bilevel-gae,sweet', '--params', '{"gae":{"gamma":0.5,"lambda":1},"sweet":{"beta":0.1}}', '--models', missing]);
+    expect(r.criticSource).toBe('stored');
+    const eps = r.episodes as { rewards: number[]; credit: Record<string, number[]> }[];
+    for (const e of eps) {
+      // SWEET-RL: β · (−1 − (−1.5)) on every turn
+      e.credit.sweet.forEach((x) => expect(x).toBeCloseTo(0.05, 6));
+      // GAE with λ = 1, γ = 0.5: A_t = Σ_k γ^k r_{t+k} − V(s_t)
+      const T = e.rewards.length;
+      e.credit.gae.forEach((x, t) => expect(x).toBeCloseTo(e.rewards.slice(t).reduce((s, rr, k) => s + 0.5 ** k * rr, 0) - (0.5 - t / 8), 5));
+      expect(e.credit['bilevel-gae']).toHaveLength(T);
+    }
+    // --rescore asks for the critic, which is not there
+    const { code } = await capture(() => main(['credit', '--in', c, '--estimators', 'gae', '--rescore', '--models', missing, '--json']));
+    expect(code).not.toBe(0);
   });
 
   it.each(Object.keys(EXPORT_FORMATS) as ExportFormat[])('export --format %s', async (format) => {

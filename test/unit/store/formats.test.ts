@@ -55,13 +55,16 @@ describe('Turnwise JSONL', () => {
     const ep = await store.beginEpisode({ task: { family: 'bandit', split: 'train', seed: 0, hidden: { arms: [0.2, 0.8] } }, model: { policy: 'p', adapter: null, critic: null } });
     await store.appendTurn(ep.id, { role: 'agent', text: '<answer>1</answer>', tokens: [5], logprobs: [-0.5], promptTokens: 9, completionTokens: 1, reward: 1, done: true, latencyMs: 2, backend: 'wasm' });
     await store.finishEpisode(ep.id, { success: true, totalReward: 1, turns: 1 });
+    await store.putCriticScores(ep.id, { version: 'critic', values: [0.25, 0], tokenOffsets: [0, 1], tokens: [5], tokenText: ['<answer>'], tokenValues: [0.5], criticLogprobs: [-0.25], refLogprobs: [-0.5] });
     const text = await exportText(store);
     expect(text).toBe(
-      '{"format":"turnwise.trajectories","version":1}\n' +
+      '{"format":"turnwise.trajectories","version":2}\n' +
         '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":{"arms":[0.2,0.8]}},' +
         '"model":{"policy":"p","adapter":null,"critic":null},"turns":[{"role":"agent","text":"<answer>1</answer>","tokens":[5],"logprobs":[-0.5],' +
         '"promptTokens":9,"completionTokens":1,"reward":1,"done":true,"latencyMs":2,"backend":"wasm","info":{},"at":1700000002000}],' +
-        '"outcome":{"success":true,"totalReward":1,"turns":1},"credit":[],"createdAt":1700000001000,"updatedAt":1700000003000,"finishedAt":1700000003000,"abortReason":null}\n',
+        '"outcome":{"success":true,"totalReward":1,"turns":1},"credit":[],' +
+        '"criticScores":{"version":"critic","values":[0.25,0],"tokenOffsets":[0,1],"tokens":[5],"tokenText":["<answer>"],"tokenValues":[0.5],"criticLogprobs":[-0.25],"refLogprobs":[-0.5],"at":1700000004000},' +
+        '"createdAt":1700000001000,"updatedAt":1700000003000,"finishedAt":1700000003000,"abortReason":null}\n',
     );
     store.close();
   });

@@ -59,8 +59,13 @@ describe('import validation', () => {
 
   it('requires a header of a readable version', async () => {
     expect((await check(LINES.slice(1).join('\n'))).report.errors[0]).toMatchObject({ line: 1, message: expect.stringMatching(/first line must be the header/) });
-    const v2 = ['{"format":"turnwise.trajectories","version":2}', ...LINES.slice(1)].join('\n');
-    expect((await check(v2)).report.errors).toEqual([{ line: 1, path: '', message: 'unsupported format version 2 (this lab reads version 1)' }]);
+    const v9 = ['{"format":"turnwise.trajectories","version":9}', ...LINES.slice(1)].join('\n');
+    expect((await check(v9)).report.errors).toEqual([{ line: 1, path: '', message: 'unsupported format version 9 (this lab reads versions 1, 2)' }]);
+    // a version 1 file (lines without criticScores) still imports
+    const withoutScores = (line: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => k !== 'criticScores')));
+    const v1 = ['{"format":"turnwise.trajectories","version":1}', ...LINES.slice(1).map(withoutScores)].join('\n');
+    expect(v1).not.toMatch(/criticScores/);
+    expect((await check(v1)).report.errors).toEqual([]);
     expect((await check('')).report.errors).toEqual([{ line: 1, path: '', message: 'the file is empty (no header line)' }]);
   });
 

@@ -73,6 +73,11 @@ describe('migrations', () => {
     // New stores work on upgraded data.
     await store.putCredit('e1', { estimator: 'mc', version: 'v', values: [1] });
     expect((await store.getEpisode('e1'))!.credit).toHaveLength(1);
+    // Version 4's critic scores: none on upgraded episodes until written
+    expect((await store.getEpisode('e2'))!.criticScores).toBeNull();
+    const scores = { version: 'critic', values: [0.5, 0], tokenOffsets: [0, 2], tokens: [1, 2], tokenText: ['a', 'b'], tokenValues: [0.25, 0.5], criticLogprobs: [-1, -2], refLogprobs: [-1.5, -2] };
+    await store.putCriticScores('e1', scores);
+    expect((await store.getEpisode('e1'))!.criticScores).toMatchObject(scores);
     await store.resumeEpisode('e3');
     expect((await store.appendTurn('e3', agentTurn(1))).index).toBe(1);
     expect((await store.listEpisodes({ runId: null })).items[0]).toMatchObject({ id: 'e3', turnCount: 2, agentTurns: 2 });

@@ -108,11 +108,15 @@ describe('TrajectoryStore episodes', () => {
     tabB.close();
   });
 
-  it('deletes softly with undo, then purges turns and credit for good', async () => {
+  it('deletes softly with undo, then purges turns, credit and critic scores for good', async () => {
     const store = await openStore();
     const keep = await writeEpisode(store, { seed: 1 });
     const gone = await writeEpisode(store, { seed: 2 });
     await store.putCredit(gone, { estimator: 'mc', version: 'v', values: [0, 1, 0, 1, 0, 1] });
+    const T = (await store.getEpisode(gone))!.turns.filter((t) => t.role === 'agent').length;
+    const n = (x: number) => new Array<number>(T).fill(x);
+    await store.putCriticScores(gone, { version: 'critic', values: [...n(0.5), 0], tokenOffsets: [0, ...n(1).map((_, i) => i + 1)], tokens: n(3), tokenText: n(3).map(() => 'x'), tokenValues: null, criticLogprobs: n(-1), refLogprobs: n(-1) });
+    const record = { ...(await store.getEpisode(gone))!, criticScores: null };
     const token = await store.deleteEpisodes([gone, 'missing']);
     expect(token.ids).toEqual([gone]);
     expect((await store.listEpisodes()).items.map((s) => s.id)).toEqual([keep]);
@@ -124,6 +128,9 @@ describe('TrajectoryStore episodes', () => {
     expect(await store.getEpisode(gone)).toBeNull();
     expect(await store.countEpisodes()).toBe(1);
     expect((await store.getEpisode(keep))!.turns).toHaveLength(6);
+    // the same id imported again without scores has none left over from the purged one
+    await store.importRecords([record], { source: 'again' });
+    expect((await store.getEpisode(gone))!.criticScores).toBeNull();
     store.close();
   });
 

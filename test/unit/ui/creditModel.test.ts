@@ -69,4 +69,35 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     expect(Array.from(after.rows[3].values).map((v) => (Number.isNaN(v) ? null : v))).toEqual(gae.map((_, t) => (t === 0 ? 1 : null)));
     store.close();
   });
+
+  it('recomputes GAE, bi-level GAE and SWEET-RL (per token too) from stored critic scores, with the view’s parameters', async () => {
+    const store = await TrajectoryStore.open({ name: `credit-model-scores-${process.pid}-${Date.now()}` });
+    await importFile(store, textSource(readFileSync(FIXTURE, 'utf8')), { format: 'turnwise', source: 'fixture' });
+    const listed = await listedEpisodes(store, '');
+    const [id, other] = [listed[0].id, listed[1].id];
+    const T = (await openListed(store, listed, id))!.actions.length;
+    // two tokens per turn; the critic finds each turn's second token 0.5 nats likelier than its reference does
+    const offsets = Array.from({ length: T + 1 }, (_, t) => 2 * t);
+    const critic = Array.from({ length: 2 * T }, (_, k) => (k % 2 ? -1 : -2));
+    const ref = Array.from({ length: 2 * T }, (_, k) => (k % 2 ? -1.5 : -2));
+    await store.putCriticScores(id, { version: 'critic@a1', values: [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0], tokenOffsets: offsets, tokens: critic.map(() => 7), tokenText: critic.map((_, k) => (k % 2 ? ' b' : 'a')), tokenValues: critic.map((_, k) => 0.1 * k), criticLogprobs: critic, refLogprobs: ref });
+    const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }))!;
+    expect(o.rows.map((r) => r.label)).toEqual(['MC return', expect.stringMatching(/^GRPO/), 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'SWEET-RL (recomputed)']);
+    expect(o.tokens).toEqual({ offsets, text: critic.map((_, k) => (k % 2 ? ' b' : 'a')), version: 'critic@a1' });
+    const sweet = o.rows[4];
+    expect(sweet.paramText).toBe('β 2');
+    expect(Array.from(sweet.perToken!)).toEqual(critic.map((_, k) => (k % 2 ? 1 : 0))); // β (log π_critic − log π_ref)
+    expect(Array.from(sweet.values)).toEqual(Array(T).fill(0.5)); // their mean per turn
+    expect(o.rows[3].perToken).toHaveLength(2 * T);
+    expect(o.rows[2].perToken).toBeUndefined();
+    // other parameters, other numbers: GAE with λ = 0 is the one-step TD error r_t + V(s_{t+1}) − V(s_t)
+    const td = (await openListed(store, listed, id, { gae: { gamma: 1, lambda: 0 } }))!.rows[2];
+    const rewards = (await openListed(store, listed, id))!.rows[0].values; // MC with γ = 1 at the last turn is r_{T−1}
+    expect(td.values[T - 1]).toBeCloseTo(rewards[T - 1] - (0.5 - 0.1 * (T - 1)), 6);
+    // an episode stored without scores gets no critic rows and no tokens
+    const plain = (await openListed(store, listed, other))!;
+    expect(plain.tokens).toBeNull();
+    expect(plain.rows.map((r) => r.name)).toEqual(['mc', 'grpo']);
+    store.close();
+  });
 });

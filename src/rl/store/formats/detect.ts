@@ -4,7 +4,7 @@
 // either — SWEET-RL's own scripts save trajectory lists with json.dump. An array is read whole
 // (bounded by maxArrayBytes) and its elements become numbered lines, so every decoder, check and error
 // message works unchanged; the numbers are then element numbers, which the detection message says.
-import { FORMAT_NAME, LIMITS } from '../schema.ts';
+import { FORMAT_NAME, FORMAT_VERSION, LIMITS } from '../schema.ts';
 import { parseJsonLine, type LineEvent } from './lines.ts';
 
 /** The formats import reads. */
@@ -39,7 +39,7 @@ function formatOf(x: unknown): { format: ImportFormat; why: string } | null {
   return null;
 }
 
-const EXPECTED = `expected a Turnwise header {"format":"${FORMAT_NAME}","version":1}, a SWEET-RL record {"task":…,"dialogue_history":[…]}, or a JSON array of SWEET-RL records`;
+const EXPECTED = `expected a Turnwise header {"format":"${FORMAT_NAME}","version":${FORMAT_VERSION}}, a SWEET-RL record {"task":…,"dialogue_history":[…]}, or a JSON array of SWEET-RL records`;
 
 /** Detects the format of JSONL from its first non-blank line (already known not to open an array). */
 export function detectLine(first: LineEvent | undefined): Detection | Undetected {

@@ -1,9 +1,9 @@
-// Our own JSONL (docs/data-formats.md): a header line {"format":"turnwise.trajectories","version":1},
+// Our own JSONL (docs/data-formats.md): a header line {"format":"turnwise.trajectories","version":2},
 // then one run or episode record per line (schema.ts). Encoding is canonical — fields in the order
 // convert.ts builds them, no whitespace — so export → import → export reproduces the same bytes.
 // Decoding validates every line with valibot and reports problems by line number and field path.
 import * as v from 'valibot';
-import { EpisodeSchema, FORMAT_NAME, FORMAT_VERSION, HeaderSchema, LIMITS, RunSchema, type HeaderRecord, type PortableRecord } from '../schema.ts';
+import { EpisodeSchema, FORMAT_NAME, FORMAT_VERSION, HeaderSchema, LIMITS, READABLE_VERSIONS, RunSchema, type HeaderRecord, type PortableRecord } from '../schema.ts';
 import { jsonLines, type LineEvent } from './lines.ts';
 
 /** One problem with one line. `path` is the field, e.g. "turns[3].reward" ("" for the whole line). */
@@ -90,7 +90,7 @@ export async function* decodeTurnwise(lines: AsyncIterable<LineEvent>): AsyncGen
         const version = (ev.value as { version?: unknown } | null)?.version;
         const message =
           (ev.value as { format?: unknown } | null)?.format === FORMAT_NAME
-            ? `unsupported format version ${String(version)} (this lab reads version ${FORMAT_VERSION})`
+            ? `unsupported format version ${String(version)} (this lab reads versions ${READABLE_VERSIONS.join(', ')})`
             : `the first line must be the header {"format":"${FORMAT_NAME}","version":${FORMAT_VERSION}}`;
         yield { kind: 'issue', issue: { line: ev.line, path: '', message } };
       }
