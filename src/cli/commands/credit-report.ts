@@ -16,6 +16,7 @@ import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollou
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -71,8 +72,9 @@ export const creditReport: Command = {
     const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
     try {
       const start = performance.now();
-      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
+      if (a.agent === 'policy') await ensurePolicyTakes(engine as PolicyEngine, tasks);
+      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const phrased = a.phrasings ? { phrasings: a.phrasings } : {};
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent, phrased)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) } }));

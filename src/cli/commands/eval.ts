@@ -14,6 +14,8 @@ import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
 import { phrasingsOption } from '../phrasings.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
+import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Agent kinds `--agent` accepts, in the order "all" plays them. */
 export const EVAL_AGENTS: readonly AgentKindName[] = ['expert', 'noisy', 'random', 'policy'];
@@ -71,6 +73,8 @@ export const evalCommand: Command = {
     const played: PlayedRun[] = [];
     const engine: PolicyEngine | undefined = agents.includes('policy') ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' }) : undefined;
     try {
+      // before any episode: every task the policy would play must fit its context (its metadata)
+      if (engine) for (const family of families) await ensurePolicyTakes(engine, taskSpecs(family, split, episodes, seed, options));
       for (const family of families) {
         for (const kind of agents as AgentKindName[]) {
           const agent: BatchAgent = kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);

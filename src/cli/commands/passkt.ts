@@ -11,6 +11,8 @@ import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import type { Phrasings } from '../../rl/envs/phrasings.ts';
 import { phrasingsOption } from '../phrasings.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
+import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Options shared by the rollout commands. */
 export function rolloutOptions() {
@@ -122,6 +124,7 @@ export const passkt: Command = {
     const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const engine: PolicyEngine | undefined = a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'] }) : undefined;
     try {
+      if (engine) await ensurePolicyTakes(engine, taskSpecs(a.family, a.split, tasks, a.seed, a.options));
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const start = performance.now();
       const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent, a.phrasings ? { phrasings: a.phrasings } : {});

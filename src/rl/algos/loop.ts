@@ -73,6 +73,16 @@ export function newRunId(algo: string, family: string, seed: number, now = new D
   return `train-${algo}-${family}-${seed}-${stamp}-${globalThis.crypto.randomUUID().slice(0, 4)}`;
 }
 
+/** The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can check them before a run. */
+export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'options'>, it: number): TaskSpec[] {
+  return Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
+    family: cfg.family,
+    split: 'train',
+    seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
+    ...(cfg.options ? { options: cfg.options } : {}),
+  }));
+}
+
 export class TrainingLoop {
   private iterationValue = 0;
   private rollbacks = 0;
@@ -161,12 +171,7 @@ export class TrainingLoop {
     const cfg = this.ctx.config;
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
-    const tasks: TaskSpec[] = Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
-      family: cfg.family,
-      split: 'train',
-      seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
-      ...(cfg.options ? { options: cfg.options } : {}),
-    }));
+    const tasks = iterationTasks(cfg, it);
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
     const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});
