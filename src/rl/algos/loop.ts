@@ -15,9 +15,9 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
-import type { Split, TaskSpec } from '../envs/types.ts';
+import type { Split } from '../envs/types.ts';
 import type { ModelRef } from '../store/index.ts';
-import { validateLoopConfig, type LoopConfig } from './config.ts';
+import { iterationTasks, validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, type FeedbackSource } from './feedback.ts';
@@ -71,16 +71,6 @@ export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, max
 export function newRunId(algo: string, family: string, seed: number, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 15);
   return `train-${algo}-${family}-${seed}-${stamp}-${globalThis.crypto.randomUUID().slice(0, 4)}`;
-}
-
-/** The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can check them before a run. */
-export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'options'>, it: number): TaskSpec[] {
-  return Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
-    family: cfg.family,
-    split: 'train',
-    seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
-    ...(cfg.options ? { options: cfg.options } : {}),
-  }));
 }
 
 export class TrainingLoop {
