@@ -10,7 +10,7 @@
 // `backend` statement must carry the exact value as the only number or quoted word in it (the
 // scripted expert reads the first one, backend/agents.ts readValue).
 import { readReply } from './guess/answers.ts';
-import { ATTRIBUTES } from './guess/table.ts';
+import { ATTRIBUTES, type AttributeKey } from './guess/table.ts';
 import { lit } from './backend/templates.ts';
 import type { Value } from './backend/interp.ts';
 import type { Rng } from '../util/rng.ts';
@@ -24,6 +24,41 @@ export interface GuessPhrasings {
   no: readonly string[];
   /** The collaborator does not know (noise, or a question about no attribute). */
   unknown: readonly string[];
+  /**
+   * Probability that a yes or no adds one true fact about the animal (FACT_SENTENCES, another
+   * attribute than the one asked), kept only when the reader still reads the reply as meant; 0 or
+   * absent: never (and no random draw, so the canonical phrasings stay exact).
+   */
+  factRate?: number;
+}
+
+/** How the collaborator states one fact about the hidden animal: [true, false] per attribute. */
+export const FACT_SENTENCES: { readonly [K in AttributeKey]: readonly [string, string] } = {
+  mammal: ['It is a mammal.', 'It is not a mammal.'],
+  bird: ['It is a bird.', 'It is not a bird.'],
+  fish: ['It is a fish.', 'It is not a fish.'],
+  reptile: ['It is a reptile.', 'It is not a reptile.'],
+  insect: ['It is an insect.', 'It is not an insect.'],
+  fly: ['It can fly.', 'It cannot fly.'],
+  water: ['It lives in water.', 'It does not live in water.'],
+  fur: ['It has fur.', 'It has no fur.'],
+  meat: ['It eats meat.', 'It does not eat meat.'],
+  big: ['It is bigger than a person.', 'It is not bigger than a person.'],
+  small: ['It is smaller than a cat.', 'It is not smaller than a cat.'],
+  pet: ['People keep it.', 'People do not keep it.'],
+  night: ['It is active at night.', 'It is not active at night.'],
+  eggs: ['It lays eggs.', 'It does not lay eggs.'],
+  africa: ['It lives in Africa.', 'It does not live in Africa.'],
+  pattern: ['It has stripes or spots.', 'It has no stripes or spots.'],
+  legs4: ['It has four legs.', 'It does not have four legs.'],
+  venom: ['It is venomous.', 'It is not venomous.'],
+  horns: ['It has horns or antlers.', 'It has no horns or antlers.'],
+  cold: ['It lives in cold places.', 'It does not live in cold places.'],
+};
+
+/** A yes/no phrasing followed by a fact sentence. */
+export function withFact(phrasing: string, fact: string): string {
+  return `${phrasing}${/[.!?]$/.test(phrasing) ? '' : '.'} ${fact}`;
 }
 
 /** A `backend` collaborator's answers to a question about the hidden parameters. */
@@ -132,10 +167,10 @@ function list(value: unknown, where: string): string[] {
   });
 }
 
-function section(value: unknown, where: string, kinds: readonly string[]): Record<string, string[]> {
+function section(value: unknown, where: string, kinds: readonly string[], settings: readonly string[] = []): Record<string, string[]> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PhrasingsError('bad-shape', `${where} must be an object with ${kinds.join(', ')}`);
   const o = value as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!kinds.includes(k)) throw new PhrasingsError('bad-shape', `${where}.${k} is not an answer kind (known: ${kinds.join(', ')})`);
+  for (const k of Object.keys(o)) if (!kinds.includes(k) && !settings.includes(k)) throw new PhrasingsError('bad-shape', `${where}.${k} is not an answer kind (known: ${kinds.join(', ')})`);
   const out: Record<string, string[]> = {};
   for (const k of kinds) {
     if (!(k in o)) throw new PhrasingsError('bad-shape', `${where}.${k} is missing`);
@@ -145,7 +180,7 @@ function section(value: unknown, where: string, kinds: readonly string[]): Recor
 }
 
 /**
- * Validates a phrasings object (as parsed from a file): `{guess?: {yes, no, unknown}, backend?:
+ * Validates a phrasings object (as parsed from a file): `{guess?: {yes, no, unknown, factRate?}, backend?:
  * {statement, unknown, unsure}, description?}`; a family left out keeps its canonical phrasings. Every
  * guess phrasing must read as its kind, every backend template must hold its placeholders exactly;
  * failures raise PhrasingsError naming the field (e.g. `backend.statement[2]`).
@@ -158,9 +193,12 @@ export function parsePhrasings(value: unknown): Phrasings {
   if ('description' in o && typeof o.description !== 'string') throw new PhrasingsError('bad-shape', 'description must be a string');
   let guess = CANONICAL_PHRASINGS.guess;
   if ('guess' in o) {
-    const g = section(o.guess, 'guess', PHRASING_KINDS.guess);
+    const raw = o.guess;
+    const factRate = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).factRate : undefined;
+    if (factRate !== undefined && !(typeof factRate === 'number' && factRate >= 0 && factRate <= 1)) throw new PhrasingsError('bad-shape', `guess.factRate must be a number in [0, 1], got ${JSON.stringify(factRate)}`);
+    const g = section(raw, 'guess', PHRASING_KINDS.guess, ['factRate']);
     for (const kind of PHRASING_KINDS.guess) g[kind].forEach((p, i) => checkRead(p, `guess.${kind}[${i}]`, kind));
-    guess = { yes: g.yes, no: g.no, unknown: g.unknown };
+    guess = { yes: g.yes, no: g.no, unknown: g.unknown, ...(factRate ? { factRate } : {}) };
   }
   let backend = CANONICAL_PHRASINGS.backend;
   if ('backend' in o) {

@@ -1,9 +1,9 @@
 // The varied training phrasings of the simulated collaborators (issue 18): the canonical phrasings
 // plus many other ways a person says the same answer — short and long, hedged (a lean the reader
 // still takes as yes or no: "I think so", "probably not"), slang and typos ("yse", "nope, it doesnt"),
-// and remarks that add no fact the reader could take as the answer ("Yes. I checked my notes twice.").
-// Extra facts about the animal are left out on purpose: a fixed phrasing cannot know which facts
-// are true of the hidden item, and a restated attribute could change what the reader reads.
+// remarks that add nothing ("Yes. I checked my notes twice."), and extra facts: a quarter of the yes/no
+// answers add one true fact about another attribute of the animal ("No. It lives in Africa."), kept
+// only where the reader still reads the answer as meant (guess/env.ts simulatedReply).
 // test/unit/envs/phrasings.test.ts holds every guess phrasing to the reader for every attribute and
 // every backend template to its exact value; test/fixtures/phrasings-heldout.json shares none of them.
 import { CANONICAL_PHRASINGS, type Phrasings, type PhrasingSetting } from './phrasings.ts';
@@ -39,6 +39,8 @@ export const TRAINING_PHRASINGS: Phrasings = {
       "I couldn't tell you.", 'No idea, to be honest.', "That I don't know.", "Hmm, I'm not sure.", "I don't know, sorry.",
       'I do not know.',
     ],
+    // a quarter of the yes/no answers add a true fact about the animal ("Yes. It lives in Africa.")
+    factRate: 0.25,
   },
   backend: {
     statement: [

@@ -4,7 +4,7 @@
 // a message naming the field, and the default stays the canonical wording.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CANONICAL_PHRASINGS, fillStatement, parsePhrasings, PHRASING_KINDS, type Phrasings } from '../../../src/rl/envs/phrasings.ts';
+import { CANONICAL_PHRASINGS, FACT_SENTENCES, fillStatement, parsePhrasings, PHRASING_KINDS, withFact, type Phrasings } from '../../../src/rl/envs/phrasings.ts';
 import { TRAINING_PHRASINGS } from '../../../src/rl/envs/phrasingsTraining.ts';
 import { readAnswer } from '../../../src/rl/envs/guess/env.ts';
 import { readReply } from '../../../src/rl/envs/guess/answers.ts';
@@ -50,6 +50,16 @@ function expectExactValues(phrasings: Phrasings): void {
   }
 }
 
+/** The named error a bad phrasings object raises. */
+function bad(value: unknown): { name: string; code: string | undefined; message: string } {
+  try {
+    parsePhrasings(value);
+  } catch (e) {
+    return { name: (e as Error).name, code: (e as { code?: string }).code, message: (e as Error).message };
+  }
+  throw new Error('accepted');
+}
+
 describe('phrasings', () => {
   it('the training set is broad, contains the canonical phrasings, and every guess phrasing reads as its kind for every attribute', () => {
     expect(TRAINING_PHRASINGS.guess.yes.length).toBeGreaterThanOrEqual(40);
@@ -75,20 +85,13 @@ describe('phrasings', () => {
     expect(held.backend.statement.length).toBeGreaterThanOrEqual(10);
     expectReadAsKind(held);
     expectExactValues(held);
-    const trained = new Set([...Object.values(TRAINING_PHRASINGS.guess), ...Object.values(TRAINING_PHRASINGS.backend)].flat().map(fold));
-    const shared = [...Object.values(held.guess), ...Object.values(held.backend)].flat().filter((p) => trained.has(fold(p)));
+    const phrasingsOf = (p: Phrasings) => [...PHRASING_KINDS.guess.flatMap((k) => p.guess[k]), ...PHRASING_KINDS.backend.flatMap((k) => p.backend[k])];
+    const trained = new Set(phrasingsOf(TRAINING_PHRASINGS).map(fold));
+    const shared = phrasingsOf(held).filter((p) => trained.has(fold(p)));
     expect(shared).toEqual([]);
   });
 
   it('rejects a bad phrasings object with a named error whose message names the field', () => {
-    const bad = (value: unknown) => {
-      try {
-        parsePhrasings(value);
-      } catch (e) {
-        return { name: (e as Error).name, code: (e as { code?: string }).code, message: (e as Error).message };
-      }
-      throw new Error('accepted');
-    };
     const backend = { statement: ['The {name} is {value}{unit}.'], unknown: ["I don't know."], unsure: ['I am not sure.'] };
     expect(bad({ backend: { ...backend, statement: ['The {name} is {value}.', 'The {name} is set.'] } })).toEqual({ name: 'PhrasingsError', code: 'bad-template', message: expect.stringMatching(/^backend\.statement\[1\] "The \{name\} is set\." must contain \{value\} exactly once/) });
     expect(bad({ backend: { ...backend, statement: ['The {name} is {value} or {value}.'] } }).message).toMatch(/^backend\.statement\[0\] .* must contain \{value\} exactly once/);
@@ -103,6 +106,16 @@ describe('phrasings', () => {
     expect(bad({ gues: {} }).message).toMatch(/^"gues" is not a family with phrasings/);
     expect(bad({}).message).toBe('phrasings must name "guess" and/or "backend"');
     expect(bad([]).code).toBe('bad-shape');
+  });
+
+  it('every fact sentence reads as the fact it states when its own attribute is asked about', () => {
+    ATTRIBUTES.forEach((a, i) => {
+      const [yes, no] = FACT_SENTENCES[a.key];
+      expect(readReply(yes, i).kind, yes).toBe('yes');
+      expect(readReply(no, i).kind, no).toBe('no');
+    });
+    expect(bad({ guess: { yes: ['Yes.'], no: ['No.'], unknown: ['No idea.'], factRate: 2 } }).message).toBe('guess.factRate must be a number in [0, 1], got 2');
+    expect(parsePhrasings({ guess: { yes: ['Yes.'], no: ['No.'], unknown: ['No idea.'], factRate: 0.5 } }).guess.factRate).toBe(0.5);
   });
 
   it('a family the file leaves out keeps its canonical phrasings', () => {
@@ -129,16 +142,33 @@ describe('phrased collaborators', () => {
     expect(CANONICAL_PHRASINGS.guess.yes.concat(CANONICAL_PHRASINGS.guess.no)).toContain(env.step('does it have fur?').observation.split(' Remaining')[0]);
   });
 
-  it('varied phrasings are seeded (same seed, same wording), differ from the canonical ones, and come from the set', async () => {
-    const all = new Set([...Object.values(TRAINING_PHRASINGS.guess).flat()]);
+  it('varied phrasings are seeded (same seed, same wording), differ from the canonical ones, and come from the set, some with a true fact', async () => {
+    const g = TRAINING_PHRASINGS.guess;
+    const all = new Set([...g.yes, ...g.no, ...g.unknown]);
     let differs = 0;
-    for (let seed = 0; seed < 20; seed++) {
+    let facts = 0;
+    let answers = 0;
+    for (let seed = 0; seed < 40; seed++) {
       const varied = await replies('guess', seed, 'varied');
       expect(await replies('guess', seed, 'varied')).toEqual(varied);
-      for (const r of varied) if (r) expect(all.has(r), r).toBe(true);
+      const hidden = createEnv('guess').reset({ family: 'guess', split: 'train', seed, options: { noise: 0.3 } }).hidden.facts as Record<string, boolean>;
+      for (const r of varied.filter(Boolean)) {
+        if (!g.unknown.includes(r)) answers++;
+        if (all.has(r)) continue;
+        // else a phrasing of the set followed by a fact sentence that is true of the hidden animal
+        const fact = Object.entries(FACT_SENTENCES).find(([, [yes, no]]) => r.endsWith(` ${yes}`) || r.endsWith(` ${no}`));
+        expect(fact, r).toBeDefined();
+        const [key, [yes]] = fact as [string, readonly [string, string]];
+        expect(r.endsWith(` ${yes}`), `${r} (${key} is ${hidden[key]})`).toBe(hidden[key]);
+        expect([...g.yes, ...g.no].some((p) => r === withFact(p, r.endsWith(` ${yes}`) ? yes : FACT_SENTENCES[key as keyof typeof FACT_SENTENCES][1])), r).toBe(true);
+        facts++;
+      }
       if (JSON.stringify(varied) !== JSON.stringify(await replies('guess', seed))) differs++;
     }
-    expect(differs).toBeGreaterThan(15);
+    expect(differs).toBeGreaterThan(30);
+    // factRate 0.25, less the few a restatement would have changed
+    expect(facts / answers).toBeGreaterThan(0.12);
+    expect(facts / answers).toBeLessThan(0.35);
   });
 
   it('the environment and the scripted expert read every varied reply as meant: the expert still solves every task', async () => {

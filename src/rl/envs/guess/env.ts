@@ -7,7 +7,7 @@ import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
 import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
-import { CANONICAL_PHRASINGS, choosePhrasing, type GuessPhrasings } from '../phrasings.ts';
+import { CANONICAL_PHRASINGS, choosePhrasing, FACT_SENTENCES, withFact, type GuessPhrasings } from '../phrasings.ts';
 import { readReply } from './answers.ts';
 import { filterRemaining, greedyDepth, informationGain } from './logic.ts';
 import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature } from './table.ts';
@@ -187,7 +187,13 @@ export class GuessEnv extends BaseEnv {
       if (r.chance(0.5)) return choosePhrasing(r, say.unknown);
       truth = !truth;
     }
-    return choosePhrasing(r, truth ? say.yes : say.no);
+    const reply = choosePhrasing(r, truth ? say.yes : say.no);
+    if (!say.factRate || !r.chance(say.factRate)) return reply;
+    // one true fact about another attribute, as a person adds one; dropped where it would change the reading
+    const j = r.int(ATTRIBUTES.length - 1);
+    const other = j >= attribute ? j + 1 : j;
+    const withOne = withFact(reply, FACT_SENTENCES[ATTRIBUTES[other].key][ITEMS[this.item].facts[other] ? 0 : 1]);
+    return readAnswer(withOne, attribute) === (truth ? 'yes' : 'no') ? withOne : reply;
   }
 
   private finishQuestion(attribute: number, reply: string): StepResult {
