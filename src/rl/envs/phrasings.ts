@@ -115,12 +115,13 @@ export function choosePhrasing(rng: Rng, list: readonly string[]): string {
 
 /** A backend statement template filled in: `{unit}` becomes " <unit>", or nothing for a unitless value. */
 export function fillStatement(template: string, name: string, value: Value, unit: string): string {
-  return template.replaceAll('{name}', name).replaceAll('{value}', lit(value)).replaceAll('{unit}', unit ? ` ${unit}` : '');
+  // replacement functions, so a "$" in a value is never read as a replacement pattern
+  return template.replaceAll('{name}', () => name).replaceAll('{value}', () => lit(value)).replaceAll('{unit}', () => (unit ? ` ${unit}` : ''));
 }
 
 /** A backend "not sure" phrasing filled in with the parameter's name. */
 export function fillUnsure(template: string, name: string): string {
-  return template.replaceAll('{name}', name);
+  return template.replaceAll('{name}', () => name);
 }
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;

@@ -19,14 +19,13 @@ import type { CollaboratorRequest, FamilyName, JsonObject, Split, Task, TaskSpec
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
-import { policyFitOf } from '../../rl/rollout/policyFit.ts';
 import type { PolicyFit } from '../../rl/model/fit.ts';
 import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
 import { perRecord, turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
-import { agentInUse, agentKindOf, agentLabel, type PlayAgentKind } from './agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
 
@@ -157,19 +156,8 @@ export class PlaySession {
    */
   async checkFit(): Promise<void> {
     const call = ++this.fitCall;
-    const engine = this.ctx.engine();
-    const spec = this.specFor(this.seed);
-    if (!engine) {
-      this.fit = null;
-      return;
-    }
-    try {
-      const fit = await policyFitOf(engine, [spec]);
-      if (call === this.fitCall) this.fit = fit;
-    } catch {
-      // the model went away mid-check: the agent note already says it is not loaded
-      if (call === this.fitCall) this.fit = null;
-    }
+    const fit = await policyFitFor(this.ctx.engine(), this.specFor(this.seed));
+    if (call === this.fitCall) this.fit = fit;
   }
 
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
@@ -177,11 +165,10 @@ export class PlaySession {
     const ep = this.reset(seed ?? this.ctx.nextSeed(), []);
     try {
       const spec = this.specFor(this.seed);
-      const engine = this.ctx.engine();
       // never start a policy episode the policy cannot take: the check decides who plays (agentInUse)
-      if (this.agentKind === 'policy' && engine) {
+      if (this.agentKind === 'policy') {
         this.fitCall++;
-        this.fit = await policyFitOf(engine, [spec]);
+        this.fit = await policyFitFor(this.ctx.engine(), spec);
       }
       const kind = this.agent.kind;
       const adapter = kind === 'policy' ? await this.liveAdapter() : null;
@@ -217,12 +204,9 @@ export class PlaySession {
       // the adapter that began it plays on (loaded from the store after a reload)
       const adapter = kind === 'policy' ? record.model.adapter : null;
       const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, options: record.task.options };
-      const engine = this.ctx.engine();
-      if (kind === 'policy' && engine) {
-        // an episode begun before the check existed (or under another model) may not fit this policy
-        const fit = await policyFitOf(engine, [spec]);
-        if (fit.kind === 'too-long') throw new Error(`${fit.reason.charAt(0).toUpperCase()}${fit.reason.slice(1)}, so it cannot continue episode ${episodeId}; discard it in Data`);
-      }
+      // an episode begun before the check existed (or under another model) may not fit this policy
+      const fit = kind === 'policy' ? await policyFitFor(this.ctx.engine(), spec) : null;
+      if (fit?.kind === 'too-long') throw new Error(`${sentence(fit.reason)}, so it cannot continue episode ${episodeId}; discard it in Data`);
       if (adapter !== null) await this.ctx.loadAdapter(adapter);
       const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
       this.playing(kind, adapter);

@@ -5,6 +5,7 @@
 import { proxy } from 'comlink';
 import { defaultLr, iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { policyFitOf } from '../../rl/rollout/policyFit.ts';
+import { sentence } from './agentChoice.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
@@ -128,7 +129,7 @@ export class TrainState {
     const engine = this.policy();
     if (!engine) return;
     const fit = await policyFitOf(engine, iterationTasks(config, 0), config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
-    if (fit.kind === 'too-long') throw new Error(`${fit.reason.charAt(0).toUpperCase()}${fit.reason.slice(1)}; choose another family, or load a policy forged with a longer context.`);
+    if (fit.kind === 'too-long') throw new Error(`${sentence(fit.reason)}; choose another family, or load a policy forged with a longer context.`);
   }
 
   /** Starts a new run in a fresh trainer worker. */
