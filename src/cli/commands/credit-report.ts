@@ -16,6 +16,7 @@ import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollou
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -37,7 +38,8 @@ export const creditReport: Command = {
   usage: [
     'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
-    '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm] [--json]',
+    '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
+    '                                  [--phrasings FILE.json] [--json]',
     '',
     'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
     'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
@@ -45,6 +47,7 @@ export const creditReport: Command = {
     'counterfactual ground truth. Prints Spearman and Kendall (pooled over turns, and within episodes)',
     'with 95% bootstrap intervals over episodes; for guess also against each question\'s information gain.',
     'Default --options: the family options the shipped policy was forged on; --options \'{}\' for the family defaults.',
+    '--phrasings FILE.json: the simulated collaborator (in the rollouts and the re-rolls) words its answers by sampling from the file (docs/envs.md).',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -69,14 +72,16 @@ export const creditReport: Command = {
     const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
     try {
       const start = performance.now();
-      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);
-      const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent)).episodes.slice(0, count);
+      if (a.agent === 'policy') await ensurePolicyTakes(engine as PolicyEngine, tasks);
+      const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
+      const phrased = a.phrasings ? { phrasings: a.phrasings } : {};
+      const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent, phrased)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) } }));
       const critic = estimators.some(estimatorNeedsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
       const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
-      const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit });
+      const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit, ...phrased });
       const perEpisode = (i: number): Record<string, Float32Array> => Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn]));
       const cfEpisodes: FidelityEpisode[] = played.map((_, i) => ({ truth: truth[i].perTurn, credits: perEpisode(i) }));
       const bootstrap = { resamples, seed: a.seed };

@@ -13,6 +13,9 @@ import { openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
+import { phrasingsOption } from '../phrasings.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
+import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Agent kinds `--agent` accepts, in the order "all" plays them. */
 export const EVAL_AGENTS: readonly AgentKindName[] = ['expert', 'noisy', 'random', 'policy'];
@@ -34,11 +37,13 @@ export const evalCommand: Command = {
   summary: 'evaluate an agent (scripted or the forged policy) on held-out tasks: success, reward, turns, Pass@(1,T)',
   usage: [
     'Usage: npx turnwise eval --family F --agent expert|noisy|random|policy [--split train|test] [--episodes N] [--seed S]',
-    '                         [--noise P] [--options JSON] [--out FILE.turnwise.jsonl] [--json]',
+    '                         [--noise P] [--options JSON] [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
     '',
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
     'Defaults: --split test, --episodes 200, --seed 1, --noise 0.3 (noisy expert). Task i uses seed S + i.',
     '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'.',
+    '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md),',
+    '  e.g. test/fixtures/phrasings-heldout.json, phrasings the forge never trained on.',
     '--out writes the played episodes as Turnwise JSONL (header, a run record per family × agent, its episodes):',
     '  the input of `turnwise credit --in`, `turnwise export --in` and the lab\'s import.',
     '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1).',
@@ -47,7 +52,7 @@ export const evalCommand: Command = {
     const { values } = parseOptions(argv, {
       family: { type: 'string' }, agent: { type: 'string' }, split: { type: 'string' }, episodes: { type: 'string' },
       seed: { type: 'string' }, noise: { type: 'string' }, options: { type: 'string' }, out: { type: 'string' },
-      temperature: { type: 'string' }, 'sample-seed': { type: 'string' }, models: { type: 'string' },
+      temperature: { type: 'string' }, 'sample-seed': { type: 'string' }, models: { type: 'string' }, phrasings: { type: 'string' },
     });
     const temperature = values.temperature === undefined ? 1 : Number(values.temperature);
     if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
@@ -63,15 +68,18 @@ export const evalCommand: Command = {
     const noise = values.noise === undefined ? DEFAULT_NOISE : Number(values.noise);
     if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${values.noise}"`);
     const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    const phrasings = await phrasingsOption(values.phrasings);
     const summaries: EvalSummary[] = [];
     const played: PlayedRun[] = [];
     const engine: PolicyEngine | undefined = agents.includes('policy') ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' }) : undefined;
     try {
+      // before any episode: every task the policy would play must fit its context (its metadata)
+      if (engine) for (const family of families) await ensurePolicyTakes(engine, taskSpecs(family, split, episodes, seed, options));
       for (const family of families) {
         for (const kind of agents as AgentKindName[]) {
           const agent: BatchAgent = kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
           // scripted agents' episode seeds follow the task seeds; the policy's also --sample-seed
-          const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent);
+          const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent, phrasings ? { phrasings } : {});
           summaries.push(summary);
           if (values.out) {
             const policy = kind === 'policy';
@@ -80,7 +88,7 @@ export const evalCommand: Command = {
               command: 'eval',
               agent: summary.agent,
               model: { policy: policy ? 'policy' : summary.agent, adapter: null, critic: null },
-              settings: { family, split, episodes, seed, options: options ?? {}, ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}) },
+              settings: { family, split, episodes, seed, options: options ?? {}, ...(values.phrasings ? { phrasings: values.phrasings } : {}), ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}) },
               seed,
               episodes: eps,
             });

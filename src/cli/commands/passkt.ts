@@ -9,6 +9,10 @@ import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../.
 import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import type { Phrasings } from '../../rl/envs/phrasings.ts';
+import { phrasingsOption } from '../phrasings.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
+import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Options shared by the rollout commands. */
 export function rolloutOptions() {
@@ -22,6 +26,7 @@ export function rolloutOptions() {
     models: { type: 'string' },
     backend: { type: 'string' },
     options: { type: 'string' },
+    phrasings: { type: 'string' },
   } as const;
 }
 
@@ -37,11 +42,15 @@ export interface CommonRolloutArgs {
   backend: 'node' | 'wasm';
   /** Family options of the tasks: --options, else those the policy was forged on (its config.json turnwise.tasks). */
   options: JsonObject | undefined;
+  /** --phrasings FILE: how the simulated collaborator words its answers (undefined: canonical). */
+  phrasings: Phrasings | undefined;
+  /** The --phrasings path, for reports. */
+  phrasingsFile: string | undefined;
 }
 
 /** What every rollout command's JSON summary opens with: the task set and who played it. */
 export function rolloutHeader(a: CommonRolloutArgs, agent: string) {
-  return { family: a.family, agent, split: a.split, seed: a.seed, options: a.options ?? {} };
+  return { family: a.family, agent, split: a.split, seed: a.seed, options: a.options ?? {}, ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}) };
 }
 
 /** Validates the rollout commands' shared flags. */
@@ -61,6 +70,7 @@ export async function commonArgs(values: Record<string, string | boolean | undef
   const backend = str('backend') ?? 'node';
   if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
   const models = str('models') ?? modelsDir();
+  const phrasings = await phrasingsOption(str('phrasings'));
   let options: JsonObject | undefined;
   if (str('options') !== undefined) {
     try {
@@ -70,7 +80,8 @@ export async function commonArgs(values: Record<string, string | boolean | undef
     }
     if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new UsageError('--options must be a JSON object');
   } else options = await forgedTaskOptions(models, family as FamilyName);
-  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed: intOption(str('seed'), 'seed', 1, 0, 2 ** 31), noise, temperature, models, backend, options };
+  const seed = intOption(str('seed'), 'seed', 1, 0, 2 ** 31);
+  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed, noise, temperature, models, backend, options, phrasings, phrasingsFile: str('phrasings') };
 }
 
 /** The tasks' turn limit T: options.maxTurns, else the family's default. */
@@ -95,13 +106,14 @@ export const passkt: Command = {
   usage: [
     'Usage: npx turnwise passkt --family F [--n 16] [--tasks 50] [--agent policy|expert|noisy|random] [--t-max T]',
     '                           [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
-    '                           [--out FILE.turnwise.jsonl] [--json]',
+    '                           [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
     '',
     'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
     'rollout, each up to T_max turns (default: the family\'s T), and prints the unbiased Pass@(K,T).',
     'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
     'Default --options: the family options the shipped policy was forged on (guess: {"candidates":4,"maxTurns":4});',
     "--options '{}' plays the family's own defaults.",
+    '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md).',
     '--out writes the n × tasks episodes as Turnwise JSONL (as `turnwise eval --out`; the input of credit and export).',
   ].join('\n'),
   async run(argv) {
@@ -112,9 +124,10 @@ export const passkt: Command = {
     const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const engine: PolicyEngine | undefined = a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'] }) : undefined;
     try {
+      if (engine) await ensurePolicyTakes(engine, taskSpecs(a.family, a.split, tasks, a.seed, a.options));
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const start = performance.now();
-      const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent);
+      const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent, a.phrasings ? { phrasings: a.phrasings } : {});
       const seconds = (performance.now() - start) / 1000;
       const grid = r.grid;
       if (values.out) {
@@ -125,7 +138,7 @@ export const passkt: Command = {
             command: 'passkt',
             agent: agent.name,
             model: { policy: policy ? 'policy' : agent.name, adapter: null, critic: null },
-            settings: { family: a.family, split: a.split, tasks, n, tMax, seed: a.seed, options: a.options ?? {}, ...(policy ? { temperature: a.temperature } : a.agent === 'noisy' ? { noise: a.noise } : {}) },
+            settings: { family: a.family, split: a.split, tasks, n, tMax, seed: a.seed, options: a.options ?? {}, ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}), ...(policy ? { temperature: a.temperature } : a.agent === 'noisy' ? { noise: a.noise } : {}) },
             seed: a.seed,
             episodes: r.episodes,
           },

@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_LR, defaultLr, PAIRWISE_LR, resolveLoopConfig } from '../../rl/algos/config.ts';
+import { DEFAULT_LR, defaultLr, iterationTasks, PAIRWISE_LR, resolveLoopConfig } from '../../rl/algos/config.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
+import { taskSpecs } from '../../rl/rollout/rollout.ts';
+import { ensurePolicyTakes } from '../policyFit.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
 import { needsCritic } from '../../rl/algos/registry.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
@@ -93,6 +95,9 @@ export const train: Command = {
       };
       const policy = await load('policy');
       const config = resolveLoopConfig(request, policy.turnwise);
+      // before any work: the first iteration's tasks and the held-out ones must fit the policy's context
+      const evalSpecs = evalTasks ? taskSpecs(family, evalSplit, evalTasks, heldOutSeed(evalSplit, seed), config.options) : [];
+      await ensurePolicyTakes(engine, [...iterationTasks(config, 0), ...evalSpecs], config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
       const withCritic = needsCritic(config.settings);
       if (withCritic && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
       const models = { policy, critic: withCritic ? await load('critic') : null };

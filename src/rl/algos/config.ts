@@ -8,7 +8,8 @@
 //  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import { taskOptions, type ModelMeta } from '../model/meta.ts';
-import type { FamilyName, JsonObject } from '../envs/types.ts';
+import type { FamilyName, JsonObject, TaskSpec } from '../envs/types.ts';
+import { hashString } from '../util/rng.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
 import { PAIRINGS, type Pairing } from './groups.ts';
 import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
@@ -438,4 +439,14 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     positive('pairBatch', s.mtdpo.pairBatch, true);
   }
   return c;
+}
+
+/** The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can check them before a run starts. */
+export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'options'>, it: number): TaskSpec[] {
+  return Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
+    family: cfg.family,
+    split: 'train',
+    seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
+    ...(cfg.options ? { options: cfg.options } : {}),
+  }));
 }

@@ -15,9 +15,9 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
-import type { Split, TaskSpec } from '../envs/types.ts';
+import type { Split } from '../envs/types.ts';
 import type { ModelRef } from '../store/index.ts';
-import { validateLoopConfig, type LoopConfig } from './config.ts';
+import { iterationTasks, validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, withInfoGainRewards, type FeedbackSource } from './feedback.ts';
@@ -161,12 +161,7 @@ export class TrainingLoop {
     const cfg = this.ctx.config;
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
-    const tasks: TaskSpec[] = Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
-      family: cfg.family,
-      split: 'train',
-      seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
-      ...(cfg.options ? { options: cfg.options } : {}),
-    }));
+    const tasks = iterationTasks(cfg, it);
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
     const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});

@@ -13,6 +13,8 @@ import { frontendAgents } from './frontend/agents.ts';
 import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './ragen/bandit.ts';
 import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './ragen/frozenlake.ts';
 import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './ragen/sokoban.ts';
+import { CANONICAL_PHRASINGS, type Phrasings, type PhrasingSetting } from './phrasings.ts';
+import { resolvePhrasings } from './phrasingsTraining.ts';
 import { EnvError, FAMILY_NAMES, type Agent, type AgentKind, type Env, type Episode, type FamilyName, type JsonObject } from './types.ts';
 
 /** One family's entry. */
@@ -24,8 +26,8 @@ export interface FamilyInfo {
   collaborative: boolean;
   /** Default options (TaskSpec.options overrides them); always include maxTurns. */
   defaults: JsonObject;
-  /** A fresh environment. */
-  create(): Env;
+  /** A fresh environment whose simulated collaborator (if any) words its answers with `phrasings`. */
+  create(phrasings: Phrasings): Env;
   /** Scripted moves for expert, noisy and random agents. */
   agents: FamilyAgents;
   /** Rough count of distinct episodes over both splits (each split holds about half). */
@@ -55,7 +57,7 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     description: `twenty questions over a ${ITEMS.length}-animal × ${ATTRIBUTES.length}-attribute table; 8 candidates named, T = 5`,
     collaborative: true,
     defaults: { ...GUESS_DEFAULTS },
-    create: () => new GuessEnv(),
+    create: (p) => new GuessEnv(p.guess),
     agents: guessAgents,
     distinctEpisodes: binomial(ITEMS.length, 8) * 8,
     metrics: guessMetrics,
@@ -65,7 +67,7 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     description: `ColBench backend, scaled: ${TEMPLATES.length} function templates in our expression language; ask for the hidden numbers, then I WANT TO ANSWER: code; T = 10`,
     collaborative: true,
     defaults: { ...BACKEND_DEFAULTS },
-    create: () => new BackendEnv(),
+    create: (p) => new BackendEnv(p.backend),
     agents: backendAgents,
     distinctEpisodes: TEMPLATES.reduce((a, t) => a + t.params.reduce((b, p) => b * p.values.length, 1), 0),
     metrics: (eps) => ({
@@ -121,11 +123,21 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
   },
 };
 
+/** How an environment is set up beyond its task. */
+export interface EnvSettings {
+  /**
+   * How the simulated collaborator words its answers: 'canonical' (default; every published figure),
+   * 'varied' (phrasingsTraining.ts TRAINING_PHRASINGS, for the forge's data) or explicit phrasings
+   * (a `--phrasings` file, validated by phrasings.ts parsePhrasings). Families without a collaborator ignore it.
+   */
+  phrasings?: PhrasingSetting;
+}
+
 /** A fresh environment of the named family. */
-export function createEnv(family: FamilyName): Env {
+export function createEnv(family: FamilyName, settings: EnvSettings = {}): Env {
   const info = FAMILIES[family];
   if (!info) throw new EnvError(`unknown family "${String(family)}" (known: ${FAMILY_NAMES.join(', ')})`);
-  return info.create();
+  return info.create(settings.phrasings === undefined ? CANONICAL_PHRASINGS : resolvePhrasings(settings.phrasings));
 }
 
 /** A scripted agent of the named family. */

@@ -9,6 +9,7 @@
 // derive from (seed, task key, stream, t, j, kind): the ground truth is reproducible, and all
 // re-rolls of all episodes run as one batched rollout.
 import { counterfactualAdvantage, informationGainTruth, type CounterfactualResult } from '../credit/groundTruth.ts';
+import type { PhrasingSetting } from '../envs/phrasings.ts';
 import type { Task } from '../envs/types.ts';
 import { agentSideOf, type Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
@@ -25,6 +26,8 @@ export interface CounterfactualOptions {
   gamma?: number;
   /** Re-rolled episodes stop after this many turns (use the rollout's turnLimit, if it had one). */
   turnLimit?: number;
+  /** How the simulated collaborator words its answers in the re-rolls (use the rollout's, if it had any). */
+  phrasings?: PhrasingSetting;
 }
 
 /** An episode to judge: its task and turns (a turn's agent side is carried into the forced taken turn). */
@@ -75,7 +78,7 @@ export async function counterfactualTruth(episodes: readonly JudgedEpisode[], ag
     });
     where.push(at);
   });
-  const played = slots.length ? await runSlots(slots, agent) : [];
+  const played = slots.length ? await runSlots(slots, agent, opts.phrasings === undefined ? {} : { phrasings: opts.phrasings }) : [];
   return episodes.map((e, i) => {
     const taken: number[][] = [];
     const alternatives: number[][] = [];

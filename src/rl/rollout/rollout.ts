@@ -11,6 +11,7 @@
 // A slot may start from a recorded prefix (counterfactual re-rolls): its turns are replayed on the
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
 import { FAMILIES, createEnv } from '../envs/registry.ts';
+import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { BaseEnv } from '../envs/base.ts';
 import { playTurn, pushTurn } from '../envs/episode.ts';
 import type { Agent, Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
@@ -62,6 +63,11 @@ export interface RolloutOptions {
   collaborator?: Collaborator;
   /** Receives every event; a returned promise is awaited before the loop goes on. */
   onEvent?: (event: RolloutEvent) => void | Promise<void>;
+  /**
+   * How the simulated collaborator words its answers (envs/registry.ts EnvSettings): 'canonical'
+   * (default), 'varied' (the training phrasings; the forge's data) or a validated phrasings file.
+   */
+  phrasings?: PhrasingSetting;
 }
 
 interface Live {
@@ -112,7 +118,7 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
   const done: RolloutEpisode[] = new Array(slots.length);
   let live: Live[] = [];
   for (const [i, slot] of slots.entries()) {
-    const env = createEnv(slot.spec.family);
+    const env = createEnv(slot.spec.family, { phrasings: opts.phrasings });
     const task = env.reset(slot.spec);
     const limit = Math.min(task.maxTurns, slot.turnLimit ?? task.maxTurns);
     if (!Number.isInteger(limit) || limit < 1) throw new RolloutError('bad-config', `slot ${i}: turnLimit must be an integer ≥ 1, got ${slot.turnLimit}`);

@@ -1,8 +1,10 @@
 // Which agent plays a Play episode. The person picks one (the learned policy by default, issue 20);
-// the policy plays only once its model is loaded and only the families it was forged on (its
-// metadata's `families`: a prompt of another family may not even fit its context). Otherwise the
-// noisy expert stands in, and the note says why, so the swap is never silent.
-import type { AgentKind, FamilyName } from '../../rl/envs/types.ts';
+// the policy plays only once its model is loaded, only tasks whose prompt fits its context (issue 18:
+// rl/model/fit.ts, from its metadata) and only the families it was forged on (its metadata's
+// `families`). Otherwise the noisy expert stands in, and the note says why, so the swap is never silent.
+import type { AgentKind, FamilyName, TaskSpec } from '../../rl/envs/types.ts';
+import type { PolicyFit } from '../../rl/model/fit.ts';
+import { policyFitOf, type PromptCounter } from '../../rl/rollout/policyFit.ts';
 
 /** Agent kinds the Play view offers: the learned policy or a scripted one. */
 export type PlayAgentKind = AgentKind | 'policy';
@@ -23,6 +25,8 @@ export interface PolicyAvailability {
   loading: boolean;
   /** The families it was forged on (model metadata); undefined: not recorded, assume any. */
   families?: readonly string[];
+  /** Whether it can take the task at hand (rl/rollout/policyFit.ts); undefined or null: not checked yet. */
+  fit?: PolicyFit | null;
 }
 
 /** The agent that will play, and why it is not the chosen one (null when it is). */
@@ -41,6 +45,7 @@ export function agentInUse(chosen: PlayAgentKind, policy: PolicyAvailability, fa
     const why = policy.loading ? 'The policy is still loading' : 'No policy model is loaded (see Settings → Models)';
     return { kind: STAND_IN, note: `${why} — the noisy expert plays instead.` };
   }
+  if (policy.fit?.kind === 'too-long') return { kind: STAND_IN, note: `${sentence(policy.fit.reason)} — the noisy expert plays instead (or choose another agent).` };
   if (policy.families && !policy.families.includes(family)) {
     return { kind: STAND_IN, note: `The policy was trained on ${policy.families.join(', ')}, not ${family} — the noisy expert plays instead.` };
   }
@@ -51,4 +56,19 @@ export function agentInUse(chosen: PlayAgentKind, policy: PolicyAvailability, fa
 export function agentLabel(kind: PlayAgentKind, adapter: string | null): string {
   if (kind === 'policy') return adapter === null ? 'policy · base' : `policy · adapter ${adapter}`;
   return kind === 'noisy' ? 'noisy expert' : kind === 'expert' ? 'scripted expert' : 'random';
+}
+
+/** A reason as the start of a sentence. */
+export function sentence(reason: string): string {
+  return reason.charAt(0).toUpperCase() + reason.slice(1);
+}
+
+/** Whether the loaded policy can take the task (rl/rollout/policyFit.ts); null without a policy, or when the model went away mid-check. */
+export async function policyFitFor(engine: PromptCounter | null, spec: TaskSpec): Promise<PolicyFit | null> {
+  if (!engine) return null;
+  try {
+    return await policyFitOf(engine, [spec]);
+  } catch {
+    return null; // the agent note already says the policy is not loaded
+  }
 }

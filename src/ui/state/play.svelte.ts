@@ -19,13 +19,14 @@ import type { CollaboratorRequest, FamilyName, JsonObject, Split, Task, TaskSpec
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
+import type { PolicyFit } from '../../rl/model/fit.ts';
 import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
 import { perRecord, turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
-import { agentInUse, agentKindOf, agentLabel, type PlayAgentKind } from './agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
 
@@ -121,6 +122,11 @@ export class PlaySession {
   /** A typed answer the reader could not tell yes from no; the view asks again (answer()) before anything is sent. */
   unsure = $state<string | null>(null);
 
+  /** Whether the loaded policy can take the chosen family's task (checkFit; null: not checked or no policy). */
+  fit = $state.raw<PolicyFit | null>(null);
+  /** Counts checkFit() calls: only the latest one sets `fit`. */
+  private fitCall = 0;
+
   private running: Running | null = null;
   /** Which episode's critic scores were last stored (episode id, turns + 1, critic version). */
   private savedScores = '';
@@ -130,7 +136,7 @@ export class PlaySession {
   readonly families = Object.keys(FAMILIES) as FamilyName[];
   /** Who plays a new episode of the chosen family, and why when it is not the chosen agent. */
   readonly agent = $derived.by(() =>
-    agentInUse(this.agentKind, { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families }, this.family),
+    agentInUse(this.agentKind, { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit }, this.family),
   );
   /** The episode's family (the chosen one before it starts). */
   readonly episodeFamily = $derived<FamilyName>(this.task?.spec.family ?? this.family);
@@ -140,13 +146,33 @@ export class PlaySession {
   /** The pending request is a `guess` yes/no question: the view offers Yes / No / Not sure. */
   readonly asksYesNo = $derived(this.request?.family === 'guess' && this.request.parsed.kind === 'question');
 
+  /** The task a new episode of the chosen family plays: the options the loaded policy learned (e.g. guess with 4 candidates), else the family's defaults. */
+  private specFor(seed: number): TaskSpec {
+    const options = taskOptions(this.ctx.policyMeta(), this.family);
+    return { family: this.family, split: this.split, seed, ...(options ? { options } : {}) };
+  }
+
+  /**
+   * Checks whether the loaded policy can take the chosen family's task (its prompt plus the reply
+   * reserve within the policy's context, rl/rollout/policyFit.ts), so the agent note says why before
+   * the person starts; start() checks the episode's own task again. The latest call wins.
+   */
+  async checkFit(): Promise<void> {
+    const call = ++this.fitCall;
+    const fit = await policyFitFor(this.ctx.engine(), this.specFor(this.seed));
+    if (call === this.fitCall) this.fit = fit;
+  }
+
   /** Starts an episode; with no seed, the seed Settings gives (random by default). */
   async start(seed?: number): Promise<void> {
     const ep = this.reset(seed ?? this.ctx.nextSeed(), []);
     try {
-      // The tasks the loaded policy learned (e.g. guess with 4 candidates); other families keep their defaults.
-      const options = taskOptions(this.ctx.policyMeta(), this.family);
-      const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, ...(options ? { options } : {}) };
+      const spec = this.specFor(this.seed);
+      // never start a policy episode the policy cannot take: the check decides who plays (agentInUse)
+      if (this.agentKind === 'policy') {
+        this.fitCall++;
+        this.fit = await policyFitFor(this.ctx.engine(), spec);
+      }
       const kind = this.agent.kind;
       const adapter = kind === 'policy' ? await this.liveAdapter() : null;
       const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
@@ -180,11 +206,14 @@ export class PlaySession {
       this.turns = turns.map((t, i) => ({ ...t, feedback: feedback[1 + 2 * i] === 1 ? 'up' : feedback[1 + 2 * i] === -1 ? 'down' : null }));
       // the adapter that began it plays on (loaded from the store after a reload)
       const adapter = kind === 'policy' ? record.model.adapter : null;
+      const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, options: record.task.options };
+      // an episode begun before the check existed (or under another model) may not fit this policy
+      const fit = kind === 'policy' ? await policyFitFor(this.ctx.engine(), spec) : null;
+      if (fit?.kind === 'too-long') throw new Error(`${sentence(fit.reason)}, so it cannot continue episode ${episodeId}; discard it in Data`);
       if (adapter !== null) await this.ctx.loadAdapter(adapter);
       const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
       this.playing(kind, adapter);
       ep.sink = storeSink(store, record.model, { resumed: { 0: { episodeId, turns } } });
-      const spec: TaskSpec = { family: this.family, split: this.split, seed: this.seed, options: record.task.options };
       ep.collaborative = FAMILIES[this.family].collaborative;
       await this.play(ep, { spec, seed: this.seed, prefix: turns }, agent);
     } catch (e) {

@@ -3,7 +3,9 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { defaultLr, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { defaultLr, iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { policyFitOf } from '../../rl/rollout/policyFit.ts';
+import { sentence } from './agentChoice.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
@@ -118,12 +120,25 @@ export class TrainState {
     return resolveLoopConfig(overrides ? { ...request, overrides: overrides as JsonObject } : request, policy);
   }
 
+  /**
+   * Refuses, before any work, a run whose tasks the loaded policy cannot take: the first iteration's
+   * prompts plus the run's reply reserve must fit the policy's context (rl/rollout/policyFit.ts, from
+   * its metadata), else the rollouts would fail in the trainer with an engine error.
+   */
+  private async checkFit(config: LoopConfig): Promise<void> {
+    const engine = this.policy();
+    if (!engine) return;
+    const fit = await policyFitOf(engine, iterationTasks(config, 0), config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
+    if (fit.kind === 'too-long') throw new Error(`${sentence(fit.reason)}; choose another family, or load a policy forged with a longer context.`);
+  }
+
   /** Starts a new run in a fresh trainer worker. */
   async start(): Promise<void> {
     this.error = null;
     let config: LoopConfig;
     try {
       config = await this.config();
+      await this.checkFit(config);
     } catch (e) {
       this.fail(e);
       return;

@@ -17,6 +17,14 @@ describe('agent choice', () => {
     expect(agentInUse('policy', ready, 'frontend')).toEqual({ kind: 'noisy', note: 'The policy was trained on guess, backend, bandit, not frontend — the noisy expert plays instead.' });
   });
 
+  it('stands in the noisy expert for a task whose prompt does not fit the policy, with the check\'s reason', () => {
+    const fit = { kind: 'too-long', reason: "the policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens", promptTokens: 371, replyTokens: 48, contextTokens: 256 } as const;
+    expect(agentInUse('policy', { ready: true, loading: false, fit }, 'sokoban')).toEqual({ kind: 'noisy', note: "The policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens — the noisy expert plays instead (or choose another agent)." });
+    // a policy forged on sokoban with a context that fits plays it
+    expect(agentInUse('policy', { ready: true, loading: false, families: ['sokoban'], fit: { kind: 'fits' } }, 'sokoban')).toEqual({ kind: 'policy', note: null });
+    expect(agentInUse('expert', { ready: true, loading: false, fit }, 'sokoban')).toEqual({ kind: 'expert', note: null });
+  });
+
   it('plays a scripted agent as chosen, whatever the policy', () => {
     for (const kind of ['noisy', 'expert', 'random'] as const) {
       expect(agentInUse(kind, { ready: false, loading: true }, 'guess')).toEqual({ kind, note: null });

@@ -7,10 +7,11 @@ import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
 import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
+import { CANONICAL_PHRASINGS, choosePhrasing, fillStatement, fillUnsure, type BackendPhrasings } from '../phrasings.ts';
 import { DslError } from './lexer.ts';
 import { parse } from './parser.ts';
 import { evaluate, run, sameValue, type Value } from './interp.ts';
-import { TEMPLATES, lit, type Template } from './templates.ts';
+import { TEMPLATES, type Template } from './templates.ts';
 
 export interface BackendOptions {
   [k: string]: number;
@@ -31,10 +32,10 @@ const BOUNDS: { [K in keyof BackendOptions]: OptionBound } = {
 export const ANSWER_MARKER = 'I WANT TO ANSWER:';
 export type TestCase = { inputs: Record<string, Value>; expected: Value };
 
-/** How the collaborator states a parameter. */
+/** How the collaborator states a parameter: the canonical statement number `variant`. */
 export function phrase(name: string, value: Value, unit: string, variant: number): string {
-  const v = `${lit(value)}${unit ? ` ${unit}` : ''}`;
-  return [`The ${name} is ${v}.`, `The ${name} should be ${v}.`, `Use ${v} for the ${name}.`][variant % 3];
+  const statements = CANONICAL_PHRASINGS.backend.statement;
+  return fillStatement(statements[variant % statements.length], name, value, unit);
 }
 
 /** Which of the template's parameters a question mentions. */
@@ -83,6 +84,10 @@ export function scoreCode(code: string, tests: readonly TestCase[]): { passed: n
 export class BackendEnv extends BaseEnv {
   readonly family = 'backend' as const;
   protected readonly maxMessageChars = 4000;
+  /** @param phrasings how the simulated collaborator words its answers (phrasings.ts; default canonical). */
+  constructor(private readonly phrasings: BackendPhrasings = CANONICAL_PHRASINGS.backend) {
+    super();
+  }
   private opts: BackendOptions = BACKEND_DEFAULTS;
   private template: Template = TEMPLATES[0];
   private params: Record<string, Value> = {};
@@ -132,16 +137,17 @@ export class BackendEnv extends BaseEnv {
 
   private simulatedReply(names: string[]): string {
     const r = this.rng;
-    if (names.length === 0) return r.pick(["I don't know.", 'I can only tell you about the numbers I listed.']);
+    const say = this.phrasings;
+    if (names.length === 0) return choosePhrasing(r, say.unknown);
     return names
       .map((n) => {
         const p = this.template.params.find((q) => q.name === n)!;
         let v = this.params[n];
         if (r.chance(this.opts.noise)) {
-          if (r.chance(0.5)) return 'I am not sure.';
+          if (r.chance(0.5)) return fillUnsure(choosePhrasing(r, say.unsure), n);
           v = r.pick(p.values.filter((x) => x !== v).concat([v]));
         }
-        return phrase(n, v, p.unit, r.int(3));
+        return fillStatement(choosePhrasing(r, say.statement), n, v, p.unit);
       })
       .join(' ');
   }

@@ -7,6 +7,7 @@ import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
 import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
+import { CANONICAL_PHRASINGS, choosePhrasing, FACT_SENTENCES, withFact, type GuessPhrasings } from '../phrasings.ts';
 import { readReply } from './answers.ts';
 import { filterRemaining, greedyDepth, informationGain } from './logic.ts';
 import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature } from './table.ts';
@@ -34,13 +35,11 @@ const BOUNDS: { [K in keyof GuessOptions]: OptionBound } = {
   noise: { min: 0, max: 1, integer: false },
 };
 
-const YES = ['Yes.', 'Yes, that is right.', 'Yes, it is.'];
-const NO = ['No.', 'No, that is wrong.', 'No, it is not.'];
-const UNKNOWN = ["I don't know.", 'I am not sure.'];
+const { yes: YES, no: NO, unknown: UNKNOWN } = CANONICAL_PHRASINGS.guess;
 
-/** The simulated collaborator's phrasings of each answer; the first of each is what a person's Yes / No / Not sure button sends. */
-export const GUESS_REPLIES: { readonly [K in 'yes' | 'no' | 'unknown']: readonly string[] } = { yes: YES, no: NO, unknown: UNKNOWN };
-// The simulated collaborator's replies skip the reader (~40 µs a reply; it reads them the same, see guessAnswers.test.ts).
+/** The simulated collaborator's canonical phrasings of each answer; the first of each is what a person's Yes / No / Not sure button sends. */
+export const GUESS_REPLIES: { readonly [K in 'yes' | 'no' | 'unknown']: readonly string[] } = CANONICAL_PHRASINGS.guess;
+// The canonical replies skip the reader (~40 µs a reply; it reads them the same, see guessAnswers.test.ts).
 const CANONICAL = new Map<string, 'yes' | 'no' | 'unknown'>([...YES.map((p) => [p, 'yes'] as const), ...NO.map((p) => [p, 'no'] as const), ...UNKNOWN.map((p) => [p, 'unknown'] as const)]);
 
 type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: number } | { kind: 'unknown-question' } | { kind: 'invalid' };
@@ -101,6 +100,11 @@ function drawCandidates(rng: Rng, k: number, maxQuestions: number): { candidates
 
 export class GuessEnv extends BaseEnv {
   readonly family = 'guess' as const;
+  /** @param phrasings how the simulated collaborator words its answers (phrasings.ts; default canonical). */
+  constructor(private readonly phrasings: GuessPhrasings = CANONICAL_PHRASINGS.guess) {
+    super();
+  }
+
   protected readonly maxMessageChars = 500;
   private opts: GuessOptions = GUESS_DEFAULTS;
   private item = 0;
@@ -176,13 +180,20 @@ export class GuessEnv extends BaseEnv {
 
   private simulatedReply(attribute: number): string {
     const r = this.rng;
-    if (attribute < 0) return r.pick(UNKNOWN);
+    const say = this.phrasings;
+    if (attribute < 0) return choosePhrasing(r, say.unknown);
     let truth = ITEMS[this.item].facts[attribute];
     if (r.chance(this.opts.noise)) {
-      if (r.chance(0.5)) return r.pick(UNKNOWN);
+      if (r.chance(0.5)) return choosePhrasing(r, say.unknown);
       truth = !truth;
     }
-    return r.pick(truth ? YES : NO);
+    const reply = choosePhrasing(r, truth ? say.yes : say.no);
+    if (!say.factRate || !r.chance(say.factRate)) return reply;
+    // one true fact about another attribute, as a person adds one; dropped where it would change the reading
+    const j = r.int(ATTRIBUTES.length - 1);
+    const other = j >= attribute ? j + 1 : j;
+    const withOne = withFact(reply, FACT_SENTENCES[ATTRIBUTES[other].key][ITEMS[this.item].facts[other] ? 0 : 1]);
+    return readAnswer(withOne, attribute) === (truth ? 'yes' : 'no') ? withOne : reply;
   }
 
   private finishQuestion(attribute: number, reply: string): StepResult {
