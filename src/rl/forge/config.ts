@@ -4,6 +4,7 @@
 // forge and for a seconds-long smoke run.
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
+import { DEFAULT_SWEET_CRITIC, SMOKE_SWEET_CRITIC, type SweetCriticConfig } from './criticConfig.ts';
 
 /** One family in the training mixture. */
 export interface FamilyMix {
@@ -68,6 +69,8 @@ export interface ForgeConfig {
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
   valueSteps: number;
+  /** The critic's SWEET-RL phase after its SFT: trajectory pairs, Bradley–Terry adapter (critic.ts). */
+  sweetCritic: SweetCriticConfig;
   /** Peak learning rate (linear warm-up, cosine decay to 10%). */
   lr: number;
   /** Warm-up steps. */
@@ -133,7 +136,8 @@ export const DEFAULT_FORGE: ForgeConfig = {
     { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25, noise: { bandit: 0.1 } },
   ],
   criticSteps: 40,
-  valueSteps: 40,
+  valueSteps: 200,
+  sweetCritic: DEFAULT_SWEET_CRITIC,
   lr: 3e-3,
   warmup: 100,
   obsWeight: 0.25,
@@ -161,6 +165,7 @@ export const SMOKE_FORGE: ForgeConfig = {
   refine: [{ steps: 4, lr: 1e-3, weights: { guess: 1 } }],
   criticSteps: 4,
   valueSteps: 4,
+  sweetCritic: SMOKE_SWEET_CRITIC,
   lr: 5e-3,
   warmup: 5,
   evalEpisodes: 2,
@@ -199,7 +204,13 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     }
   }
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  return Object.freeze({ ...cfg, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  const sc = cfg.sweetCritic;
+  for (const f of ['tasks', 'epochs', 'pairBatch', 'maxRejected'] as const) {
+    if (!Number.isInteger(sc[f]) || sc[f] <= 0) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.${f} must be a positive integer, got ${sc[f]}`);
+  }
+  if (!Number.isInteger(sc.policyEpisodes) || sc.policyEpisodes < 0 || !Number.isInteger(sc.heldOutEvery) || sc.heldOutEvery < 0) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes and heldOutEvery must be non-negative integers');
+  if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
+  return Object.freeze({ ...cfg, sweetCritic: { ...sc, noises: [...sc.noises] }, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
 /** The mixture of a refine stage: the config's families and options with the stage's shares. */
