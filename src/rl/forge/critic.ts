@@ -213,24 +213,30 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const tPlay = since(t1);
     await engine.unload('policy');
 
-    // 3. pairs: each task's best success against its failures; held-out tasks for accuracy
-    const all = sweetPairs(played.episodes.map((e, i) => ({ task: played.task[i], reward: e.totalReward, success: e.success })), sc.maxRejected, cfg.seed);
-    const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
-    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs`);
-
-    // 4. Bradley–Terry on the critic's episode rows (the rows SWEET-RL's trainer builds: algos/sweet.ts)
+    // 3. pairs: each task's best success against its failures (held-out tasks for accuracy), as the
+    // critic's episode rows the SWEET-RL trainer builds (algos/sweet.ts); an episode whose prompt,
+    // hidden message and last turn overflow the window cannot be scored whole and is left out
     const t2 = performance.now();
-    const used = [...new Set(all.flat())].sort((a, b) => a - b);
+    const paired = sweetPairs(played.episodes.map((e, i) => ({ task: played.task[i], reward: e.totalReward, success: e.success })), sc.maxRejected, cfg.seed);
     const rowOf = new Map<number, Row>();
-    for (const i of used) {
+    for (const i of [...new Set(paired.flat())].sort((a, b) => a - b)) {
       const e = played.episodes[i];
-      rowOf.set(i, episodeRow(tok, toChat(dialogueOf(e.task.prompt, e.turns), e.task.hidden), cfg.seqLen).row);
+      try {
+        rowOf.set(i, episodeRow(tok, toChat(dialogueOf(e.task.prompt, e.turns), e.task.hidden), cfg.seqLen).row);
+      } catch (err) {
+        if ((err as Error).name !== 'AlgoError') throw err;
+      }
     }
+    const all = paired.filter(([c, r]) => rowOf.has(c) && rowOf.has(r));
+    const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
+    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
+    const used = [...new Set(all.flat())].sort((a, b) => a - b);
     const rows = used.map((i) => rowOf.get(i) as Row);
     const ref = await rowLogprobs(engine, rows, null);
     rows.forEach((row, k) => (row.f.ref_logp = ref[k]));
     const tRef = since(t2);
 
+    // 4. the Bradley–Terry adapter, held-out pair accuracy after each epoch
     const t3 = performance.now();
     learner = await Learner.create(runtime, {
       target: 'critic',

@@ -3,9 +3,9 @@
 //   1. fit the word-level tokenizer on dialogues of every family in the mixture;
 //   2. policy: full-parameter SFT on packed context-window segments (agent tokens weigh 1, the
 //      collaborator's and environment's tokens `obsWeight`, an auxiliary loss that helps copying);
-//   3. critic: the policy's weights, SFT on the same kind of dialogues with the hidden information in
-//      the prompt (SWEET-RL's asymmetric critic), then a value head regressed on Monte-Carlo returns
-//      of noisy, noisier and random episodes;
+//   3. critic (critic.ts): the policy's weights, SFT with the hidden information in the prompt (the
+//      reference), then SWEET-RL's Bradley–Terry LoRA adapter on trajectory pairs of many policies,
+//      then a value head regressed on returns of the policy's own play;
 //   4. held-out check of the 4-bit policy (sampled at T = 1 and greedy) against random/noisy/expert;
 //   5. write policy/ and critic/ (config.json, tokenizer files, model.safetensors, onnx/ 4-bit prefill
 //      and decode graphs) and manifest.json with sizes and sha256.
