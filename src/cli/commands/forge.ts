@@ -8,6 +8,8 @@ import { intOption, jsonOption, parseOptions, report, UsageError, type Command }
 import { modelsDir } from '../paths.ts';
 import { DEFAULT_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
+import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
+import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
 import { heldOutTable } from '../../rl/forge/heldout.ts';
 import { nodeReader, nodeWriter } from '../../rl/model/folder/nodeIo.ts';
 import { loadModel } from '../../rl/model/folder/folder.ts';
@@ -24,8 +26,12 @@ export const forge: Command = {
     'whole forge would; --mix JSON replaces the family mixture;',
     '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'.',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban;',
-    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, DAgger rounds);',
-    '--dagger JSON replaces its DAgger rounds (null for none), e.g. \'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
+    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, DAgger rounds,',
+    'the SWEET-RL critic phase); --dagger JSON replaces its DAgger rounds (null for none), e.g.',
+    '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
+    '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
+    'adapter, value head; src/rl/forge/critic.ts) on DIR\'s policy and writes DIR\'s policy unchanged plus the new critic to --out;',
+    '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\'.',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
     `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
@@ -36,6 +42,7 @@ export const forge: Command = {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
       smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && values.preset !== 'wide' && values.preset !== 'six') throw new UsageError(`--preset must be wide or six, got "${values.preset}"`);
     const base = values.smoke ? SMOKE_FORGE : values.preset === 'six' ? SIX_FAMILY_FORGE : DEFAULT_FORGE;
@@ -59,8 +66,23 @@ export const forge: Command = {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
     }
+    // --critic-only always runs the SWEET-RL critic phase (DEFAULT_FORGE's shipped critic has none)
+    if (values['critic-only'] && !cfg.sweetCritic) cfg.sweetCritic = DEFAULT_SWEET_CRITIC;
+    if (values['sweet-critic'] !== undefined) cfg.sweetCritic = { ...(cfg.sweetCritic ?? DEFAULT_SWEET_CRITIC), ...(jsonOption(values['sweet-critic'], 'sweet-critic', 'JSON: {"tasks":N,"epochs":E,…}') as Partial<SweetCriticConfig>) };
+    if (values['critic-only']) {
+      if (values.from === undefined) throw new UsageError('--critic-only needs --from DIR (the folder whose policy the critic judges)');
+      const out = values.out ?? modelsDir();
+      const json = values.json === true;
+      const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
+      const policy = await loadModel(nodeReader(values.from), 'policy');
+      const runtime = await OrtRuntime.create('node');
+      const result = await forgeCriticOnly(cfg, policy, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command });
+      await writeFile(join(out, 'critic-report.json'), `${JSON.stringify({ command, ...result }, null, 2)}\n`);
+      report(json, result, () => `forge --critic-only: ${result.seconds.toFixed(0)} s; held-out pair accuracy by epoch ${(result.critic?.epochs ?? []).map((e) => e.heldOutAccuracy.toFixed(3)).join(', ')}; wrote ${out}`);
+      return 0;
+    }
     if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
-    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1);
+    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1 + (cfg.dagger?.rounds ?? 0));
     const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
     const out = values.out ?? modelsDir();
     const json = values.json === true;

@@ -7,6 +7,7 @@ import type { RolloutEpisode } from '../rollout/rollout.ts';
 import { MODEL_NAMES, type AlgoContext } from './context.ts';
 import type { Feedback } from './feedback.ts';
 import { Learner } from './learner.ts';
+import { shippedAdapter } from '../bridge/peft.ts';
 import { turnRow, type Row } from './rows.ts';
 import type { AlgoName, LearnerTarget } from './types.ts';
 
@@ -44,7 +45,13 @@ export async function makeLearner(ctx: AlgoContext, target: LearnerTarget, loss:
   const model = target === 'policy' ? ctx.models.policy : ctx.critic();
   const info = (await ctx.engine.models()).find((m) => m.name === MODEL_NAMES[target]);
   const seqLen = target === 'policy' ? ctx.windows.policyBudget : ctx.windows.criticBudget;
+  // A model that ships an adapter (the forged critic's SWEET-RL adapter) is trained on from it, so the
+  // credit the lab showed before training and the critic the algorithm trains are one adapter over one
+  // reference, the base; an adapter of another shape than the run's LoRA starts fresh.
+  const shipped = shippedAdapter(model);
+  const same = shipped && shipped.spec.rank === ctx.config.lora.rank && shipped.spec.alpha === ctx.config.lora.alpha && shipped.spec.targets.join() === ctx.config.lora.targets.join();
   return Learner.create(ctx.runtime, {
+    ...(same ? { init: shipped.weights } : {}),
     target,
     model,
     lora: ctx.config.lora,

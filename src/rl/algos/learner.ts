@@ -4,7 +4,7 @@
 // learner per model it trains (SWEET-RL: a critic learner with Bradley–Terry and a policy learner
 // with DPO; PPO: a policy learner with the clipped objective and a critic learner with value MSE).
 import type { LoadedModel } from '../model/folder/folder.ts';
-import { initLora, loraParams, type LoraSpec } from '../model/llama/weights.ts';
+import { initLora, loraParams, type LoraSpec, type ModelWeights } from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
 import type { TrainStepGraph } from '../model/train/trainStep.ts';
 import type { LossSpec } from '../model/train/losses.ts';
@@ -36,6 +36,8 @@ export interface LearnerSpec {
   seed: number;
   /** Standard deviation of A at initialisation (config.ts loraInitStd). */
   initStd: number;
+  /** Start from these adapter weights (of spec.lora's shape) instead of a fresh A and B = 0: the critic's shipped adapter. */
+  init?: ModelWeights;
 }
 
 /** Mean statistics of several steps, plus the largest grad norm and the step losses. */
@@ -85,7 +87,7 @@ export class Learner {
     const graph = buildGraph(spec, spec.seqLen);
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
-    const trainer = await Trainer.create(runtime, graph, initLora(spec.model.config, spec.lora, spec.seed, spec.initStd), spec.adamw);
+    const trainer = await Trainer.create(runtime, graph, spec.init ?? initLora(spec.model.config, spec.lora, spec.seed, spec.initStd), spec.adamw);
     return new Learner(spec, trainer, floats, graph);
   }
 

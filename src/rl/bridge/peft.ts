@@ -12,6 +12,7 @@ import { headDim, type ModelConfig } from '../model/llama/config.ts';
 import { ALL_LORA_TARGETS, loraParams, numel, type LoraSpec, type LoraTarget, type ModelWeights } from '../model/llama/weights.ts';
 import { writeSafetensors } from '../model/safetensors.ts';
 import { readSafetensorsWidened } from './halfFloat.ts';
+import { SHIPPED_ADAPTER_FILES, type LoadedModel } from '../model/folder/folder.ts';
 
 /** PEFT prefixes every key of a causal-LM adapter with this (PeftModel → LoraModel → the base). */
 export const PEFT_PREFIX = 'base_model.model.';
@@ -262,4 +263,15 @@ export function importPeftAdapter(cfg: ModelConfig, files: PeftFiles): LoraAdapt
     throw new PeftError('unexpected-tensor', wFile, `${wFile}: ${extra.length} tensor(s) match no target of this base: ${extra.slice(0, 4).join(', ')}${extra.length > 4 ? ', …' : ''}`);
   }
   return { spec, weights };
+}
+
+/**
+ * The adapter a model folder ships in adapter/ (model/folder/folder.ts), or undefined: the forged
+ * critic's SWEET-RL adapter (forge/critic.ts). The engine registers it and makes it the model's
+ * active adapter; the model without it is the reference. Throws PeftError when it does not fit.
+ */
+export function shippedAdapter(model: Pick<LoadedModel, 'config' | 'files'>): LoraAdapter | undefined {
+  const [config, weights] = SHIPPED_ADAPTER_FILES.map((f) => model.files[f]);
+  if (!config || !weights) return undefined;
+  return importPeftAdapter(model.config, { config, weights, folder: 'adapter' });
 }

@@ -4,6 +4,7 @@
 // forge and for a seconds-long smoke run.
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
+import { DEFAULT_SWEET_CRITIC, SMOKE_SWEET_CRITIC, type SweetCriticConfig } from './criticConfig.ts';
 
 /** One family in the training mixture. */
 export interface FamilyMix {
@@ -90,6 +91,8 @@ export interface ForgeConfig {
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
   valueSteps: number;
+  /** The critic's SWEET-RL phase after its SFT: trajectory pairs, Bradley–Terry adapter (critic.ts). */
+  sweetCritic: SweetCriticConfig | null;
   /** Peak learning rate (linear warm-up, cosine decay to 10%). */
   lr: number;
   /** Warm-up steps. */
@@ -158,6 +161,8 @@ export const DEFAULT_FORGE: ForgeConfig = {
   dagger: null,
   criticSteps: 40,
   valueSteps: 40,
+  // the shipped critic is the first generation's (no SWEET-RL adapter); SIX_FAMILY_FORGE has the critic phase
+  sweetCritic: null,
   lr: 3e-3,
   warmup: 100,
   obsWeight: 0.25,
@@ -170,9 +175,9 @@ export const DEFAULT_FORGE: ForgeConfig = {
  * The second generation (issue #18): all six families in a 512-token context (the tokenizer fitted on
  * all six keeps every prompt under 160 tokens; frontend's HTML replies need up to ~180 reply tokens
  * and the previous draft in view), half the teacher episodes played by the noise-free expert, then
- * DAgger rounds on the policy's own states. Episode shares are chosen for token shares of roughly
- * guess 0.25, backend 0.2, frontend 0.2, frozenlake 0.15, sokoban 0.15, bandit 0.05 (the long games'
- * episodes are 5–6× longer than guess's).
+ * DAgger rounds on the policy's own states, and the SWEET-RL critic phase (critic.ts). Episode shares
+ * are chosen for token shares of roughly guess 0.25, backend 0.2, frontend 0.2, frozenlake 0.15,
+ * sokoban 0.15, bandit 0.05 (the long games' episodes are 5–6× longer than guess's).
  */
 export const SIX_FAMILY_FORGE: ForgeConfig = {
   ...DEFAULT_FORGE,
@@ -191,6 +196,8 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   steps: 1000,
   refine: [{ steps: 400, lr: 1e-3, weights: { guess: 0.4, backend: 0.28, bandit: 0.12, frontend: 0.08, frozenlake: 0.06, sokoban: 0.06 }, promptWeight: 0.25 }],
   dagger: { rounds: 3, episodes: 1500, steps: 250, lr: 5e-4, share: 0.5 },
+  valueSteps: 200,
+  sweetCritic: DEFAULT_SWEET_CRITIC,
 };
 
 /** A seconds-long run on a tiny model (tests, `--smoke`). */
@@ -212,6 +219,7 @@ export const SMOKE_FORGE: ForgeConfig = {
   refine: [{ steps: 4, lr: 1e-3, weights: { guess: 1 } }],
   criticSteps: 4,
   valueSteps: 4,
+  sweetCritic: SMOKE_SWEET_CRITIC,
   lr: 5e-3,
   warmup: 5,
   evalEpisodes: 2,
@@ -249,13 +257,23 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
       throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} noise must name families of the mixture with rates in [0, 1]`);
     }
   }
+  if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   if (!(cfg.expertShare >= 0 && cfg.expertShare <= 1) || cfg.refine.some((st) => !((st.expertShare ?? 0) >= 0 && (st.expertShare ?? 0) <= 1))) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
   const d = cfg.dagger;
   if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
     throw new ForgeConfigError('dagger', 'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]');
   }
-  if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  const sc = cfg.sweetCritic;
+  if (sc) validateSweetCritic(sc);
+  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises] } : null, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+}
+
+function validateSweetCritic(sc: SweetCriticConfig): void {
+  for (const f of ['tasks', 'epochs', 'pairBatch', 'maxRejected'] as const) {
+    if (!Number.isInteger(sc[f]) || sc[f] <= 0) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.${f} must be a positive integer, got ${sc[f]}`);
+  }
+  if (!Number.isInteger(sc.policyEpisodes) || sc.policyEpisodes < 0 || !Number.isInteger(sc.heldOutEvery) || sc.heldOutEvery < 0) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes and heldOutEvery must be non-negative integers');
+  if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
 /** The mixture of a refine stage: the config's families and options with the stage's shares. */

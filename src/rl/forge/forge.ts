@@ -3,16 +3,16 @@
 //   1. fit the word-level tokenizer on dialogues of every family in the mixture;
 //   2. policy: full-parameter SFT on packed context-window segments (agent tokens weigh 1, the
 //      collaborator's and environment's tokens `obsWeight`, an auxiliary loss that helps copying);
-//   3. critic: the policy's weights, SFT on the same kind of dialogues with the hidden information in
-//      the prompt (SWEET-RL's asymmetric critic), then a value head regressed on Monte-Carlo returns
-//      of noisy, noisier and random episodes;
+//   3. critic (critic.ts): the policy's weights, SFT with the hidden information in the prompt (the
+//      reference), then SWEET-RL's Bradley–Terry LoRA adapter on trajectory pairs of many policies,
+//      then a value head regressed on returns of the policy's own play;
 //   4. held-out check of the 4-bit policy (sampled at T = 1 and greedy) against random/noisy/expert;
 //   5. write policy/ and critic/ (config.json, tokenizer files, model.safetensors, onnx/ 4-bit prefill
 //      and decode graphs) and manifest.json with sizes and sha256.
 // Everything is seeded; the data, initialisation and evaluation are deterministic from `seed`.
 import { dialogueOf } from '../envs/episode.ts';
 import { createAgent } from '../envs/registry.ts';
-import type { Episode, FamilyName } from '../envs/types.ts';
+import type { FamilyName } from '../envs/types.ts';
 import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folder/folder.ts';
 import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
 import { buildGraph } from '../model/llama/graphs.ts';
@@ -25,12 +25,13 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
-import { hiddenText, segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
+import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
+import { criticPhase, type CriticReport } from './critic.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
-import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
+import { sftGraph, sftPhase, type PhaseReport } from './train.ts';
 
 /** Where and how the forge writes and reports. */
 export interface ForgeRun {
@@ -61,6 +62,9 @@ export interface ForgeResult {
   heldOut: HeldOutRow[];
   manifest: Record<string, ManifestModel>;
   seconds: number;
+  /** The critic phase's pairs, epochs and timings. */
+  /** The SWEET-RL critic phase's pairs, epochs and timings (null: the first generation's critic, `sweetCritic: null`). */
+  critic: CriticReport | null;
 }
 
 /** Dialogue texts of each family for the tokenizer (expert, noisy and random players; plus hidden texts). */
@@ -89,25 +93,6 @@ function segmentSource(stream: EpisodeStream, tok: Tokenizer, seqLen: number, ob
     }
     return queue.shift() as PackSegment;
   };
-}
-
-/** Value samples: the critic's window before each agent turn, target = the return from that turn on. */
-function valueSamples(ep: Episode, tok: Tokenizer, seqLen: number): PackSegment[] {
-  const out: PackSegment[] = [];
-  let ret = ep.turns.reduce((a, t) => a + t.reward, 0);
-  for (let t = 0; t < ep.turns.length; t++) {
-    const chat = toChat(dialogueOf(ep.task.prompt, ep.turns.slice(0, t)), ep.task.hidden);
-    const ids = windowIds(tok, chat, seqLen, 0);
-    if (ids.length <= seqLen) {
-      const weight = new Array<number>(ids.length).fill(0);
-      const returns = new Array<number>(ids.length).fill(0);
-      weight[ids.length - 1] = 1;
-      returns[ids.length - 1] = ret;
-      out.push({ ids, weight, returns });
-    }
-    ret -= ep.turns[t].reward;
-  }
-  return out;
 }
 
 /** Runs the whole forge. */
@@ -185,26 +170,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     }
   }
 
-  let critic = policy.weights;
-  if (cfg.criticSteps > 0) {
-    const criticStream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }));
-    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(criticStream, tok, cfg.seqLen, cfg.obsWeight, true), { ...phaseOpts('critic', cfg.criticSteps), lr: cfg.lr / 3 });
-    critic = r.weights;
-    phases.push(r.report);
-  }
-  let head: ModelWeights = { 'v_head.summary.weight': init['v_head.summary.weight'], 'v_head.summary.bias': init['v_head.summary.bias'] };
-  if (cfg.valueSteps > 0) {
-    const players: Player[] = [{ kind: 'noisy', noise: cfg.noise }, { kind: 'noisy', noise: 0.7 }, { kind: 'random' }];
-    const valueStream = new EpisodeStream(cfg.mix, `${cfg.seed}/value`, (rng: Rng) => rng.pick(players));
-    const queue: PackSegment[] = [];
-    const take = async () => {
-      while (queue.length === 0) queue.push(...valueSamples(await valueStream.next(), tok, cfg.seqLen));
-      return queue.shift() as PackSegment;
-    };
-    const r = await valuePhase(run.runtime, model, critic, head, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'value'), take, { ...phaseOpts('value', cfg.valueSteps), warmup: 0, lr: 1e-2 });
-    head = r.weights;
-    phases.push(r.report);
-  }
+  // the critic: SFT with the hidden information, SWEET-RL pairs and Bradley–Terry adapter, value head (critic.ts)
+  const critic = await criticPhase(cfg, { runtime: run.runtime, log }, { tokenizer: tok, config: model, weights: policy.weights });
+  phases.push(...critic.phases);
 
   // held-out check of what ships: the 4-bit inference placement, on the inference engine (in-thread,
   // on the forge runtime's backend) and the rollout loop every other evaluation uses
@@ -220,7 +188,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     }
   }
 
-  const criticWeights = { ...critic, ...head };
+  const criticWeights = { ...critic.backbone, ...critic.head };
   const families = cfg.mix.map((m) => m.family as FamilyName);
   // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
   const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
@@ -236,10 +204,10 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const heldOutFigures = rows.map((r) => ({ family: r.family, agent: r.agent, episodes: r.episodes, successRate: r.successRate }));
   const manifest = {
     policy: await writeModelFolder(run.write, 'policy', { config: model, tokenizer: tok, weights: policy.weights, turnwise: { role: 'policy', ...common, heldOut: heldOutFigures }, files: q4(policy.weights, false) }),
-    critic: await writeModelFolder(run.write, 'critic', { config: model, tokenizer: tok, weights: criticWeights, heads: { value: true }, turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' }, files: q4(criticWeights, true) }),
+    critic: await writeModelFolder(run.write, 'critic', { config: model, tokenizer: tok, weights: criticWeights, heads: { value: true }, turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' }, files: { ...q4(criticWeights, true), ...critic.files } }),
   };
   await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString() });
   const seconds = (performance.now() - t0) / 1000;
   log(`[forge] done in ${seconds.toFixed(0)} s; ${Object.values(manifest).flatMap((m) => m.files).reduce((a, f) => a + f.bytes, 0)} bytes written`);
-  return { config: cfg, model, parameters, vocabSize: tok.vocabSize, phases, heldOut: rows, manifest, seconds };
+  return { config: cfg, model, parameters, vocabSize: tok.vocabSize, phases, heldOut: rows, manifest, seconds, critic: critic.report };
 }

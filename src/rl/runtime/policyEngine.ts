@@ -7,7 +7,8 @@ import { OrtRuntime, RuntimeError, type BackendInfo, type BackendPreference, typ
 import { verifyModels, type ModelsReport } from '../model/manifest.ts';
 import type { LoadedModel } from '../model/folder/folder.ts';
 import { contextTokens } from '../model/meta.ts';
-import { DEFAULT_ADAPTER_SLOT } from './engine/adapters.ts';
+import { DEFAULT_ADAPTER_SLOT, SHIPPED_ADAPTER_ID } from './engine/adapters.ts';
+import { shippedAdapter } from '../bridge/peft.ts';
 import { EngineDisposedError, EngineInputError, ModelNotLoadedError } from './engine/errors.ts';
 import { runGeneration } from './engine/generate.ts';
 import { LoadedLm } from './engine/lm.ts';
@@ -189,7 +190,8 @@ export class PolicyEngine {
     const read = await readModel(source, report);
     const runtime = this.requireRuntime();
     const precision = opts.precision && opts.precision !== 'auto' ? opts.precision : runtime.info.kind === 'webgpu' ? 'quant4' : 'fp32';
-    const slot = opts.adapterSlot === undefined ? DEFAULT_ADAPTER_SLOT : opts.adapterSlot;
+    const shipped = shippedAdapter(read.model);
+    const slot = opts.adapterSlot === undefined ? DEFAULT_ADAPTER_SLOT : (opts.adapterSlot ?? shipped?.spec ?? null);
     report({ stage: 'build', loadedBytes: read.bytes, totalBytes: read.bytes });
     const info = { bytes: read.bytes, verified: read.verified, cachedFiles: read.cachedFiles, loadMs: 0 };
     let lm: LoadedLm;
@@ -199,6 +201,16 @@ export class PolicyEngine {
       if (runtime.info.kind !== 'webgpu') throw e;
       await this.fallBack(`WebGPU could not open model ${name} (${(e as Error).message})`);
       lm = await LoadedLm.open(name, read.model, this.requireRuntime(), { precision: opts.precision === 'quant4' ? 'quant4' : 'fp32', slot, info, gpuKv: opts.gpuKv !== false });
+    }
+    if (shipped) {
+      // the folder's adapter (the forged critic's SWEET-RL adapter) is what the model means by default
+      try {
+        lm.setAdapter(SHIPPED_ADAPTER_ID, shipped);
+      } catch (e) {
+        await lm.dispose();
+        throw e;
+      }
+      lm.active = SHIPPED_ADAPTER_ID;
     }
     await this.lms.get(name)?.dispose();
     this.lms.set(name, lm);

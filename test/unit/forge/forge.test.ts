@@ -9,6 +9,10 @@ import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { DEFAULT_LORA } from '../../../src/rl/algos/config.ts';
+import { shippedAdapter } from '../../../src/rl/bridge/peft.ts';
+import { openModels } from '../../../src/rl/rollout/node.ts';
+import { SHIPPED_ADAPTER_ID } from '../../../src/rl/runtime/engine/adapters.ts';
 
 let dir: string;
 let dir2: string;
@@ -56,6 +60,27 @@ describe('forge (smoke)', () => {
     expect(manifest.forge.seed).toBe(SMOKE_FORGE.seed);
   });
 
+  it("ships the critic's SWEET-RL adapter, which the engine loads as the critic's active adapter", async () => {
+    const paths = result.manifest.critic.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['critic/adapter/adapter_config.json', 'critic/adapter/adapter_model.safetensors']));
+    const critic = await loadModel(nodeReader(dir), 'critic');
+    const adapter = shippedAdapter(critic);
+    expect(adapter?.spec).toEqual(DEFAULT_LORA);
+    // trained: some B matrix moved off its zero initialisation
+    expect(Object.entries(adapter?.weights ?? {}).some(([n, w]) => n.includes('lora_B') && w.some((x) => x !== 0))).toBe(true);
+    const engine = await openModels({ root: dir, backend: 'node', models: ['critic'] });
+    try {
+      expect(await engine.adapters('critic')).toEqual({ ids: [SHIPPED_ADAPTER_ID], active: SHIPPED_ADAPTER_ID });
+      const ids = (await engine.encode({ text: 'is it a mammal?' }, 'critic')).slice(1);
+      const item = { context: { messages: [{ role: 'system' as const, content: 'Guess the animal.' }], window: {} }, continuation: ids };
+      const [active, base] = await Promise.all([engine.score({ model: 'critic', items: [item] }), engine.score({ model: 'critic', adapter: null, items: [item] })]);
+      expect(active.adapter).toBe(SHIPPED_ADAPTER_ID);
+      expect(active.items[0].logprobs.some((x, j) => Math.abs(x - base.items[0].logprobs[j]) > 1e-6)).toBe(true);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
   it('lowers the policy loss and prints progress lines', () => {
     const p = result.phases.find((x) => x.phase === 'policy');
     expect(p && p.lastLoss < p.firstLoss).toBe(true);
@@ -68,8 +93,14 @@ describe('forge (smoke)', () => {
       ['policy', 40],
       ['policy stage 2', SMOKE_FORGE.refine[0].steps],
       ['critic', SMOKE_FORGE.criticSteps],
+      ['critic bradley-terry', result.phases[3].steps],
       ['value', SMOKE_FORGE.valueSteps],
     ]);
+    const sc = SMOKE_FORGE.sweetCritic;
+    if (!sc || !result.critic) throw new Error('the smoke forge runs the SWEET-RL critic phase');
+    expect(result.critic.epochs).toHaveLength(sc.epochs);
+    expect(result.critic.pairs.train).toBeGreaterThan(0);
+    expect(result.phases[3].steps).toBe(sc.epochs * Math.ceil(result.critic.pairs.train / sc.pairBatch));
     expect(lines).toContain('[forge] policy stage 2: 4 steps at lr 0.001; families guess 1');
   });
 
@@ -82,7 +113,7 @@ describe('forge (smoke)', () => {
   });
 
   it('resumed after stage 1 from the policy that stage wrote, it writes the same files as the whole forge', () => {
-    expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 2', 'critic', 'value']);
+    expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 2', 'critic', 'critic bradley-terry', 'value']);
     for (const m of ['policy', 'critic']) {
       expect(resumed.manifest[m].files.map((f) => [f.path, f.sha256])).toEqual(result.manifest[m].files.map((f) => [f.path, f.sha256]));
     }

@@ -4,6 +4,10 @@
 //   <folder>/tokenizer_config.json  special tokens and the chat template
 //   <folder>/model.safetensors      fp32 weights, HF names and [out, in] layout (graphs are rebuilt from them)
 //   <folder>/onnx/…                 optional exported graphs, and any other extra files
+//   <folder>/adapter/…              optional: a LoRA adapter in PEFT's layout (adapter_config.json,
+//                                   adapter_model.safetensors) that the engine makes the model's active
+//                                   adapter; the model without it is the reference (the forged critic's
+//                                   SWEET-RL adapter, forge/critic.ts)
 // and manifest.json beside the folders (manifest.ts) with every file's size and sha256. Reading and
 // writing go through pluggable byte functions, so Node (fs) and browsers (fetch) share this code.
 import type { ModelMeta } from '../meta.ts';
@@ -41,6 +45,8 @@ export const CONFIG_FILE = 'config.json';
 export const TOKENIZER_FILE = 'tokenizer.json';
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 export const WEIGHTS_FILE = 'model.safetensors';
+/** The shipped adapter's PEFT files inside a model folder (read by bridge/peft.ts shippedAdapter). */
+export const SHIPPED_ADAPTER_FILES = ['adapter/adapter_config.json', 'adapter/adapter_model.safetensors'] as const;
 const REQUIRED = [CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE];
 
 const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
@@ -112,6 +118,8 @@ export function parseModelFolder(files: Record<string, Uint8Array>, folder: stri
   const weights: ModelWeights = {};
   for (const [name, t] of Object.entries(tensors)) if (t.data instanceof Float32Array) weights[name] = t.data;
   wrap(WEIGHTS_FILE, () => checkWeights(weights, paramSpecs(config, heads)));
+  const [adapterConfig, adapterWeights] = SHIPPED_ADAPTER_FILES.map((f) => files[f]);
+  if (!adapterConfig !== !adapterWeights) throw new ModelFileError('missing', at(SHIPPED_ADAPTER_FILES[adapterConfig ? 1 : 0]), `${at('adapter')} needs both ${SHIPPED_ADAPTER_FILES.join(' and ')}`);
   return { config, tokenizer, weights, heads, ...(turnwise ? { turnwise } : {}), files };
 }
 
@@ -140,7 +148,7 @@ export async function loadModel(read: ReadBytes, name: string, manifestPath = 'm
 /** Loads a Hugging Face-layout folder with no manifest (another model, e.g. one a user supplies): no sha256 check. */
 export async function loadModelFolderUnverified(read: ReadBytes, folder: string): Promise<LoadedModel> {
   const files: Record<string, Uint8Array> = {};
-  for (const name of [...REQUIRED, TOKENIZER_CONFIG_FILE]) {
+  for (const name of [...REQUIRED, TOKENIZER_CONFIG_FILE, ...SHIPPED_ADAPTER_FILES]) {
     const bytes = await read(`${folder}/${name}`);
     if (bytes) files[name] = bytes;
   }

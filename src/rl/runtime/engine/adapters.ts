@@ -10,6 +10,13 @@ import type { TensorData } from '../ort.ts';
 import { AdapterError } from './errors.ts';
 import type { Adapter } from './types.ts';
 
+/**
+ * Id of a model folder's shipped adapter (model/folder/folder.ts `adapter/`), registered and made
+ * active when the model loads: the forged critic's SWEET-RL adapter, so requests that name no adapter
+ * use it and adapter null is its reference, the base (forge/critic.ts).
+ */
+export const SHIPPED_ADAPTER_ID = 'forged';
+
 /** The slot built into the graphs unless the loader is told otherwise: rank 8 over every projection. */
 export const DEFAULT_ADAPTER_SLOT: LoraSpec = { rank: 8, alpha: 16, targets: ALL_LORA_TARGETS };
 

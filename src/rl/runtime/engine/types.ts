@@ -199,7 +199,11 @@ export type ModelSource =
 export interface LoadOptions {
   /** Weights in fp32, or the blocks' linears in 4 bits. 'auto': 4-bit on WebGPU, fp32 on CPUs (faster there; docs/model.md). */
   precision?: 'auto' | 'fp32' | 'quant4';
-  /** The LoRA shape built into the graphs; any adapter of lower rank over a subset of targets fits. null = no adapter inputs. */
+  /**
+   * The LoRA shape built into the graphs; any adapter of lower rank over a subset of targets fits.
+   * null = no adapter inputs, unless the model ships an adapter (its folder's adapter/): then the slot
+   * is that adapter's shape, since the shipped adapter is always registered and active.
+   */
   adapterSlot?: LoraSpec | null;
   /** On WebGPU, keep the KV cache in GPU memory between decode steps (default true); false copies it through JS each step, for comparison. */
   gpuKv?: boolean;

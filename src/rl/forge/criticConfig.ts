@@ -1,0 +1,31 @@
+// Settings of the forge's SWEET-RL critic phase (critic.ts; Zhou et al., arXiv 2503.15478 §4):
+// which trajectories are paired, how long Bradley–Terry trains. Kept apart from critic.ts so the
+// forge configuration (config.ts) can name them without importing the engine.
+
+/** The SWEET-RL critic phase's settings (ForgeConfig.sweetCritic). */
+export interface SweetCriticConfig {
+  /** Train-split tasks per family of the mixture whose trajectories are paired. */
+  tasks: number;
+  /** Sampled (T = 1) episodes of the forged policy per task. */
+  policyEpisodes: number;
+  /** Noise levels of the noisy experts: one episode each per task (the expert and random add one each). */
+  noises: number[];
+  /** At most this many failed trajectories are paired with each task's best. */
+  maxRejected: number;
+  /** Every this-many-th task's pairs are held out to measure pair accuracy (0: none). */
+  heldOutEvery: number;
+  /** Passes over the training pairs (SWEET-RL: 4). */
+  epochs: number;
+  /** Pairs per Bradley–Terry step (2 × this many rows). */
+  pairBatch: number;
+  /** Peak AdamW learning rate of the adapter (cosine over the epochs to 10%). */
+  lr: number;
+  /** β of A = β · mean log-ratio (the SWEET-RL trainer's criticBeta; rankings do not depend on it). */
+  beta: number;
+}
+
+/** The shipped setting: ~6k trajectories and ~2.5k pairs, sized to stay within ~15 minutes on 2 cores. */
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
+
+/** Seconds-long (tests, --smoke). */
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };

@@ -1,0 +1,57 @@
+// SWEET-RL's trajectory pairing and the Bradley–Terry row score, by hand (src/rl/forge/criticPairs.ts).
+import { describe, expect, it } from 'vitest';
+import { pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from '../../../src/rl/forge/criticPairs.ts';
+
+const ep = (task: number, reward: number, success: boolean) => ({ task, reward, success });
+
+describe('sweetPairs', () => {
+  it("pairs each task's best success with each of its failures", () => {
+    // task 0: successes 1 (0.9) and 2 (0.97), failures 0 and 3; task 1: no success; task 2: one success, one failure
+    const eps = [ep(0, 0, false), ep(0, 0.9, true), ep(0, 0.97, true), ep(0, -0.1, false), ep(1, 0.5, false), ep(1, 0, false), ep(2, 1, true), ep(2, 0.4, false)];
+    expect(sweetPairs(eps, 10, 1)).toEqual([
+      [2, 0],
+      [2, 3],
+      [6, 7],
+    ]);
+  });
+
+  it('breaks ties in return by index, never by length, and pairs no success with a success', () => {
+    const eps = [ep(0, 1, true), ep(0, 1, true), ep(0, 0, false)];
+    expect(sweetPairs(eps, 10, 1)).toEqual([[0, 2]]);
+  });
+
+  it('caps the failures per task with a seeded sample', () => {
+    const eps = [ep(0, 1, true), ...Array.from({ length: 6 }, () => ep(0, 0, false))];
+    const a = sweetPairs(eps, 2, 7);
+    expect(a).toHaveLength(2);
+    expect(a.every(([c]) => c === 0)).toBe(true);
+    expect(sweetPairs(eps, 2, 7)).toEqual(a);
+    expect(new Set(a.map(([, r]) => r)).size).toBe(2);
+  });
+});
+
+describe('splitByTask', () => {
+  it('holds out the pairs of every n-th task', () => {
+    const task = [0, 0, 1, 1, 2, 2];
+    const { train, heldOut } = splitByTask([[0, 1], [2, 3], [4, 5]], (i) => task[i], 2);
+    expect(heldOut).toEqual([[0, 1], [4, 5]]);
+    expect(train).toEqual([[2, 3]]);
+  });
+});
+
+describe('rowAdvantageSum and pairAccuracy', () => {
+  it('sums β·(log π − log π_ref) weighted by 1/len(turn): Σ_t A_t', () => {
+    // two turns: positions 1–2 (weights 1/2) and 4 (weight 1)
+    const lp = [0, -1, -2, 0, -0.5];
+    const ref = [0, -1.5, -1, 0, -1];
+    const w = [0, 0.5, 0.5, 0, 1];
+    // turn 0: mean(0.5, −1) = −0.25; turn 1: 0.5; β = 2 → 2·0.25 = 0.5
+    expect(rowAdvantageSum(lp, ref, w, 2)).toBeCloseTo(0.5, 12);
+  });
+
+  it('counts a tie as wrong', () => {
+    const s = [1, 0, 0.5, 0.5];
+    expect(pairAccuracy([[0, 1], [2, 3], [1, 0]], (i) => s[i])).toBeCloseTo(1 / 3, 12);
+    expect(pairAccuracy([], () => 0)).toBeNaN();
+  });
+});
