@@ -65,6 +65,12 @@ export interface ForgeConfig {
   noise: number;
   /** Share of teacher episodes played by the noise-free expert instead of the noisy one (0: noisy only). */
   expertShare: number;
+  /**
+   * How the simulated collaborators word their answers in every forge episode: 'canonical' (the
+   * shipped first generation) or 'varied' (envs/phrasingsTraining.ts: hedges, slang, typos, extra
+   * facts), so the policy and critic meet a person's words before the lab does (issue #18).
+   */
+  phrasings: 'canonical' | 'varied';
   /** Tokenizer: upper bound on the vocabulary (base tokens included). */
   maxVocab: number;
   /** Episodes per family used to fit the tokenizer. */
@@ -143,6 +149,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
   ],
   noise: 0.3,
   expertShare: 0,
+  phrasings: 'canonical',
   maxVocab: 1024,
   tokenizerEpisodes: 400,
   dModel: 128,
@@ -190,6 +197,7 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
     { family: 'sokoban', weight: 0.06 },
   ],
   expertShare: 0.5,
+  phrasings: 'varied',
   maxVocab: 1280,
   seqLen: 512,
   maxReplyTokens: 192,
@@ -258,6 +266,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     }
   }
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
+  if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   if (!(cfg.expertShare >= 0 && cfg.expertShare <= 1) || cfg.refine.some((st) => !((st.expertShare ?? 0) >= 0 && (st.expertShare ?? 0) <= 1))) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
   const d = cfg.dagger;
   if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {

@@ -140,7 +140,7 @@ async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticCo
       const t0 = performance.now();
       let eps: RolloutEpisode[];
       try {
-        eps = (await rollout({ tasks: specs, k: p.k, seed: 77_000 + 100 * cfg.seed + pi }, await p.agent())).episodes;
+        eps = (await rollout({ tasks: specs, k: p.k, seed: 77_000 + 100 * cfg.seed + pi }, await p.agent(), { phrasings: cfg.phrasings })).episodes;
       } catch (e) {
         if ((e as Error).name !== 'PromptTooLongError') throw e;
         log(`[forge critic] ${m.family} ${p.name}: not played, ${(e as Error).message}`);
@@ -186,7 +186,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
   // 1. the base: the policy, SFT with the hidden information in the prompt
   let backbone = policy.weights;
   if (cfg.criticSteps > 0) {
-    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }));
+    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }), cfg.phrasings);
     const r = await sftPhase(runtime, sftGraph(model, policy.weights, cfg.batch, cfg.seqLen), policy.weights, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft'), hiddenSegments(stream, tok, cfg.seqLen, cfg.obsWeight), {
       phase: 'critic',
       steps: cfg.criticSteps,
@@ -319,7 +319,7 @@ async function firstGenerationValueHead(cfg: ForgeConfig, run: { runtime: OrtRun
   const head: ModelWeights = { 'v_head.summary.weight': init['v_head.summary.weight'], 'v_head.summary.bias': init['v_head.summary.bias'] };
   if (cfg.valueSteps === 0) return head;
   const players: Player[] = [{ kind: 'noisy', noise: cfg.noise }, { kind: 'noisy', noise: 0.7 }, { kind: 'random' }];
-  const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/value`, (rng: Rng) => rng.pick(players));
+  const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/value`, (rng: Rng) => rng.pick(players), cfg.phrasings);
   const queue: PackSegment[] = [];
   const take = async () => {
     while (queue.length === 0) queue.push(...valueSamples(await stream.next(), tok, cfg.seqLen));

@@ -14,6 +14,7 @@
 import { FAMILIES } from '../envs/registry.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import type { Episode, FamilyName, Message } from '../envs/types.ts';
+import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { segments, toChat } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
@@ -72,6 +73,8 @@ export interface DaggerPlay {
   seed: number;
   maxReplyTokens: number;
   obsWeight: number;
+  /** The collaborators' wording (the forge's `phrasings`). */
+  phrasings?: PhrasingSetting;
 }
 
 /** Plays the engine's 'policy' on train-split tasks and labels what it visited. */
@@ -86,7 +89,7 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
     const tasks = taskSpecs(m.family, 'train', n, 900_000_000 + o.seed * 10_000 + i * 1_000, m.options);
     let episodes;
     try {
-      ({ episodes } = await rollout({ tasks, k: 1, seed: o.seed }, agent));
+      ({ episodes } = await rollout({ tasks, k: 1, seed: o.seed }, agent, { phrasings: o.phrasings ?? 'canonical' }));
     } catch (e) {
       // a family whose prompts do not fit the context (a small smoke model) has no states to label
       if ((e as Error).name !== 'PromptTooLongError') throw e;

@@ -6,6 +6,7 @@
 import { DEFAULT_NOISE } from '../envs/agent.ts';
 import { createAgent } from '../envs/registry.ts';
 import type { Episode, FamilyName } from '../envs/types.ts';
+import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { NEG_BIAS } from '../model/llama/emit.ts';
 import type { TensorData } from '../runtime/ort.ts';
 import { playEpisode } from '../rollout/rollout.ts';
@@ -26,6 +27,8 @@ export class EpisodeStream {
     seed: number | string,
     /** Chooses the player of each episode of a family (default: noisy expert at DEFAULT_NOISE). */
     private readonly player: (rng: Rng, family: FamilyName) => Player = () => ({ kind: 'noisy', noise: DEFAULT_NOISE }),
+    /** How the simulated collaborators word their answers (envs/phrasings.ts; default canonical). */
+    private readonly phrasings: PhrasingSetting = 'canonical',
   ) {
     this.rng = new Rng(`forge/episodes/${seed}`);
     this.total = mix.reduce((a, m) => a + m.weight, 0);
@@ -52,7 +55,7 @@ export class EpisodeStream {
     const seed = this.rng.int(1_000_000_000);
     const p = this.player(this.rng, m.family);
     const agent = createAgent(p.kind, m.family, { seed, ...(p.kind === 'noisy' ? { noise: p.noise } : {}) });
-    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
+    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) }, { phrasings: this.phrasings });
   }
 }
 

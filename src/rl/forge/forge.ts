@@ -129,14 +129,14 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
-    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare));
+    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
     const r = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
     policy = r;
     phases.push(r.report);
   }
   for (const [i, stage] of cfg.refine.entries()) {
     if (i + 2 <= done) continue;
-    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare));
+    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare), cfg.phrasings);
     const noises = Object.entries(stage.noise ?? {}).map(([f, n]) => `${f} ${n}`);
     log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}`);
     const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
@@ -147,7 +147,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   if (cfg.dagger && done < sftStages + daggerRounds) {
     const d = cfg.dagger;
     const pool = new DaggerPool(`${cfg.seed}`);
-    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, cfg.expertShare));
+    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
     for (let r = 0; r < d.rounds; r++) {
       const stage = sftStages + r + 1;
@@ -157,7 +157,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       try {
         await engine.init(run.runtime.info.kind);
         await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'fp32', adapterSlot: null });
-        played = await playAndLabel(engine, { mix: cfg.mix, episodes: d.episodes, seed: cfg.seed * 1_000 + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight });
+        played = await playAndLabel(engine, { mix: cfg.mix, episodes: d.episodes, seed: cfg.seed * 1_000 + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight, phrasings: cfg.phrasings });
       } finally {
         await engine.dispose();
       }

@@ -23,10 +23,10 @@ it('a resumed forge carries the chain of runs it continues', { timeout: 120_000 
   await run(['--out', b, '--steps', '4', '--init', a, '--stages-done', '1']);
   await run(['--out', c, '--steps', '4', '--init', b, '--stages-done', '2']);
   const r = report(c);
-  expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'value']);
+  expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'critic bradley-terry', 'value']);
   expect(r.resumedFrom?.map((x) => x.command)).toEqual([
     `npx turnwise forge --out ${a} --steps 4 --smoke --eval-episodes 0 --critic-steps 1 --value-steps 1`,
     `npx turnwise forge --out ${b} --steps 4 --init ${a} --stages-done 1 --smoke --eval-episodes 0 --critic-steps 1 --value-steps 1`,
   ]);
-  expect(r.resumedFrom?.[0].phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'critic', 'value']);
+  expect(r.resumedFrom?.[0].phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'critic', 'critic bradley-terry', 'value']);
 });

@@ -95,7 +95,7 @@ describe('DAgger rounds in the forge (smoke)', () => {
       const runtime = await OrtRuntime.create('node');
       // two candidates and two turns keep guess's prompt inside the tiny model's 128-token context
       const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
-      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger: { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 }, criticSteps: 0, valueSteps: 0, evalEpisodes: 0 };
+      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger: { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 }, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
       expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2 (DAgger round 1)', 'policy stage 3 (DAgger round 2)']);
