@@ -31,7 +31,7 @@ export const forge: Command = {
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     'adapter, value head; src/rl/forge/critic.ts) on DIR\'s policy and writes DIR\'s policy unchanged plus the new critic to --out;',
-    '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\'.',
+    '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\' (null: no SWEET-RL phase).',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
     `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
@@ -68,7 +68,11 @@ export const forge: Command = {
     }
     // --critic-only always runs the SWEET-RL critic phase (DEFAULT_FORGE's shipped critic has none)
     if (values['critic-only'] && !cfg.sweetCritic) cfg.sweetCritic = DEFAULT_SWEET_CRITIC;
-    if (values['sweet-critic'] !== undefined) cfg.sweetCritic = { ...(cfg.sweetCritic ?? DEFAULT_SWEET_CRITIC), ...(jsonOption(values['sweet-critic'], 'sweet-critic', 'JSON: {"tasks":N,"epochs":E,…}') as Partial<SweetCriticConfig>) };
+    if (values['sweet-critic'] !== undefined) {
+      const over = jsonOption(values['sweet-critic'], 'sweet-critic', 'JSON: {"tasks":N,"epochs":E,…} or null') as Partial<SweetCriticConfig> | null;
+      // null: the first generation's critic (SFT and a value head on scripted play, no SWEET-RL adapter)
+      cfg.sweetCritic = over === null ? null : { ...(cfg.sweetCritic ?? DEFAULT_SWEET_CRITIC), ...over };
+    }
     if (values['critic-only']) {
       if (values.from === undefined) throw new UsageError('--critic-only needs --from DIR (the folder whose policy the critic judges)');
       const out = values.out ?? modelsDir();

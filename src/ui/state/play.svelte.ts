@@ -15,17 +15,18 @@ import { readReply } from '../../rl/envs/guess/answers.ts';
 import { GUESS_REPLIES } from '../../rl/envs/guess/env.ts';
 import { ATTRIBUTES } from '../../rl/envs/guess/table.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { CollaboratorRequest, FamilyName, JsonObject, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
+import type { CollaboratorRequest, FamilyName, Split, Task, TaskSpec } from '../../rl/envs/types.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { runSlots, type EpisodeSlot, type RolloutEvent } from '../../rl/rollout/rollout.ts';
 import type { PolicyFit } from '../../rl/model/fit.ts';
 import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
-import { perRecord, turnsOf } from '../../rl/store/turn.ts';
+import { turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
+import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
 import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
@@ -128,8 +129,7 @@ export class PlaySession {
   private fitCall = 0;
 
   private running: Running | null = null;
-  /** Which episode's critic scores were last stored (episode id, turns + 1, critic version). */
-  private savedScores = '';
+  private readonly annotations = new PlayAnnotations((message) => (this.saveError = message));
   /** Callers of agentTurn() waiting for the step to land. */
   private landed: (() => void)[] = [];
 
@@ -328,43 +328,23 @@ export class PlaySession {
    */
   judge(index: number, verdict: 'up' | 'down'): void {
     this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
-    const values = perRecord(this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
     const id = this.running?.sink?.ids.get(0);
     const store = this.ctx.store();
-    if (!id || !store) return;
-    store.putCredit(id, { estimator: 'human-feedback', version: 'person', values }).catch((e: Error) => {
-      this.saveError = `A rating could not be saved: ${e.message}`;
-    });
+    if (id && store) this.annotations.rate(store, id, this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
   }
 
   /**
-   * Stores the credit Play showed for the finished episode, one row per estimator (version 'live',
-   * its parameters with it), so the GAE, bi-level GAE and SWEET-RL values computed from the critic
-   * during play are not lost: the Credit view lists them beside what it recomputes from rewards.
-   * Called again as the critic's last scores land or a slider moves; each call replaces the rows.
-   * With them go the critic's scores of every turn (values, per-token values, critic and reference
-   * log-probs), once, so that the Credit view and `turnwise credit` can recompute the critic's
-   * estimators with other parameters and no critic loaded (rollout/stored.ts storedInput).
+   * Stores the credit Play showed for the finished episode and the critic's scores behind it
+   * (playAnnotations.ts), so the GAE, bi-level GAE and SWEET-RL values computed during play are not
+   * lost. Called again as the critic's last scores land or a slider moves; each call replaces the rows.
    */
-  saveLiveCredit(rows: readonly { name: string; values: ArrayLike<number>; params: JsonObject }[], scores: CriticScores | null = null): void {
+  saveLiveCredit(rows: readonly LiveCreditRow[], scores: CriticScores | null = null): void {
     const id = this.running?.sink?.ids.get(0);
     const store = this.ctx.store();
     // while turns wait to be written the credit would not fit the stored episode; reading `unsaved`
     // here makes the caller's effect run again once Retry saving has written them
     if (!id || !store || this.status !== 'done' || this.unsaved > 0) return;
-    const scoresKey = scores ? `${id} ${scores.values.length} ${scores.version}` : '';
-    if (scores && scoresKey !== this.savedScores) {
-      this.savedScores = scoresKey;
-      store.putCriticScores(id, scores).catch((e: Error) => {
-        this.savedScores = '';
-        this.saveError = `The critic's scores could not be saved: ${e.message}`;
-      });
-    }
-    for (const r of rows) {
-      store.putCredit(id, { estimator: r.name, version: 'live', params: r.params, values: perRecord(r.values) }).catch((e: Error) => {
-        this.saveError = `The episode's credit could not be saved: ${e.message}`;
-      });
-    }
+    this.annotations.saveLive(store, id, rows, scores);
   }
 
   /** The policy worker's live adapter now (null: the base policy). */
