@@ -4,12 +4,15 @@
 // undone, with a banner, and the live adapter stays the last good one; Pause → Resume continues; each
 // Start makes its own run, and a run another tab is training cannot be continued there (one writer
 // per run, src/rl/algos/runLock.ts) until that tab stops it; then it continues from its checkpoint
-// there, a Pause in its last iteration ends it, and the stopped run still exports its adapter.
+// there, a Pause in its last iteration ends it, and the stopped run still exports its adapter. The
+// Turn-level credit group (issue 19) shows the fields of the chosen algorithm and family, is validated
+// like the overrides, and its step credit reaches the run's summary line and stored config.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serveApp } from './harness.ts';
+import { readRunSettings } from './storeDb.ts';
 
 const shipped = existsSync(join(new URL('../../', import.meta.url).pathname, 'public', 'models', 'manifest.json'));
 let server: Awaited<ReturnType<typeof serveApp>>;
@@ -45,6 +48,30 @@ describe.runIf(shipped)('training runs in the lab', () => {
       await openTrain(a, 1);
       const lr = a.getByLabel('Learning rate');
       const error = a.getByTestId('train-error');
+      // the Turn-level credit group shows what applies to the algorithm and family (ui/state/turnCredit.ts)
+      const credit = a.getByTestId('credit');
+      const shown = async () => (await credit.count()) ? credit.locator('[data-testid^=credit-]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))) : [];
+      await expect.poll(shown).toEqual(['credit-step']);
+      await a.getByLabel('Family').selectOption('guess');
+      await expect.poll(shown).toEqual(['credit-step', 'credit-info-gain']);
+      for (const [algo, fields] of [
+        ['ppo', ['credit-whiten', 'credit-target-kl', 'credit-info-gain']],
+        ['rft', ['credit-rft-keep', 'credit-info-gain']],
+        ['sweet', ['credit-critic-replay', 'credit-critic-epochs', 'credit-info-gain']],
+      ] as const) {
+        await a.getByTestId('algo').selectOption(algo);
+        await expect.poll(shown).toEqual(fields);
+      }
+      await a.getByLabel('Family').selectOption('bandit');
+      await a.getByTestId('algo').selectOption('mtdpo');
+      await expect.poll(() => credit.count()).toBe(0);
+      // its values are validated like the overrides: a negative target KL is refused before a run starts
+      await a.getByTestId('algo').selectOption('ppo');
+      await expect(a.getByTestId('credit-whiten').isChecked()).resolves.toBe(true); // PPO's default
+      await a.getByTestId('credit-target-kl').fill('-1');
+      await a.getByTestId('train-start').click();
+      await expect.poll(() => error.textContent()).toMatch(/targetKl must be a finite number ≥ 0 \(0 = off\), got -1/);
+      await a.getByTestId('algo').selectOption('grpo');
       // every learning-rate path is validated the same way (algos/config.ts validateLoopConfig)
       await lr.fill('1000000');
       await a.getByTestId('train-start').click();
@@ -70,7 +97,11 @@ describe.runIf(shipped)('training runs in the lab', () => {
       // lr 0.9 is in range, but its update moves the policy too far: undone before it goes live
       await a.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 8}}');
       await lr.fill('0.9');
+      // (with GiGPO step credit from the form: it reaches the run's summary and its stored config)
+      await a.getByTestId('credit-step').selectOption('gigpo');
+      await a.getByTestId('credit-step-weight').fill('0.5');
       await a.getByTestId('train-start').click();
+      await expect.poll(() => a.getByTestId('run-summary').textContent()).toBe('GRPO · step credit ω 0.5');
       await error.waitFor({ state: 'detached' }); // Start clears the last refusal
       await a.locator('[data-testid=train-progress][data-phase=stopped], [data-testid=train-error]').first().waitFor({ timeout: 120_000 });
       expect(await error.count()).toBe(0);
@@ -78,12 +109,16 @@ describe.runIf(shipped)('training runs in the lab', () => {
       // what is live is the run's adapter as restored (the rejected candidate never leaves the trainer)
       const firstRun = await progress(a).getAttribute('data-run');
       expect(firstRun).toMatch(RUN_ID);
+      const stored = (await readRunSettings(a, firstRun!)) as { settings: { starpo: { stepWeight: number; batch: number } } } | null;
+      expect([stored?.settings.starpo.stepWeight, stored?.settings.starpo.batch]).toEqual([0.5, 8]); // the form's field and the box's, merged
       await expect(a.getByTestId('adapters').getAttribute('data-worker-active')).resolves.toBe(`${firstRun}/policy`);
 
       // a longer healthy run: Pause, then Resume at once, continues without an error
       await lr.fill('0.001');
       await a.getByTestId('iterations').fill('40');
+      await a.getByTestId('credit-step').selectOption('off');
       await a.getByTestId('train-start').click();
+      await expect.poll(() => a.getByTestId('run-summary').textContent()).toBe('GRPO · episode credit');
       await a.locator('[data-testid=train-progress][data-iterations="1"]').waitFor({ timeout: 120_000 });
       const running = await progress(a).getAttribute('data-run');
       expect(running).toMatch(RUN_ID);

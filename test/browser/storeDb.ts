@@ -56,3 +56,23 @@ export function readCredit(page: Page): Promise<{ episodeId: string; estimator: 
       }),
   );
 }
+
+/** The settings a run record holds (the run's whole LoopConfig for a training run), or null when the run is not stored. */
+export function readRunSettings(page: Page, runId: string): Promise<Record<string, unknown> | null> {
+  return page.evaluate(
+    (id) =>
+      new Promise<Record<string, unknown> | null>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('runs', 'readonly').objectStore('runs').get(id);
+          get.onsuccess = () => {
+            open.result.close();
+            resolve((get.result as { settings?: Record<string, unknown> } | undefined)?.settings ?? null);
+          };
+          get.onerror = () => reject(get.error);
+        };
+      }),
+    runId,
+  );
+}

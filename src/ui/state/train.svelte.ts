@@ -6,6 +6,7 @@ import { proxy } from 'comlink';
 import { defaultLr, iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
 import { policyFitOf } from '../../rl/rollout/policyFit.ts';
 import { sentence } from './agentChoice.ts';
+import { creditFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice, type CreditField } from './turnCredit.ts';
 import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
@@ -45,6 +46,8 @@ export class TrainState {
   set algo(a: AlgoName) {
     this.#algo = a;
     this.lr = defaultLr(a);
+    // the algorithm's own credit options go back to its defaults (whiten differs between GRPO and PPO); the info-gain weight is the family's and stays
+    this.credit = { ...defaultCreditChoice(a), infoGain: this.credit.infoGain };
   }
   family = $state<FamilyName>('guess');
   iterations = $state(10);
@@ -55,6 +58,12 @@ export class TrainState {
   seed = $state(1);
   /** Store every rollout episode in the trajectory store, tagged with the run and adapter (Data view lists them by run). */
   storeRollouts = $state(true);
+  /** The "Turn-level credit" group's choice (turnCredit.ts); only the fields `creditFields` lists reach the config. */
+  credit = $state<CreditChoice>(defaultCreditChoice(this.algo));
+  /** The credit fields that apply to the chosen algorithm and family. */
+  readonly creditFields: CreditField[] = $derived(creditFields(this.algo, this.family));
+  /** The started run's summary line: its algorithm and turn-level credit, from the config it was given. */
+  summary = $state<string | null>(null);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
   overrides = $state('');
   phase = $state<TrainPhase>('idle');
@@ -117,7 +126,9 @@ export class TrainState {
     // The tasks the loaded policy learned come from its model metadata.
     const policy = (await this.policy()?.models())?.find((m) => m.name === 'policy')?.turnwise;
     const request = { algo: this.algo, family: this.family, seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr };
-    return resolveLoopConfig(overrides ? { ...request, overrides: overrides as JsonObject } : request, policy);
+    // the credit group's fields are overrides too; the JSON box is merged over them and wins a field both set
+    const merged = mergeOverrides(creditOverrides(this.credit, this.algo, this.family), (overrides ?? {}) as JsonObject);
+    return resolveLoopConfig({ ...request, overrides: merged }, policy);
   }
 
   /**
@@ -144,6 +155,7 @@ export class TrainState {
       return;
     }
     this.phase = 'starting';
+    this.summary = creditSummary(config);
     this.reports = [];
     this.warnings = [];
     this.worker?.terminate();
