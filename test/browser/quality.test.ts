@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, serveApp } from './harness.ts';
+import { launch, playToEnd, serveApp } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -104,7 +104,7 @@ describe('lab qualities', () => {
     }
   });
 
-  it('has no serious accessibility violations and fits a phone screen', async () => {
+  it('has no serious accessibility violations and fits a phone screen, Credit with an episode open', async () => {
     for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
       const b = await launch({ webgpu: false, viewport });
       try {
@@ -112,12 +112,16 @@ describe('lab qualities', () => {
         for (const view of ['play', 'credit', 'data', 'settings']) {
           await page.goto(`${server.url}#/${view}`);
           if (view === 'play') {
-            await page.getByTestId('new-episode').click();
-            await page.getByTestId('reply-box').or(page.getByTestId('outcome')).first().waitFor();
+            // a whole episode (the expert's: a few turns, no model needed), so Credit has one to open
+            await page.getByTestId('agent-kind').selectOption('expert');
+            await playToEnd(page);
           }
+          // its turn × estimator heatmap, the widest thing on a phone and a grid of labelled cells
+          if (view === 'credit') await expect.poll(() => page.getByTestId('credit-heatmap').getByRole('gridcell').count()).toBeGreaterThan(4);
           await page.locator('[data-testid=backend-status][data-state=ready]').waitFor({ timeout: 120_000 });
           const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
           expect(serious, `${view} at ${viewport.width}px`).toEqual([]);
+          // clientWidth (less any vertical scrollbar) ≤ innerWidth: stricter than scrollWidth ≤ innerWidth
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect(overflow, `${view} scrolls sideways at ${viewport.width}px`).toBeLessThanOrEqual(0);
         }

@@ -1,5 +1,6 @@
-// The bodies of the store's two bulk writes — an import (many records, one transaction) and the purge
-// of soft-deleted episodes — as functions over an open transaction, so store.ts stays about the API.
+// The body of the store's bulk write — an import (many records, one transaction) — as a function over
+// an open transaction, so store.ts stays about the API (delete, undo and purge are in trash.ts).
+import { creditOf, turnsOf } from './db.ts';
 import { StoreError } from './errors.ts';
 import { episodeFromRecord, runFromRecord } from './convert.ts';
 import type { WriteTx } from './txn.ts';
@@ -7,10 +8,6 @@ import type { ImportOptions, ImportResult } from './api.ts';
 import type { PortableRecord } from './schema.ts';
 
 type ImportStores = ['runs', 'tasks', 'episodes', 'turns', 'credit', 'scores'];
-type PurgeStores = ['episodes', 'turns', 'credit', 'scores'];
-
-const turnsOf = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
-const creditOf = (id: string) => IDBKeyRange.bound([id], [id, []]);
 
 /**
  * Writes validated records; an id already stored is skipped, replaced, or fails the whole transaction.
@@ -54,22 +51,4 @@ export async function importTx(
     result.turns += turns.length;
   }
   return result;
-}
-
-/** Deletes for good the soft-deleted episodes (with turns, credit and critic scores) deleted at or before `cutoff`. */
-export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise<number> {
-  let count = 0;
-  let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
-  while (cursor) {
-    const ep = cursor.value;
-    if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
-      await tx.objectStore('turns').delete(turnsOf(ep.id));
-      await tx.objectStore('credit').delete(creditOf(ep.id));
-      await tx.objectStore('scores').delete(ep.id);
-      await cursor.delete();
-      count++;
-    }
-    cursor = await cursor.continue();
-  }
-  return count;
 }

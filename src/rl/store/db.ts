@@ -241,6 +241,11 @@ export function outcomeKeyOf(outcome: OutcomeRecord | null): OutcomeKey {
   return outcome === null ? 'none' : outcome.success ? 'success' : 'failure';
 }
 
+/** Key range of one episode's rows in `turns` (keyed [episodeId, index]). */
+export const turnsOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId, 0], [episodeId, Infinity]);
+/** Key range of one episode's rows in `credit` (keyed [episodeId, estimator, version]; an array sorts after every string). */
+export const creditOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId], [episodeId, []]);
+
 /** What the caller hears about other connections while a database is open. */
 export interface OpenHooks {
   /** This connection waits for older tabs to close (they have been asked to). */

@@ -3,16 +3,19 @@
 // a tab that closes or crashes mid-episode leaves an episode that the next session marks interrupted
 // (resume or discard); other tabs hear every change (notify.ts) and an upgrade in another tab closes
 // this connection with a reload-required event. Formats and import validation live in formats/ and
-// importer.ts; this file only moves records in and out of the database.
-import { DEFAULT_DB_NAME, outcomeKeyOf, openStoreDb, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb, type TurnRow } from './db.ts';
+// importer.ts; the rows built from inputs in rows.ts; the transaction bodies of import (bulk.ts) and
+// of delete, undo and purge (trash.ts) beside it; this file is the API and its notifications.
+import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, turnsOf, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
 import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
 import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
 import { writeTx } from './txn.ts';
-import { importTx, purgeTx } from './bulk.ts';
+import { importTx } from './bulk.ts';
+import { purgeTx, restoreTx, softDeleteTx } from './trash.ts';
 import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, scoresFromRecord, taskKey } from './convert.ts';
+import { agentCount, messageRow, newEpisodeRow } from './rows.ts';
 import { criticScoresProblem, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type OutcomeRecord, type PortableRecord, type RunRecord } from './schema.ts';
 
 export type * from './api.ts';
@@ -108,33 +111,12 @@ export class TrajectoryStore implements AdapterTable {
   async beginEpisode(input: BeginEpisodeInput): Promise<EpisodeSummary> {
     const now = this.opts.now();
     const key = taskKey(input.task);
-    const row: EpisodeRow = {
-      id: input.id ?? this.opts.newId(),
-      runId: input.runId ?? '',
-      taskKey: key,
-      family: input.task.family,
-      split: input.task.split,
-      seed: input.task.seed,
-      status: 'in-progress',
-      outcome: null,
-      outcomeKey: 'none',
-      model: { policy: input.model.policy, adapter: input.model.adapter, critic: input.model.critic },
-      sessionId: this.session.id,
-      turnCount: 0,
-      agentTurns: 0,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null,
-      abortReason: null,
-      imported: null,
-      live: 1,
-      deletedAt: null,
-    };
+    const row = newEpisodeRow(input, input.id ?? this.opts.newId(), key, this.session.id, now);
     const { family, split, seed, hidden } = input.task;
     const options = input.task.options ?? {};
     // The opening records (the task's prompt) go in the same transaction, so a kill never leaves
     // an episode without the prompt its first turn answers.
-    const first = (input.records ?? []).map((r) => this.messageRow(row.id, r, now));
+    const first = (input.records ?? []).map((r) => messageRow(row.id, r, now));
     const counted: EpisodeRow = { ...row, turnCount: first.length, agentTurns: agentCount(first) };
     await this.write(['tasks', 'episodes', 'turns'], async (tx) => {
       await tx.objectStore('tasks').put({ key, family, split, seed, options, hidden });
@@ -163,7 +145,7 @@ export class TrajectoryStore implements AdapterTable {
    */
   async commitTurn(episodeId: string, records: readonly TurnInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
     const now = this.opts.now();
-    const rows = records.map((r) => this.messageRow(episodeId, r, now));
+    const rows = records.map((r) => messageRow(episodeId, r, now));
     const first = await this.write(['episodes', 'turns'], async (tx) => {
       const ep = await this.ownEpisode(tx.objectStore('episodes').get(episodeId), episodeId);
       const i = ep.turnCount;
@@ -243,8 +225,8 @@ export class TrajectoryStore implements AdapterTable {
         if (!row) return null;
         const [task, turns, credit, scores] = await Promise.all([
           tx.objectStore('tasks').get(row.taskKey),
-          tx.objectStore('turns').getAll(IDBKeyRange.bound([id, 0], [id, Infinity])),
-          tx.objectStore('credit').getAll(IDBKeyRange.bound([id], [id, []])),
+          tx.objectStore('turns').getAll(turnsOf(id)),
+          tx.objectStore('credit').getAll(creditOf(id)),
           tx.objectStore('scores').get(id),
         ]);
         return episodeToRecord(row, task, turns, credit, scores);
@@ -260,31 +242,13 @@ export class TrajectoryStore implements AdapterTable {
   /** Hides the episodes at once; `restoreEpisodes(token)` brings them back until `purgeDeleted` runs. */
   async deleteEpisodes(ids: string[]): Promise<RestoreToken> {
     const deletedAt = this.opts.now();
-    const done = await this.write(['episodes'], async (tx) => {
-      const hit: string[] = [];
-      for (const id of ids) {
-        const ep = await tx.store.get(id);
-        if (!ep || ep.live === 0) continue;
-        await tx.store.put({ ...ep, live: 0, deletedAt });
-        hit.push(id);
-      }
-      return hit;
-    });
+    const done = await this.write(['episodes'], (tx) => softDeleteTx(tx, ids, deletedAt));
     this.notifier.publish({ type: 'deleted', ids: done });
     return { ids: done, deletedAt };
   }
 
   async restoreEpisodes(token: RestoreToken): Promise<number> {
-    const done = await this.write(['episodes'], async (tx) => {
-      const hit: string[] = [];
-      for (const id of token.ids) {
-        const ep = await tx.store.get(id);
-        if (!ep || ep.live === 1 || ep.deletedAt !== token.deletedAt) continue;
-        await tx.store.put({ ...ep, live: 1, deletedAt: null });
-        hit.push(id);
-      }
-      return hit;
-    });
+    const done = await this.write(['episodes'], (tx) => restoreTx(tx, token.ids, token.deletedAt));
     this.notifier.publish({ type: 'restored', ids: done });
     return done.length;
   }
@@ -450,30 +414,6 @@ export class TrajectoryStore implements AdapterTable {
     return writeTx(this.db, stores, this.opts.durability, body);
   }
 
-  /** A message record as stored, less its index (given inside the transaction that writes it). */
-  private messageRow(episodeId: string, turn: TurnInput, at: number): Omit<TurnRow, 'index'> {
-    const tokens = turn.tokens ? Int32Array.from(turn.tokens) : null;
-    const logprobs = turn.logprobs ? Float32Array.from(turn.logprobs) : null;
-    if (tokens && logprobs && tokens.length !== logprobs.length) {
-      throw new StoreError('invalid', `turn has ${tokens.length} tokens but ${logprobs.length} log-probs`);
-    }
-    return {
-      episodeId,
-      role: turn.role,
-      text: turn.text,
-      tokens,
-      logprobs,
-      promptTokens: turn.promptTokens ?? 0,
-      completionTokens: turn.completionTokens ?? 0,
-      reward: turn.reward ?? 0,
-      done: turn.done ?? false,
-      latencyMs: turn.latencyMs ?? 0,
-      backend: turn.backend ?? '',
-      info: turn.info ?? {},
-      at,
-    };
-  }
-
   private async ownEpisode(get: Promise<EpisodeRow | undefined>, id: string): Promise<EpisodeRow> {
     const ep = await get;
     if (!ep) throw new StoreError('not-found', `no episode ${id}`);
@@ -497,6 +437,3 @@ export class TrajectoryStore implements AdapterTable {
     return summaryOf(row);
   }
 }
-
-/** How many of `records` are the agent's messages (the turns they add). */
-const agentCount = (records: readonly { role: string }[]): number => records.filter((r) => r.role === 'agent').length;
