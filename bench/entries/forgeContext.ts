@@ -6,7 +6,7 @@
 // share of row tokens that are real, and the share of segments each length can hold whole.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
 import { SIX_FAMILY_FORGE } from '../../src/rl/forge/config.ts';
-import { EpisodeStream, Packer, type PackSegment } from '../../src/rl/forge/data.ts';
+import { EpisodeStream, Packer, teacher, type PackSegment } from '../../src/rl/forge/data.ts';
 import { sftGraph } from '../../src/rl/forge/train.ts';
 import { dialogueOf } from '../../src/rl/envs/episode.ts';
 import { validateConfig } from '../../src/rl/model/llama/config.ts';
@@ -26,7 +26,7 @@ export const forgeContext: BenchEntry = {
   byDefault: false,
   async run(log) {
     const f = SIX_FAMILY_FORGE;
-    const stream = new EpisodeStream(f.mix, 'bench/forge-context', (rng) => (rng.chance(f.expertShare) ? { kind: 'expert' } : { kind: 'noisy', noise: f.noise }));
+    const stream = new EpisodeStream(f.mix, 'bench/forge-context', teacher(() => f.noise, f.expertShare));
     const episodes: Episode[] = [];
     for (let i = 0; i < 600; i++) episodes.push(await stream.next());
     const tok = fitTokenizer(episodes.flatMap((e) => [e.task.prompt, ...e.turns.flatMap((t) => [t.action, t.observation])]), { maxVocab: f.maxVocab });

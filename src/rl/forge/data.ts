@@ -16,6 +16,11 @@ import type { FamilyMix } from './config.ts';
 /** Which scripted agent plays an episode. */
 export type Player = { kind: 'noisy'; noise: number } | { kind: 'expert' } | { kind: 'random' };
 
+/** The forge's teacher: the noisy expert (mistake rate by family), or with probability expertShare the noise-free expert. */
+export function teacher(noise: (family: FamilyName) => number, expertShare: number): (rng: Rng, family: FamilyName) => Player {
+  return (rng, family) => (expertShare > 0 && rng.chance(expertShare) ? { kind: 'expert' } : { kind: 'noisy', noise: noise(family) });
+}
+
 /** Seeded episodes over a family mixture; episode i of family f uses task seed `base + i` of the train split. */
 export class EpisodeStream {
   private readonly rng: Rng;

@@ -4,8 +4,9 @@
 //   2. policy: full-parameter SFT on packed context-window segments (agent tokens weigh 1, the
 //      collaborator's and environment's tokens `obsWeight`, an auxiliary loss that helps copying);
 //   3. critic (critic.ts): the policy's weights, SFT with the hidden information in the prompt (the
-//      reference), then SWEET-RL's Bradley–Terry LoRA adapter on trajectory pairs of many policies,
-//      then a value head regressed on returns of the policy's own play;
+//      reference); with `sweetCritic` set, SWEET-RL's Bradley–Terry LoRA adapter on trajectory pairs
+//      of many policies and a value head on returns of the policy's own play, else (the shipped first
+//      generation) a value head on noisy, noisier and random play;
 //   4. held-out check of the 4-bit policy (sampled at T = 1 and greedy) against random/noisy/expert;
 //   5. write policy/ and critic/ (config.json, tokenizer files, model.safetensors, onnx/ 4-bit prefill
 //      and decode graphs) and manifest.json with sizes and sha256.
@@ -24,10 +25,9 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
-import { Rng } from '../util/rng.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
 import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
-import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
+import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
@@ -62,7 +62,6 @@ export interface ForgeResult {
   heldOut: HeldOutRow[];
   manifest: Record<string, ManifestModel>;
   seconds: number;
-  /** The critic phase's pairs, epochs and timings. */
   /** The SWEET-RL critic phase's pairs, epochs and timings (null: the first generation's critic, `sweetCritic: null`). */
   critic: CriticReport | null;
 }
@@ -123,9 +122,6 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   if (done > sftStages + daggerRounds) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${sftStages + daggerRounds}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
   if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
-  // the teacher: the noisy expert, or with probability expertShare the noise-free expert
-  const teacher = (noise: (family: FamilyName) => number, expertShare: number) => (rng: Rng, family: FamilyName): Player =>
-    expertShare > 0 && rng.chance(expertShare) ? { kind: 'expert' } : { kind: 'noisy', noise: noise(family) };
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
