@@ -24,10 +24,12 @@ export const forge: Command = {
     '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
-    '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'.',
+    '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
+    '(a stage\'s "seqLen" trains it on shorter rows than the context); --first-stage JSON sets the first stage\'s shares and rows,',
+    'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context).',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban;',
-    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, DAgger rounds,',
-    'the SWEET-RL critic phase); --dagger JSON replaces its DAgger rounds (null for none), e.g.',
+    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
+    'DAgger rounds); --dagger JSON replaces its DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     'adapter, value head; src/rl/forge/critic.ts) on DIR\'s policy and writes DIR\'s policy unchanged plus the new critic to --out;',
@@ -41,7 +43,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && values.preset !== 'wide' && values.preset !== 'six') throw new UsageError(`--preset must be wide or six, got "${values.preset}"`);
@@ -65,6 +67,11 @@ export const forge: Command = {
     if (values.refine !== undefined) {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
+    }
+    if (values['first-stage'] !== undefined) {
+      const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as ForgeConfig['firstStage'] | null;
+      if (first === null) delete cfg.firstStage;
+      else cfg.firstStage = first;
     }
     // --critic-only always runs the SWEET-RL critic phase (DEFAULT_FORGE's shipped critic has none)
     if (values['critic-only'] && !cfg.sweetCritic) cfg.sweetCritic = DEFAULT_SWEET_CRITIC;

@@ -4,7 +4,7 @@
 // forge and for a seconds-long smoke run.
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
-import { DEFAULT_SWEET_CRITIC, SMOKE_SWEET_CRITIC, type SweetCriticConfig } from './criticConfig.ts';
+import { SMOKE_SWEET_CRITIC, type SweetCriticConfig } from './criticConfig.ts';
 
 /** One family in the training mixture. */
 export interface FamilyMix {
@@ -37,6 +37,20 @@ export interface RefineStage {
   noise?: Partial<Record<FamilyName, number>>;
   /** Share of this stage's teacher episodes played by the noise-free expert (default: the config's `expertShare`). */
   expertShare?: number;
+  /**
+   * Tokens per packed row in this stage (default: the config's `seqLen`, the context the policy ships
+   * with). A curriculum stage on the short families can train on 256-token rows, a third cheaper per
+   * token than 512 (`npx turnwise bench forge-context`); dialogues are then windowed at this length.
+   */
+  seqLen?: number;
+}
+
+/** The first policy stage's departures from the mixture: its own family shares and row length (both optional). */
+export interface FirstStage {
+  /** Episode shares by family (default: the mixture's weights); every family must be in `mix`. */
+  weights?: Partial<Record<FamilyName, number>>;
+  /** Tokens per packed row (default: `seqLen`). */
+  seqLen?: number;
 }
 
 /**
@@ -89,6 +103,8 @@ export interface ForgeConfig {
   batch: number;
   /** Policy SFT steps (first stage). */
   steps: number;
+  /** The first stage's shares and row length where they differ from the mixture's and `seqLen` (a curriculum). */
+  firstStage?: FirstStage;
   /** Policy stages after the first, in order. */
   refine: RefineStage[];
   /** DAgger rounds after the refine stages (null: none). */
@@ -181,20 +197,24 @@ export const DEFAULT_FORGE: ForgeConfig = {
 /**
  * The second generation (issue #18): all six families in a 512-token context (the tokenizer fitted on
  * all six keeps every prompt under 160 tokens; frontend's HTML replies need up to ~180 reply tokens
- * and the previous draft in view), half the teacher episodes played by the noise-free expert, then
- * DAgger rounds on the policy's own states, and the SWEET-RL critic phase (critic.ts). Episode shares
- * are chosen for token shares of roughly guess 0.25, backend 0.2, frontend 0.2, frozenlake 0.15,
- * sokoban 0.15, bandit 0.05 (the long games' episodes are 5–6× longer than guess's).
+ * and the previous draft in view), half the teacher episodes played by the noise-free expert, varied
+ * collaborator phrasings, and a curriculum: the short families (guess, backend, bandit) first, on
+ * 256-token rows, to the first generation's level (from scratch on all six at 512, 1,000 steps left
+ * the policy on the "ignore the context" plateau everywhere: docs/forge.md), then all six on 512-token
+ * rows, then DAgger rounds on the policy's own states. The last stage's episode shares are chosen for
+ * token shares of roughly guess 0.15, backend 0.15, bandit 0.05, frontend 0.25, frozenlake 0.2,
+ * sokoban 0.2 (the long games' episodes are 5–6× longer than guess's). The SWEET-RL critic phase
+ * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
  */
 export const SIX_FAMILY_FORGE: ForgeConfig = {
   ...DEFAULT_FORGE,
   mix: [
-    { family: 'guess', weight: 0.4, options: { candidates: 4, maxTurns: 4 } },
-    { family: 'backend', weight: 0.28 },
-    { family: 'bandit', weight: 0.12 },
-    { family: 'frontend', weight: 0.08 },
-    { family: 'frozenlake', weight: 0.06 },
-    { family: 'sokoban', weight: 0.06 },
+    { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
+    { family: 'backend', weight: 0.2 },
+    { family: 'bandit', weight: 0.15 },
+    { family: 'frontend', weight: 0.14 },
+    { family: 'frozenlake', weight: 0.11 },
+    { family: 'sokoban', weight: 0.1 },
   ],
   expertShare: 0.5,
   phrasings: 'varied',
@@ -202,10 +222,14 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   seqLen: 512,
   maxReplyTokens: 192,
   steps: 1000,
-  refine: [{ steps: 400, lr: 1e-3, weights: { guess: 0.4, backend: 0.28, bandit: 0.12, frontend: 0.08, frozenlake: 0.06, sokoban: 0.06 }, promptWeight: 0.25 }],
-  dagger: { rounds: 3, episodes: 1500, steps: 250, lr: 5e-4, share: 0.5 },
+  firstStage: { weights: { guess: 0.45, backend: 0.35, bandit: 0.2 }, seqLen: 256 },
+  refine: [
+    { steps: 600, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 }, promptWeight: 0.25, seqLen: 256 },
+    { steps: 700, lr: 1e-3, weights: { guess: 0.3, backend: 0.2, bandit: 0.15, frontend: 0.14, frozenlake: 0.11, sokoban: 0.1 }, promptWeight: 0.25 },
+  ],
+  dagger: { rounds: 2, episodes: 800, steps: 150, lr: 5e-4, share: 0.5 },
   valueSteps: 200,
-  sweetCritic: DEFAULT_SWEET_CRITIC,
+  sweetCritic: null,
 };
 
 /** A seconds-long run on a tiny model (tests, `--smoke`). */
@@ -255,6 +279,12 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     if (!(m.weight > 0)) throw new ForgeConfigError('mix', `forge: family ${m.family} needs a weight > 0, got ${m.weight}`);
   }
   const families = new Set(cfg.mix.map((m) => m.family));
+  const badRows = (n: number | undefined) => n !== undefined && !(Number.isInteger(n) && n >= 16 && n <= cfg.seqLen);
+  const first = cfg.firstStage;
+  if (first?.weights && Object.entries(first.weights).some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
+    throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+  }
+  if (badRows(first?.seqLen) || cfg.refine.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
   for (const [i, st] of cfg.refine.entries()) {
     if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
     const entries = Object.entries(st.weights);
@@ -274,7 +304,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   }
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises] } : null, mix: cfg.mix.map((m) => ({ ...m })), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
 function validateSweetCritic(sc: SweetCriticConfig): void {
@@ -285,10 +315,11 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
-/** The mixture of a refine stage: the config's families and options with the stage's shares. */
-export function stageMix(cfg: ForgeConfig, stage: RefineStage): FamilyMix[] {
+/** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */
+export function stageMix(cfg: ForgeConfig, weights: Partial<Record<FamilyName, number>> | undefined): FamilyMix[] {
+  if (!weights) return cfg.mix;
   return cfg.mix.flatMap((m) => {
-    const weight = stage.weights[m.family];
+    const weight = weights[m.family];
     return weight === undefined ? [] : [{ ...m, weight }];
   });
 }

@@ -110,10 +110,16 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const init = initWeights(model, cfg.seed, { heads: { value: true } });
   const backbone: ModelWeights = run.start ? { ...run.start.weights } : Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
   if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters${run.start.stagesDone ? ` after policy stage ${run.start.stagesDone}` : ''}`);
-  const graph = sftGraph(model, backbone, cfg.batch, cfg.seqLen);
+  // one train-step graph per row length the stages use (a curriculum stage may train on shorter rows)
+  const graphs = new Map<number, ReturnType<typeof sftGraph>>();
+  const graphOf = (seqLen: number) => {
+    const g = graphs.get(seqLen) ?? sftGraph(model, backbone, cfg.batch, seqLen);
+    graphs.set(seqLen, g);
+    return g;
+  };
   // the policy as an engine plays it (the window and reply budget it ships with)
   const shippedModel = (weights: ModelWeights) => ({ config: model, tokenizer: tok, weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } });
-  const packer = () => new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft');
+  const packer = (seqLen = cfg.seqLen) => new Packer(cfg.batch, seqLen, tok.special.pad, 'sft');
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
   const done = run.start?.stagesDone ?? 0;
@@ -125,17 +131,20 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
-    const policyStream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
-    const r = await sftPhase(run.runtime, graph, backbone, packer(), segmentSource(policyStream, tok, cfg.seqLen, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
+    const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
+    const policyStream = new EpisodeStream(stageMix(cfg, cfg.firstStage?.weights), `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
+    if (cfg.firstStage) log(`[forge] policy stage 1: families ${stageMix(cfg, cfg.firstStage.weights).map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens`);
+    const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
     policy = r;
     phases.push(r.report);
   }
   for (const [i, stage] of cfg.refine.entries()) {
     if (i + 2 <= done) continue;
-    const stream = new EpisodeStream(stageMix(cfg, stage), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare), cfg.phrasings);
+    const S = stage.seqLen ?? cfg.seqLen;
+    const stream = new EpisodeStream(stageMix(cfg, stage.weights), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare), cfg.phrasings);
     const noises = Object.entries(stage.noise ?? {}).map(([f, n]) => `${f} ${n}`);
-    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}`);
-    const r = await sftPhase(run.runtime, graph, policy.weights, packer(), segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
+    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`);
+    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
     policy = r;
     phases.push(r.report);
   }
@@ -160,7 +169,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       pool.add(labelledSegments(tok, played.chats, cfg.seqLen));
       const seen = played.stats.map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`).join('; ');
       log(`[forge] DAgger round ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`);
-      const rr = await sftPhase(run.runtime, graph, policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (DAgger round ${r + 1})`, d.steps), lr: d.lr });
+      const rr = await sftPhase(run.runtime, graphOf(cfg.seqLen), policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (DAgger round ${r + 1})`, d.steps), lr: d.lr });
       policy = rr;
       phases.push({ ...rr.report, dagger: played.stats });
     }

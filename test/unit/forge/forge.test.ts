@@ -26,7 +26,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'forge-'));
   dir2 = await mkdtemp(join(tmpdir(), 'forge-'));
   const runtime = await OrtRuntime.create('node');
-  const cfg = { ...SMOKE_FORGE, steps: 40, evalEpisodes: 1 };
+  // the refine stage trains on shorter rows than the context (a curriculum stage's seqLen)
+  const cfg = { ...SMOKE_FORGE, steps: 40, evalEpisodes: 1, refine: [{ ...SMOKE_FORGE.refine[0], seqLen: 96 }] };
   result = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
   second = await runForge(cfg, { write: nodeWriter(dir2), runtime, log: () => {}, command: 'test' });
   // a forge resumed from the policy its first stage wrote (its refine stage, critic and value head re-run)
@@ -101,7 +102,8 @@ describe('forge (smoke)', () => {
     expect(result.critic.epochs).toHaveLength(sc.epochs);
     expect(result.critic.pairs.train).toBeGreaterThan(0);
     expect(result.phases[3].steps).toBe(sc.epochs * Math.ceil(result.critic.pairs.train / sc.pairBatch));
-    expect(lines).toContain('[forge] policy stage 2: 4 steps at lr 0.001; families guess 1');
+    expect(lines).toContain('[forge] policy stage 2: 4 steps at lr 0.001; families guess 1; rows of 96 tokens');
+    expect(result.phases[1].tokens).toBeGreaterThan(0);
   });
 
   it('is deterministic from its seed: same weights, same files', () => {
@@ -146,10 +148,21 @@ describe('forge config', () => {
 
   it('a refine stage keeps the mixture\'s options and takes its own shares', () => {
     const cfg = { ...SMOKE_FORGE, mix: [{ family: 'guess' as const, weight: 0.9, options: { candidates: 4 } }, { family: 'bandit' as const, weight: 0.1 }] };
-    expect(stageMix(cfg, { steps: 1, lr: 1e-3, weights: { bandit: 0.7, guess: 0.3 } })).toEqual([
+    expect(stageMix(cfg, { bandit: 0.7, guess: 0.3 })).toEqual([
       { family: 'guess', weight: 0.3, options: { candidates: 4 } },
       { family: 'bandit', weight: 0.7 },
     ]);
-    expect(stageMix(cfg, { steps: 1, lr: 1e-3, weights: { bandit: 1 } })).toEqual([{ family: 'bandit', weight: 1 }]);
+    expect(stageMix(cfg, { bandit: 1 })).toEqual([{ family: 'bandit', weight: 1 }]);
+    expect(stageMix(cfg, undefined)).toEqual(cfg.mix);
+  });
+
+  it('checks a curriculum: the first stage\'s shares and every stage\'s row length', () => {
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, firstStage: { weights: { sokoban: 1 } } })).toThrow(
+      'forge: firstStage.weights must name families of the mixture (guess, bandit) with shares > 0',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, firstStage: { seqLen: SMOKE_FORGE.seqLen * 2 } })).toThrow(`a stage's seqLen must be a whole number in [16, ${SMOKE_FORGE.seqLen}]`);
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, seqLen: 8 }] })).toThrow("a stage's seqLen");
+    const ok = validateForgeConfig({ ...SMOKE_FORGE, firstStage: { weights: { guess: 1 }, seqLen: 64 } });
+    expect(ok.firstStage).toEqual({ weights: { guess: 1 }, seqLen: 64 });
   });
 });
