@@ -1,5 +1,5 @@
 // Issue 22 points 3 and 4 in the real lab (wasm, so the iterations take seconds): every learning-rate
-// path refuses a destructive value before a run starts, and so does a family whose prompts do not fit
+// path refuses a destructive value before a run starts, and so does a task whose prompt and reply reserve overflow
 // the policy's context (issue 18); an update that moves the policy too far is
 // undone, with a banner, and the live adapter stays the last good one; Pause → Resume continues; each
 // Start makes its own run, and a run another tab is training cannot be continued there (one writer
@@ -86,11 +86,12 @@ describe.runIf(shipped)('training runs in the lab', () => {
         await a.getByTestId('train-start').click();
         await expect.poll(() => error.textContent()).toMatch(message);
       }
-      // a family whose prompts do not fit the policy's context (its metadata) with the run's reply reserve
-      await a.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 8}}');
+      // a task whose prompt does not fit the policy's context (its metadata) with the run's reply reserve:
+      // sokoban's prompt (the longest) with a 400-token reply reserve overflows a 256- or 512-token context
+      await a.getByTestId('train-overrides').fill('{"maxNewTokens": 400, "starpo": {"batch": 8}}');
       await a.getByLabel('Family').selectOption('sokoban');
       await a.getByTestId('train-start').click();
-      await expect.poll(() => error.textContent()).toMatch(/^The policy's context is \d+ tokens; this sokoban prompt needs \d+ \+ 8 reply tokens; choose another family, or load a policy forged with a longer context\.$/);
+      await expect.poll(() => error.textContent()).toMatch(/^The policy's context is \d+ tokens; this sokoban prompt needs \d+ \+ 400 reply tokens; choose another family, or load a policy forged with a longer context\.$/);
       await a.getByLabel('Family').selectOption('bandit');
       expect(await progress(a).getAttribute('data-run')).toBeNull(); // no run was started
 

@@ -311,7 +311,7 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   for (const f of ['tasks', 'epochs', 'pairBatch', 'maxRejected'] as const) {
     if (!Number.isInteger(sc[f]) || sc[f] <= 0) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.${f} must be a positive integer, got ${sc[f]}`);
   }
-  if (!Number.isInteger(sc.policyEpisodes) || sc.policyEpisodes < 0 || !Number.isInteger(sc.heldOutEvery) || sc.heldOutEvery < 0) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes and heldOutEvery must be non-negative integers');
+  if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0)) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 

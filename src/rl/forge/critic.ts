@@ -4,8 +4,10 @@
 //     a message after the prompt (the critic's reference π_ref: this base with no adapter);
 //  2. trajectories of the same train-split tasks from many policies: the forged policy (sampled at
 //     T = 1 through the inference engine and the rollout loop), noisy experts at several noise
-//     levels, the expert and random play;
-//  3. pairs: each task's best successful trajectory against each failed one (criticPairs.ts);
+//     levels, the expert and random play; and the policy's re-rolls from one state of each of its
+//     episodes (`branches`);
+//  3. pairs: each task's best successful trajectory against each failed one, random play left out,
+//     and per episode with re-rolls its best branch against its worst (criticPairs.ts);
 //  4. a LoRA adapter on the base trained with Bradley–Terry on Σ_t A(chosen_t) − Σ_t A(rejected_t),
 //     A(o_t, a_t, c) = β · mean_tokens [log π_critic(a_t|o_t,c) − log π_ref(a_t|o_t,c)] (eqs. 3–4),
 //     for several epochs (the paper: 4 over ~15k trajectories), through the learner the SWEET-RL
@@ -30,7 +32,7 @@ import { initWeights, type ModelWeights } from '../model/llama/weights.ts';
 import { segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../rollout/agents.ts';
-import { rollout, taskSpecs, type RolloutEpisode } from '../rollout/rollout.ts';
+import { rollout, runSlots, taskSpecs, type EpisodeSlot, type RolloutEpisode } from '../rollout/rollout.ts';
 import { SHIPPED_ADAPTER_ID } from '../runtime/engine/adapters.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
@@ -38,7 +40,7 @@ import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
 import type { SweetCriticConfig } from './criticConfig.ts';
-import { pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from './criticPairs.ts';
+import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
 import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
@@ -60,7 +62,8 @@ export interface CriticReport {
   trajectories: Record<string, number>;
   /** Success rate by player. */
   success: Record<string, number>;
-  pairs: { train: number; heldOut: number };
+  /** Training and held-out pairs; `branch`: how many of all pairs are branch pairs. */
+  pairs: { train: number; heldOut: number; branch: number };
   epochs: CriticEpoch[];
   seconds: { base: number; play: number; reference: number; bradleyTerry: number; value: number; total: number };
 }
@@ -158,6 +161,44 @@ async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticCo
   return out;
 }
 
+/** Player name of the policy's re-rolls from a state of one of its episodes. */
+const BRANCH = 'policy branch';
+
+/**
+ * The policy re-rolls `branches` times from one state of each of its episodes (turn t drawn
+ * uniformly, the environment re-seeded from there as in the counterfactual ground truth), appended
+ * to `played` as 'policy branch' episodes of the same task; returns each episode with its re-rolls.
+ */
+async function playBranches(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticConfig, played: Played, log: (l: string) => void): Promise<number[][]> {
+  if (sc.branches === 0) return [];
+  const t0 = performance.now();
+  const rng = new Rng(`forge/critic/branches/${cfg.seed}`);
+  const roots = played.episodes.flatMap((e, i) => (played.player[i] === 'policy' && e.turns.length > 0 ? [i] : []));
+  const slots: EpisodeSlot[] = [];
+  for (const i of roots) {
+    const e = played.episodes[i];
+    const prefix = e.turns.slice(0, rng.int(e.turns.length));
+    for (let j = 0; j < sc.branches; j++) {
+      const seed = rng.int(1_000_000_000);
+      slots.push({ spec: e.task.spec, seed, prefix, reseed: seed });
+    }
+  }
+  const agent = await PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } });
+  const eps = await runSlots(slots, agent, { phrasings: cfg.phrasings });
+  const groups = roots.map((i, r) => {
+    const members = [i];
+    for (let j = 0; j < sc.branches; j++) {
+      members.push(played.episodes.length);
+      played.episodes.push(eps[r * sc.branches + j]);
+      played.task.push(played.task[i]);
+      played.player.push(BRANCH);
+    }
+    return members;
+  });
+  log(`[forge critic] ${eps.length} re-rolls of the policy from one state of each of its ${roots.length} episodes (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return groups;
+}
+
 /** log π(ids[j+1] | ids[≤j]) at every position j of each row under the critic with `adapter` (null: the base). */
 async function rowLogprobs(engine: PolicyEngine, rows: readonly Row[], adapter: string | null): Promise<number[][]> {
   const out: number[][] = [];
@@ -212,14 +253,23 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     // 2. trajectories of many policies on the same tasks
     const t1 = performance.now();
     const played = await playAll(engine, cfg, sc, log);
+    const groups = await playBranches(engine, cfg, sc, played, log);
     const tPlay = since(t1);
     await engine.unload('policy');
 
-    // 3. pairs: each task's best success against its failures (held-out tasks for accuracy), as the
+    // 3. pairs: each task's best success against its failures and the branch pairs (held-out tasks for accuracy), as the
     // critic's episode rows the SWEET-RL trainer builds (algos/sweet.ts); an episode whose prompt,
     // hidden message and last turn overflow the window cannot be scored whole and is left out
     const t2 = performance.now();
-    const paired = sweetPairs(played.episodes.map((e, i) => ({ task: played.task[i], reward: e.totalReward, success: e.success })), sc.maxRejected, cfg.seed);
+    // random play is left out of the pairs (kept for the value head): against it, a pair is won by how
+    // the whole dialogue looks, not by a turn (held-out pair accuracy ~1.0 with SWEET-RL's Spearman −0.01
+    // against the counterfactual truth on guess, docs/forge.md); branch pairs add turn-level contrasts
+    const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
+    const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
+    const paired = [
+      ...sweetPairs(pool.map((i) => ({ task: played.task[i], reward: played.episodes[i].totalReward, success: played.episodes[i].success })), sc.maxRejected, cfg.seed).map(([c, r]): TrajectoryPair => [pool[c], pool[r]]),
+      ...branched,
+    ];
     const rowOf = new Map<number, Row>();
     for (const i of [...new Set(paired.flat())].sort((a, b) => a - b)) {
       const e = played.episodes[i];
@@ -231,7 +281,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     }
     const all = paired.filter(([c, r]) => rowOf.has(c) && rowOf.has(r));
     const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
-    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
+    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${all.filter((p) => branched.has(p)).length} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
     const used = [...new Set(all.flat())].sort((a, b) => a - b);
     const rows = used.map((i) => rowOf.get(i) as Row);
     const ref = await rowLogprobs(engine, rows, null);
@@ -297,7 +347,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const report: CriticReport = {
       trajectories: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n)])),
       success: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n && played.episodes[i].success) / Math.max(1, count((i) => played.player[i] === n))])),
-      pairs: { train: train.length, heldOut: heldOut.length },
+      pairs: { train: train.length, heldOut: heldOut.length, branch: all.filter((p) => branched.has(p)).length },
       epochs,
       seconds: { base: tBase, play: tPlay, reference: tRef, bradleyTerry: tBt, value: tValue, total: since(t0) },
     };

@@ -8,6 +8,11 @@ export interface SweetCriticConfig {
   tasks: number;
   /** Sampled (T = 1) episodes of the forged policy per task. */
   policyEpisodes: number;
+  /**
+   * Re-rolls the policy plays from one random state of each of its episodes (0: none); each episode
+   * and its re-rolls share that state's prefix and give one branch pair (criticPairs.ts branchPairs).
+   */
+  branches: number;
   /** Noise levels of the noisy experts: one episode each per task (the expert and random add one each). */
   noises: number[];
   /** At most this many failed trajectories are paired with each task's best. */
@@ -25,7 +30,7 @@ export interface SweetCriticConfig {
 }
 
 /** The shipped setting: ~6k trajectories and ~2.5k pairs, sized to stay within ~15 minutes on 2 cores. */
-export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
 
 /** Seconds-long (tests, --smoke). */
-export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };

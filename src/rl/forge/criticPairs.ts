@@ -45,6 +45,30 @@ export function sweetPairs(episodes: readonly PairEpisode[], maxRejected: number
   return pairs;
 }
 
+/**
+ * Branch pairs: per group of trajectories that share their first turns (an episode and the re-rolls
+ * the policy played from one of its states), the member of highest return against the one of lowest
+ * (ties: lowest index), when the returns differ. The shared turns are the same tokens under the same
+ * reference, so their advantages cancel in the Bradley–Terry difference and the pair's whole signal
+ * falls on the turns that differ, starting with the one choice the branches made differently — the
+ * turn-level contrast that best-against-failed pairs of whole trajectories leave to chance (there, a
+ * critic can separate the sides by how the whole dialogue looks).
+ */
+export function branchPairs(groups: readonly (readonly number[])[], reward: (episode: number) => number): TrajectoryPair[] {
+  const pairs: TrajectoryPair[] = [];
+  for (const g of groups) {
+    if (g.length < 2) continue;
+    let best = g[0];
+    let worst = g[0];
+    for (const i of g) {
+      if (reward(i) > reward(best) || (reward(i) === reward(best) && i < best)) best = i;
+      if (reward(i) < reward(worst) || (reward(i) === reward(worst) && i < worst)) worst = i;
+    }
+    if (reward(best) > reward(worst)) pairs.push([best, worst]);
+  }
+  return pairs;
+}
+
 /** Splits pairs into training and held-out ones by task: every `every`-th task (task % every === 0) is held out. */
 export function splitByTask(pairs: readonly TrajectoryPair[], taskOf: (episode: number) => number, every: number): { train: TrajectoryPair[]; heldOut: TrajectoryPair[] } {
   const train: TrajectoryPair[] = [];

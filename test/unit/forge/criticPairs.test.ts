@@ -1,8 +1,18 @@
 // SWEET-RL's trajectory pairing and the Bradley–Terry row score, by hand (src/rl/forge/criticPairs.ts).
 import { describe, expect, it } from 'vitest';
-import { pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from '../../../src/rl/forge/criticPairs.ts';
+import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from '../../../src/rl/forge/criticPairs.ts';
 
 const ep = (task: number, reward: number, success: boolean) => ({ task, reward, success });
+
+describe('branchPairs', () => {
+  it("pairs each group's best return with its worst, ties by index, none when all returns are equal", () => {
+    const reward = [0.5, 1, -0.2, 1, 0.3, 0.3, 0.7, 0];
+    expect(branchPairs([[0, 1, 2, 3], [4, 5], [6], [7, 6]], (i) => reward[i])).toEqual([
+      [1, 2],
+      [6, 7],
+    ]);
+  });
+});
 
 describe('sweetPairs', () => {
   it("pairs each task's best success with each of its failures", () => {
