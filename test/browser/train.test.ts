@@ -47,7 +47,9 @@ describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the bro
       await expect.poll(() => page.getByTestId('adapters').getAttribute('data-worker-active')).toMatch(/^train-grpo-bandit-1-\d{8}T\d{6}-[0-9a-f]{4}\/policy$/);
       await page.getByTestId('adapters').getByText('live').waitFor();
       // the iteration says where its time went: rollouts, train steps on real tokens, scoring
-      await expect(page.getByTestId('iteration-cost').textContent()).resolves.toMatch(/rollouts \d+\.\d s · train steps \d+\.\d s on [1-9]\d* tokens .* scoring \d+\.\d s/);
+      const cost = (await page.getByTestId('iteration-cost').textContent()) ?? '';
+      mark(`cost: ${cost}`); // where the iteration's time went, in the CI log
+      expect(cost).toMatch(/rollouts \d+\.\d s · train steps \d+\.\d s on [1-9]\d* tokens .* scoring \d+\.\d s/);
       // no console error: ONNX Runtime's placement notes, which its wasm build logged as errors, are off (ort.ts)
       expect(b.errors).toEqual([]);
     } finally {

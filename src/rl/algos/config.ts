@@ -93,6 +93,16 @@ export interface StarpoConfig {
    */
   stepWeight: number;
   /**
+   * grpo: weight ω of each turn's Monte-Carlo re-roll advantage added to its episode advantage: from
+   * the turn's state the current policy re-plays the rest of the episode `rerolls` times keeping the
+   * turn it took and `rerolls` times with a fresh turn, A*_t = mean(kept) − mean(fresh) (the
+   * counterfactual ground truth's estimator, rollout/counterfactual.ts; issue #19 point c). 0 = off.
+   * Costs 2 × rerolls partial episodes per turn; rewards are the environment's (no infoGainReward).
+   */
+  rerollWeight: number;
+  /** M of rerollWeight: re-rolls per turn and kind (≥ 1). */
+  rerolls: number;
+  /**
    * Whiten the advantages over the iteration's kept turns, (A − mean)/std (PPO practice: cleanrl's
    * norm_adv). Raw turn-level GAE from a value head that lags the returns is positive almost
    * everywhere (issue #19: value mean 0.49 against return mean 0.77 in iteration 1), so PPO then
@@ -240,7 +250,7 @@ export interface LoopConfig {
 }
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0, whiten: true, targetKl: 0 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0, rerollWeight: 0, rerolls: 2, whiten: true, targetKl: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */
@@ -422,6 +432,9 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     if (!(s.starpo.stepWeight >= 0 && Number.isFinite(s.starpo.stepWeight))) throw new AlgoError('bad-config', `stepWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.stepWeight}`);
     if (!(s.starpo.targetKl >= 0 && Number.isFinite(s.starpo.targetKl))) throw new AlgoError('bad-config', `targetKl must be a finite number ≥ 0 (0 = off), got ${s.starpo.targetKl}`);
     if (s.starpo.stepWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic');
+    if (!(s.starpo.rerollWeight >= 0 && Number.isFinite(s.starpo.rerollWeight))) throw new AlgoError('bad-config', `rerollWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.rerollWeight}`);
+    if (!(Number.isInteger(s.starpo.rerolls) && s.starpo.rerolls >= 1 && s.starpo.rerolls <= 64)) throw new AlgoError('bad-config', `rerolls must be a whole number in [1, 64], got ${s.starpo.rerolls}`);
+    if (s.starpo.rerollWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'rerollWeight (Monte-Carlo re-roll credit) needs the grpo advantage; PPO credits turns through its critic');
   }
   if (s.algo === 'sweet') {
     pairingOf('sweet', s.sweet.pairing);

@@ -5,7 +5,8 @@
 //    every token of turn t gets A_t, and the critic learns V(s_t) → A_t + V(s_t) by value MSE;
 //  - GRPO: A_i = (R_i − mean_group)/std_group (credit/groupAdvantage.ts; zero-spread groups get 0)
 //    for every token of episode i; no critic. With stepWeight ω > 0, each turn adds ω × its
-//    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts).
+//    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts);
+//    with rerollWeight ω > 0, ω × its Monte-Carlo re-roll advantage A*_t (rollout/counterfactual.ts).
 // StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
 // varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term. PPO practice on top:
 // whitened advantages (`whiten`) and an early stop of the epochs on a target KL (`targetKl`).
@@ -17,6 +18,8 @@ import type { StarpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
 import { varianceFilter } from './groups.ts';
+import { PolicyBatchAgent } from '../rollout/agents.ts';
+import { counterfactualTruth } from '../rollout/counterfactual.ts';
 import { groupSpreads } from '../rollout/metrics.ts';
 import type { Learner } from './learner.ts';
 import { setReply, setSpan, type Row } from './rows.ts';
@@ -46,13 +49,20 @@ export class Starpo implements Algorithm {
     const valueTargets: number[][] = [];
     const values: number[][] = [];
     let stepGrouped = 0;
+    const rerolled = { episodes: 0, seconds: 0 };
     if (this.cfg.advantage === 'grpo') {
-      for (const g of kept) {
+      const started = performance.now();
+      const reroll = this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, keptEpisodes) : null;
+      if (reroll) rerolled.episodes = 2 * this.cfg.rerolls * keptEpisodes.reduce((n, e) => n + e.turns.length, 0);
+      rerolled.seconds = (performance.now() - started) / 1000;
+      for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
         const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
         const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
         stepGrouped += step?.grouped ?? 0;
-        group.forEach((e, i) => adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0))));
+        group.forEach((e, i) =>
+          adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll[j * k + i][t] : 0))),
+        );
       }
     } else {
       const v = await this.turnValues(ctx, keptEpisodes);
@@ -84,6 +94,7 @@ export class Starpo implements Algorithm {
     const stats: Record<string, number> = { kept_groups: kept.length, groups: std.length, train_rows: all.length };
     // the share of kept turns that shared their state with another episode: where step credit can act
     if (this.cfg.stepWeight > 0) stats.step_grouped_frac = stepGrouped / Math.max(1, adv.reduce((n, a) => n + a.length, 0));
+    if (this.cfg.rerollWeight > 0) Object.assign(stats, { reroll_episodes: rerolled.episodes, reroll_seconds: rerolled.seconds });
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
     // SB3's rule: stop once a minibatch's KL from the rollout policy passes 1.5 × target
@@ -101,6 +112,17 @@ export class Starpo implements Algorithm {
       gradNorm = Math.max(gradNorm, c.maxGradNorm);
     }
     return { stats, losses, gradNorm };
+  }
+
+  /**
+   * A*_t of every turn of `episodes` (in order): the current policy (the adapter being trained, as the
+   * rollout sampled it) re-plays each turn's rest M times keeping the turn and M times afresh, one
+   * batched rollout, seeded from the iteration's rng.
+   */
+  private async rerollAdvantages(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<number[][]> {
+    const agent = await PolicyBatchAgent.create(ctx.engine, { adapter: ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: ctx.windows.policyReserve } });
+    const truth = await counterfactualTruth(episodes, agent, { m: this.cfg.rerolls, seed: ctx.rng.int(1_000_000_000), gamma: this.cfg.gamma, ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}) });
+    return truth.map((t) => Array.from(t.perTurn));
   }
 
   /** V(s_0) … V(s_T) per episode from the critic (with its current adapter). */

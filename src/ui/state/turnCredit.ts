@@ -9,10 +9,15 @@ import type { FamilyName, JsonObject, JsonValue } from '../../rl/envs/types.ts';
 
 /** What the group's fields hold; each maps to one config field. */
 export interface CreditChoice {
-  /** GRPO: 'gigpo' adds step-level credit from anchor-state groups (starpo.stepWeight = stepWeight). */
-  stepCredit: 'off' | 'gigpo';
-  /** ω of the step-level advantage when stepCredit is 'gigpo'. */
+  /**
+   * GRPO: 'gigpo' adds step-level credit from anchor-state groups (starpo.stepWeight = stepWeight);
+   * 'reroll' adds Monte-Carlo re-roll advantages (starpo.rerollWeight = stepWeight, starpo.rerolls = rerolls).
+   */
+  stepCredit: 'off' | 'gigpo' | 'reroll';
+  /** ω of the step-level advantage when stepCredit is not 'off'. */
   stepWeight: number;
+  /** M re-rolls per turn and kind when stepCredit is 'reroll'. */
+  rerolls: number;
   /** infoGainReward: weight of a question's information gain (bits) in its turn reward; 0 = off. */
   infoGain: number;
   /** PPO / StarPO-S: starpo.whiten. */
@@ -41,8 +46,9 @@ export function defaultCreditChoice(algo: AlgoName): CreditChoice {
   const sweet = 'sweet' in s ? s.sweet : SWEET_DEFAULTS;
   const rft = 'rft' in s ? s.rft : RFT_DEFAULTS;
   return {
-    stepCredit: starpo.stepWeight > 0 ? 'gigpo' : 'off',
-    stepWeight: starpo.stepWeight > 0 ? starpo.stepWeight : GIGPO_WEIGHT,
+    stepCredit: starpo.stepWeight > 0 ? 'gigpo' : starpo.rerollWeight > 0 ? 'reroll' : 'off',
+    stepWeight: starpo.stepWeight > 0 ? starpo.stepWeight : starpo.rerollWeight > 0 ? starpo.rerollWeight : GIGPO_WEIGHT,
+    rerolls: starpo.rerolls,
     infoGain: 0,
     whiten: starpo.whiten,
     targetKl: starpo.targetKl,
@@ -74,7 +80,11 @@ export function creditOverrides(choice: CreditChoice, algo: AlgoName, family: Fa
   const fields = new Set(creditFields(algo, family));
   const out: JsonObject = {};
   const section: JsonObject = {};
-  if (fields.has('stepCredit')) section.stepWeight = choice.stepCredit === 'gigpo' ? choice.stepWeight : 0;
+  if (fields.has('stepCredit')) {
+    section.stepWeight = choice.stepCredit === 'gigpo' ? choice.stepWeight : 0;
+    section.rerollWeight = choice.stepCredit === 'reroll' ? choice.stepWeight : 0;
+    if (choice.stepCredit === 'reroll') section.rerolls = choice.rerolls;
+  }
   if (fields.has('whiten')) section.whiten = choice.whiten;
   if (fields.has('targetKl')) section.targetKl = choice.targetKl;
   if (fields.has('rftKeep')) section.keep = choice.rftKeep;
@@ -105,7 +115,11 @@ const ALGO_LABEL: Record<AlgoName, string> = { grpo: 'GRPO', ppo: 'PPO', starpo:
 export function creditSummary(c: LoopConfig): string {
   const s = c.settings;
   const parts = [ALGO_LABEL[s.algo]];
-  if (s.algo === 'grpo') parts.push(s.starpo.stepWeight > 0 ? `step credit ω ${s.starpo.stepWeight}` : 'episode credit');
+  if (s.algo === 'grpo') {
+    if (s.starpo.stepWeight > 0) parts.push(`step credit ω ${s.starpo.stepWeight}`);
+    if (s.starpo.rerollWeight > 0) parts.push(`re-roll credit ω ${s.starpo.rerollWeight}, M ${s.starpo.rerolls}`);
+    if (!(s.starpo.stepWeight > 0 || s.starpo.rerollWeight > 0)) parts.push('episode credit');
+  }
   if (s.algo === 'ppo' || s.algo === 'starpo') parts.push(s.starpo.whiten ? 'whitened advantages' : 'raw advantages', s.starpo.targetKl > 0 ? `target KL ${s.starpo.targetKl}` : 'no KL early stop');
   if (s.algo === 'rft') parts.push(s.rft.keep === 'success' ? 'keeps every success' : 'keeps above the group mean');
   if (s.algo === 'sweet') parts.push(`critic replay ${s.sweet.criticReplay} × ${s.sweet.criticEpochs} epoch${s.sweet.criticEpochs === 1 ? '' : 's'}`);

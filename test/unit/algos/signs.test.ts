@@ -88,3 +88,26 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
     await learner.dispose();
   }, 60_000);
 });
+
+describe('GRPO with Monte-Carlo re-roll credit', () => {
+  it('re-rolls 2 × M partial episodes per turn through the policy being trained and still follows the rewarded reply', async () => {
+    const config = defaultLoopConfig('grpo', 'bandit', { seed: 3, tasksPerIteration: 1, k: 4, lr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
+    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3 });
+    const ids = { policy: 'signs-reroll/policy', critic: 'unused' };
+    const ctx = new AlgoContext(engine, runtime, { policy: models.policy, critic: null }, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
+    const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
+    const learner = algo.learners.policy!;
+    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+    const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+    const r = await algo.update(ctx, { episodes: group([[GOOD, 1], [BAD, 0], [GOOD, 1], [BAD, 0]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
+    // four one-turn episodes, M = 3 re-rolls keeping the turn and 3 afresh each
+    expect(r.stats.reroll_episodes).toBe(24);
+    expect(r.stats.reroll_seconds).toBeGreaterThan(0);
+    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+    // the re-rolls score both replies alike (neither is a bandit answer), so the episode advantage decides
+    const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+    expect(after[0]).toBeGreaterThan(before[0]);
+    expect(after[1]).toBeLessThan(before[1]);
+    await learner.dispose();
+  }, 60_000);
+});
