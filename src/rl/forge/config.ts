@@ -224,8 +224,8 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   steps: 1000,
   firstStage: { weights: { guess: 0.45, backend: 0.35, bandit: 0.2 }, seqLen: 256 },
   refine: [
-    { steps: 600, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 }, promptWeight: 0.25, seqLen: 256 },
-    { steps: 700, lr: 1e-3, weights: { guess: 0.3, backend: 0.2, bandit: 0.15, frontend: 0.14, frozenlake: 0.11, sokoban: 0.1 }, promptWeight: 0.25 },
+    { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 }, promptWeight: 0.25, seqLen: 256 },
+    { steps: 700, lr: 1e-3, weights: { guess: 0.27, backend: 0.25, bandit: 0.13, frontend: 0.14, frozenlake: 0.11, sokoban: 0.1 }, promptWeight: 0.25 },
   ],
   dagger: { rounds: 2, episodes: 800, steps: 150, lr: 5e-4, share: 0.5 },
   valueSteps: 200,
