@@ -1,7 +1,7 @@
 // Play in real Chromium: a person answers the agent through the Yes / No buttons and the reply box
 // until the episode ends (each answer read back under its bubble, an unclear one asked about again,
-// the environment's status on its own line); the learned policy is the default agent, the noisy
-// expert standing in (and saying why) for a task whose prompt does not fit its context; an episode waiting
+// the environment's status on its own line); the learned policy is the default agent, on
+// every family; an episode waiting
 // for the person survives a switch to another view and back; a RAGEN game goes move by move on
 // "Next move", and starting another episode mid-way closes the unfinished one in the store (the
 // Data view lists it as aborted beside the finished one).
@@ -12,8 +12,8 @@ import { readCredit } from './storeDb.ts';
 import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 
-/** The shipped policy's metadata: the context and reply reserve the policy-fit check reads (rl/model/fit.ts). */
-const SHIPPED = (JSON.parse(readFileSync(new URL('../../public/models/policy/config.json', import.meta.url), 'utf8')) as { turnwise: { contextTokens: number; maxReplyTokens: number } }).turnwise;
+/** The shipped policy's metadata: its families, and the context and reply reserve the policy-fit check reads (rl/model/fit.ts). */
+const SHIPPED = (JSON.parse(readFileSync(new URL('../../public/models/policy/config.json', import.meta.url), 'utf8')) as { turnwise: { contextTokens: number; maxReplyTokens: number; families: string[] } }).turnwise;
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -97,15 +97,16 @@ describe('Play view', () => {
       await page.goto(`${server.url}#/play`);
       await expect(page.getByTestId('agent-kind').inputValue()).resolves.toBe('policy');
       await page.getByTestId('agent-kind').locator('option[value=policy]').filter({ hasText: /^policy$/ }).waitFor({ state: 'attached', timeout: 120_000 });
-      // a task whose prompt plus reply does not fit the policy's context (from its metadata): the view
-      // says why before Start, and the episode is the noisy expert's, never a policy episode that fails
-      await page.getByTestId('family').selectOption('sokoban');
-      await expect.poll(() => page.getByTestId('agent-note').innerText()).toMatch(/^The policy's context is \d+ tokens; this sokoban prompt needs \d+ \+ \d+ reply tokens — the noisy expert plays instead \(or choose another agent\)\.$/);
-      const [, context, prompt, reply] = (await page.getByTestId('agent-note').innerText()).match(/context is (\d+) tokens; .* needs (\d+) \+ (\d+) reply/) ?? [];
-      expect([Number(context), Number(reply)]).toEqual([SHIPPED.contextTokens, SHIPPED.maxReplyTokens]);
-      expect(Number(prompt) + Number(reply)).toBeGreaterThan(Number(context));
+      // every family is the policy's (issue 18): its metadata names all six and every prompt fits its
+      // context with the reply reserve, so no family has the noisy expert standing in
+      expect(SHIPPED.families).toEqual(['guess', 'backend', 'bandit', 'frontend', 'frozenlake', 'sokoban']);
+      for (const family of ['sokoban', 'frontend', 'frozenlake']) {
+        await page.getByTestId('family').selectOption(family);
+        await expect.poll(() => page.getByTestId('agent-kind').inputValue()).toBe('policy');
+        await expect.poll(() => page.getByTestId('agent-note').count()).toBe(0);
+      }
       await page.getByTestId('new-episode').click();
-      await expect(page.getByTestId('played-by').innerText()).resolves.toBe('Played by noisy expert');
+      await expect(page.getByTestId('played-by').innerText()).resolves.toBe('Played by policy · base');
       await page.getByTestId('family').selectOption('guess');
       await expect.poll(() => page.getByTestId('agent-note').count()).toBe(0);
       await page.getByTestId('new-episode').click();

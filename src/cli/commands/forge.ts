@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -20,15 +20,16 @@ export const forge: Command = {
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
-    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset wide|six] [--dagger JSON] [--smoke] [--json]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six] [--dagger JSON] [--smoke] [--json]',
     '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
     '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
     '(a stage\'s "seqLen" trains it on shorter rows than the context); --first-stage JSON sets the first stage\'s shares and rows,',
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context).',
-    '--minutes caps the policy SFT phase (the result then depends on the machine); --preset wide adds frozenlake and sokoban;',
-    '--preset six is the second generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
+    '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
+    '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
+    'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
     'DAgger rounds); --dagger JSON replaces its DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
@@ -46,8 +47,9 @@ export const forge: Command = {
       smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
-    if (values.preset !== undefined && values.preset !== 'wide' && values.preset !== 'six') throw new UsageError(`--preset must be wide or six, got "${values.preset}"`);
-    const base = values.smoke ? SMOKE_FORGE : values.preset === 'six' ? SIX_FAMILY_FORGE : DEFAULT_FORGE;
+    if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
+    // six: the default (the second generation); first and wide: the first generation's mixtures
+    const base = values.smoke ? SMOKE_FORGE : values.preset === 'first' || values.preset === 'wide' ? FIRST_GENERATION_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     const cfg: ForgeConfig = {

@@ -155,8 +155,8 @@ export const WIDE_MIX: FamilyMix[] = [
   { family: 'sokoban', weight: 0.06 },
 ];
 
-/** The shipped default: guess (4 candidates, T = 4), backend and RAGEN's bandit, short dialogues only. */
-export const DEFAULT_FORGE: ForgeConfig = {
+/** The first generation (shipped until 2026-12-02; `--preset first`): guess (4 candidates, T = 4), backend and RAGEN's bandit, short dialogues only, context 256. */
+export const FIRST_GENERATION_FORGE: ForgeConfig = {
   seed: 1,
   mix: [
     { family: 'guess', weight: 0.45, options: { candidates: 4, maxTurns: 4 } },
@@ -184,7 +184,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
   dagger: null,
   criticSteps: 40,
   valueSteps: 40,
-  // the shipped critic is the first generation's (no SWEET-RL adapter); SIX_FAMILY_FORGE has the critic phase
+  // no SWEET-RL adapter: the critic is SFT with the hidden information plus a value head
   sweetCritic: null,
   lr: 3e-3,
   warmup: 100,
@@ -207,7 +207,7 @@ export const DEFAULT_FORGE: ForgeConfig = {
  * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
  */
 export const SIX_FAMILY_FORGE: ForgeConfig = {
-  ...DEFAULT_FORGE,
+  ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
     { family: 'backend', weight: 0.2 },
@@ -232,9 +232,12 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   sweetCritic: null,
 };
 
+/** The shipped default (`npx turnwise forge`): the second generation. */
+export const DEFAULT_FORGE: ForgeConfig = SIX_FAMILY_FORGE;
+
 /** A seconds-long run on a tiny model (tests, `--smoke`). */
 export const SMOKE_FORGE: ForgeConfig = {
-  ...DEFAULT_FORGE,
+  ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.5 },
     { family: 'bandit', weight: 0.5 },
