@@ -103,8 +103,8 @@ describe.runIf(mounted)('storage quota in Play', () => {
       // ends the episode lands without a reply, so one click may draw two turns)
       if (!(await page.getByTestId('outcome').count())) {
         await simulateOnce(page, 3);
-        expect(await refused()).toBeGreaterThanOrEqual(2);
-        await expect(page.getByTestId('save-error').innerText()).resolves.toMatch(new RegExp(`^${await refused()} turns are not saved yet`));
+        // (the notice may lag a turn drawn a moment ago, as above: read both until they agree)
+        await expect.poll(saysSo).toBeGreaterThanOrEqual(2);
       }
       const shown = await page.getByTestId('agent-turn').locator('.text').allInnerTexts();
       expect((await readDb(page))[0].agentTexts).toEqual(shown.slice(0, 1));
