@@ -49,19 +49,15 @@ export class Starpo implements Algorithm {
     const valueTargets: number[][] = [];
     const values: number[][] = [];
     let stepGrouped = 0;
-    const rerolled = { episodes: 0, seconds: 0 };
+    const reroll = this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, keptEpisodes) : null;
     if (this.cfg.advantage === 'grpo') {
-      const started = performance.now();
-      const reroll = this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, keptEpisodes) : null;
-      if (reroll) rerolled.episodes = 2 * this.cfg.rerolls * keptEpisodes.reduce((n, e) => n + e.turns.length, 0);
-      rerolled.seconds = (performance.now() - started) / 1000;
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
         const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
         const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
         stepGrouped += step?.grouped ?? 0;
         group.forEach((e, i) =>
-          adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll[j * k + i][t] : 0))),
+          adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll.advantages[j * k + i][t] : 0))),
         );
       }
     } else {
@@ -94,7 +90,7 @@ export class Starpo implements Algorithm {
     const stats: Record<string, number> = { kept_groups: kept.length, groups: std.length, train_rows: all.length };
     // the share of kept turns that shared their state with another episode: where step credit can act
     if (this.cfg.stepWeight > 0) stats.step_grouped_frac = stepGrouped / Math.max(1, adv.reduce((n, a) => n + a.length, 0));
-    if (this.cfg.rerollWeight > 0) Object.assign(stats, { reroll_episodes: rerolled.episodes, reroll_seconds: rerolled.seconds });
+    if (reroll) Object.assign(stats, { reroll_episodes: reroll.episodes, reroll_seconds: reroll.seconds });
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
     // SB3's rule: stop once a minibatch's KL from the rollout policy passes 1.5 × target
@@ -115,14 +111,20 @@ export class Starpo implements Algorithm {
   }
 
   /**
-   * A*_t of every turn of `episodes` (in order): the current policy (the adapter being trained, as the
+   * A*_t of every turn of `episodes` (in order), with what it cost: the current policy (the adapter being trained, as the
    * rollout sampled it) re-plays each turn's rest M times keeping the turn and M times afresh, one
    * batched rollout, seeded from the iteration's rng.
    */
-  private async rerollAdvantages(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<number[][]> {
+  private async rerollAdvantages(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<{ advantages: number[][]; episodes: number; seconds: number }> {
+    const started = performance.now();
     const agent = await PolicyBatchAgent.create(ctx.engine, { adapter: ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: ctx.windows.policyReserve } });
     const truth = await counterfactualTruth(episodes, agent, { m: this.cfg.rerolls, seed: ctx.rng.int(1_000_000_000), gamma: this.cfg.gamma, ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}) });
-    return truth.map((t) => Array.from(t.perTurn));
+    return {
+      advantages: truth.map((t) => Array.from(t.perTurn)),
+      // 2M partial episodes per turn: M keeping the turn, M afresh
+      episodes: 2 * this.cfg.rerolls * episodes.reduce((n, e) => n + e.turns.length, 0),
+      seconds: (performance.now() - started) / 1000,
+    };
   }
 
   /** V(s_0) … V(s_T) per episode from the critic (with its current adapter). */

@@ -283,15 +283,19 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   }
   const families = new Set(cfg.mix.map((m) => m.family));
   const badRows = (n: number | undefined) => n !== undefined && !(Number.isInteger(n) && n >= 16 && n <= cfg.seqLen);
+  // a stage's shares: at least one, each naming a family of the mixture with a share > 0
+  const badShares = (weights: Partial<Record<FamilyName, number>>) => {
+    const entries = Object.entries(weights);
+    return entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0));
+  };
   const first = cfg.firstStage;
-  if (first?.weights && Object.entries(first.weights).some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
+  if (first?.weights && badShares(first.weights)) {
     throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   }
   if (badRows(first?.seqLen) || cfg.refine.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
   for (const [i, st] of cfg.refine.entries()) {
     if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
-    const entries = Object.entries(st.weights);
-    if (entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0))) {
+    if (badShares(st.weights)) {
       throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
     }
     if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {

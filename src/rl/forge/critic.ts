@@ -281,7 +281,8 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     }
     const all = paired.filter(([c, r]) => rowOf.has(c) && rowOf.has(r));
     const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
-    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${all.filter((p) => branched.has(p)).length} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
+    const branchCount = all.filter((p) => branched.has(p)).length;
+    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${branchCount} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
     const used = [...new Set(all.flat())].sort((a, b) => a - b);
     const rows = used.map((i) => rowOf.get(i) as Row);
     const ref = await rowLogprobs(engine, rows, null);
@@ -347,7 +348,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const report: CriticReport = {
       trajectories: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n)])),
       success: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n && played.episodes[i].success) / Math.max(1, count((i) => played.player[i] === n))])),
-      pairs: { train: train.length, heldOut: heldOut.length, branch: all.filter((p) => branched.has(p)).length },
+      pairs: { train: train.length, heldOut: heldOut.length, branch: branchCount },
       epochs,
       seconds: { base: tBase, play: tPlay, reference: tRef, bradleyTerry: tBt, value: tValue, total: since(t0) },
     };

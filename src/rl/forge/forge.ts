@@ -132,8 +132,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const phases: PhaseReport[] = [];
   if (done < 1) {
     const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
-    const policyStream = new EpisodeStream(stageMix(cfg, cfg.firstStage?.weights), `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
-    if (cfg.firstStage) log(`[forge] policy stage 1: families ${stageMix(cfg, cfg.firstStage.weights).map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens`);
+    const mix = stageMix(cfg, cfg.firstStage?.weights);
+    const policyStream = new EpisodeStream(mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
+    if (cfg.firstStage) log(`[forge] policy stage 1: families ${mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens`);
     const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
     policy = r;
     phases.push(r.report);
