@@ -57,6 +57,20 @@ const ALGO_LABELS: Record<string, string> = {
   rft: 'rejection fine-tuning',
 };
 
+/** The labels of bench/entries/learning.ts's CREDIT_VARIANTS, as a row adds them to its algorithm's. */
+const VARIANT_LABELS: Record<string, string> = {
+  gigpo: 'GiGPO step credit (ω 1)',
+  info: 'information-gain turn reward (0.1 per bit)',
+  reroll: 'Monte-Carlo re-roll credit (M 2, ω 1)',
+};
+
+/** "grpo+gigpo" → "GRPO + GiGPO step credit (ω 1)". */
+export function algoLabel(key: string): string {
+  const [algo, variant] = key.split('+');
+  const base = ALGO_LABELS[algo] ?? algo;
+  return variant ? `${base} + ${VARIANT_LABELS[variant] ?? variant}` : base;
+}
+
 const fmt = (x: number, digits = 1) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
 const signed = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
 const withHalf = (m: { mean: number; half: number }) => `${signed(m.mean)}${Number.isNaN(m.half) ? '' : ` ± ${m.half.toFixed(1)}`}`;
@@ -83,7 +97,7 @@ export function learningTables(cases: readonly CaseFigures[]): string {
         const pairs = cs.map((c) => c.rates?.sampled?.[n]).filter((p): p is [number, number] => !!p);
         return pairs.length ? `${meanInterval(pairs.map((p) => p[0])).mean.toFixed(2)} → ${meanInterval(pairs.map((p) => p[1])).mean.toFixed(2)}` : '–';
       });
-      out.push(`| ${[ALGO_LABELS[algo] ?? algo, cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`);
+      out.push(`| ${[algoLabel(algo), cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`);
     }
     out.push('');
   }

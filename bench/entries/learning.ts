@@ -3,7 +3,8 @@
 // useless/repeated-question rates on guess) before and after the same training budget (iterations ×
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
-//   LEARNING_ALGOS (default all), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
+//   LEARNING_ALGOS (default all; an algorithm may carry a turn-level credit variant, grpo+gigpo, grpo+info,
+//   grpo+reroll: CREDIT_VARIANTS below), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
 //   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (the policy's lr; default each algorithm's, defaultLr),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
@@ -35,9 +36,23 @@ import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../src/rl/env
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 
+/**
+ * Turn-level credit options a case may add to its algorithm (issue #19), each the config the Train
+ * view's "Turn-level credit" group sets for it (ui/state/turnCredit.ts): GiGPO's step credit at its
+ * paper's ω = 1, the information-gain turn reward at 0.1 per bit, Monte-Carlo re-roll credit with
+ * M = 2 at ω = 1.
+ */
+export const CREDIT_VARIANTS: Record<string, { algos: readonly AlgoName[]; config: JsonObject }> = {
+  gigpo: { algos: ['grpo'], config: { starpo: { stepWeight: 1 } } },
+  info: { algos: ['grpo', 'ppo', 'starpo', 'rft', 'mtdpo', 'sweet'], config: { infoGainReward: 0.1 } },
+  reroll: { algos: ['grpo'], config: { starpo: { rerollWeight: 1, rerolls: 2 } } },
+};
+
 /** One cell of the table. */
 export interface LearningCase {
   algo: AlgoName;
+  /** A CREDIT_VARIANTS key, or none for the algorithm's defaults. */
+  variant?: string;
   family: FamilyName;
   seed: number;
 }
@@ -59,16 +74,21 @@ const num = (name: string, fallback: number) => Number(process.env[name] ?? fall
 /** The behaviour rates a family may report beside success (guess: issue #8's collapse modes). */
 const RATES = ['early_answer_rate', 'ran_out_of_turns_rate', 'wasted_questions_mean', 'useless_question_rate', 'repeated_question_rate'];
 
-/** Parses "algo:family:seed". */
+/** Parses "algo[+variant]:family:seed". */
 export function parseCase(s: string): LearningCase {
-  const [algo, family, seed] = s.split(':');
-  if (!ALGO_NAMES.includes(algo as AlgoName) || !FAMILY_NAMES.includes(family as FamilyName) || !Number.isInteger(Number(seed))) {
-    throw new Error(`learning case "${s}" is not algo:family:seed (algos ${ALGO_NAMES.join('|')}, families ${FAMILY_NAMES.join('|')})`);
+  const [name, family, seed] = s.split(':');
+  const [algo, variant] = (name ?? '').split('+');
+  const known = variant === undefined || CREDIT_VARIANTS[variant]?.algos.includes(algo as AlgoName);
+  if (!ALGO_NAMES.includes(algo as AlgoName) || !known || !FAMILY_NAMES.includes(family as FamilyName) || !Number.isInteger(Number(seed))) {
+    const variants = Object.entries(CREDIT_VARIANTS).map(([v, d]) => `${d.algos.join('|')}+${v}`).join(', ');
+    throw new Error(`learning case "${s}" is not algo[+variant]:family:seed (algos ${ALGO_NAMES.join('|')}; variants ${variants}; families ${FAMILY_NAMES.join('|')})`);
   }
-  return { algo: algo as AlgoName, family: family as FamilyName, seed: Number(seed) };
+  return { algo: algo as AlgoName, ...(variant ? { variant } : {}), family: family as FamilyName, seed: Number(seed) };
 }
 
-const caseName = (c: LearningCase) => `${c.algo}-${c.family}-${c.seed}`;
+/** "algo" or "algo+variant": the table's row key. */
+export const algoKey = (c: LearningCase) => (c.variant ? `${c.algo}+${c.variant}` : c.algo);
+const caseName = (c: LearningCase) => `${algoKey(c)}-${c.family}-${c.seed}`;
 
 /** The cases the environment asks for: LEARNING_CASES, else families × algorithms × seeds. */
 export function casesFromEnv(): LearningCase[] {
@@ -123,6 +143,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const policy = await load('policy');
     let config = resolveLoopConfig({ algo: c.algo, family: c.family, seed: c.seed, ...lr, tasksPerIteration: tasks, k }, policy.turnwise);
     for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
+    if (c.variant) config = overrideConfig(config, CREDIT_VARIANTS[c.variant].config);
     const critic = needsCritic(config.settings);
     const models = { policy, critic: critic ? await load('critic') : null };
     const runtime = engine.sharedRuntime();
@@ -133,12 +154,12 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
     await loop.dispose();
     const minutes = (performance.now() - start) / 60_000;
-    const label = `${c.family} ${c.algo} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
+    const label = `${c.family} ${algoKey(c)} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
     const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
     const modes = ['sampled', 'greedy'] as const;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
     const rates = (mode: 'sampled' | 'greedy') => Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
-    const figures: CaseFigures = { ...c, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } };
+    const figures: CaseFigures = { algo: algoKey(c), family: c.family, seed: c.seed, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } };
     const rows: BenchRow[] = [];
     for (const mode of modes) {
       const [was, now] = figures.success[mode];
@@ -163,7 +184,7 @@ async function writeCase(dir: string, r: CaseResult): Promise<void> {
 export async function readShards(dir: string): Promise<CaseResult[]> {
   const out: CaseResult[] = [];
   for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult);
-  const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${String(c.seed).padStart(6, '0')}`;
+  const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${c.variant ?? ''}\u0000${String(c.seed).padStart(6, '0')}`;
   return out.sort((a, b) => key(a.case).localeCompare(key(b.case)));
 }
 
@@ -179,7 +200,7 @@ async function runChildren(cases: LearningCase[], jobs: number, dir: string, log
     while (next < cases.length) {
       const c = cases[next++];
       const out = join(dir, `${caseName(c)}.json`);
-      const args = ['--import', 'tsx', SELF, `${c.algo}:${c.family}:${c.seed}`, out];
+      const args = ['--import', 'tsx', SELF, `${algoKey(c)}:${c.family}:${c.seed}`, out];
       const [cmd, argv] = pin ? ['/usr/bin/taskset', ['-c', String(slot % cores), process.execPath, ...args]] : [process.execPath, args];
       const code = await new Promise<number>((resolve) => {
         const child = spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit'], env: process.env });

@@ -10,10 +10,10 @@
 // StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
 // varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term. PPO practice on top:
 // whitened advantages (`whiten`) and an early stop of the epochs on a target KL (`targetKl`).
-import { dialogueOf } from '../envs/episode.ts';
 import { gaeAdvantages } from '../credit/gae.ts';
 import { groupAdvantages } from '../credit/groupAdvantage.ts';
-import { stepGroupAdvantages } from '../credit/stepGroups.ts';
+import { dialogueOf } from '../envs/episode.ts';
+import { anchorState, stepGroupAdvantages } from '../credit/stepGroups.ts';
 import type { StarpoConfig } from './config.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
@@ -158,7 +158,7 @@ export class Starpo implements Algorithm {
 /** GiGPO step advantages of one task group: each turn's state is its visible history, verbatim. */
 function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
   return stepGroupAdvantages(
-    group.map((e) => e.turns.map((turn, t) => ({ state: JSON.stringify(dialogueOf(e.task.prompt, e.turns.slice(0, t))), reward: turn.reward }))),
+    group.map((e) => e.turns.map((turn, t) => ({ state: anchorState(e.task.prompt, e.turns, t), reward: turn.reward }))),
     { gamma: cfg.gamma, divideByStd: cfg.divideByStd },
   );
 }

@@ -1,7 +1,7 @@
 // Step-level advantages from anchor-state groups, in the spirit of GiGPO (Feng et al., "Group-in-Group
 // Policy Optimization for LLM Agent Training", arXiv 2505.10978, §3.2–3.3). Within the K episodes of
-// one task, the turns whose visible history is identical (the same anchor state: the prompt and every
-// earlier agent message and reply, verbatim) form a step group; each turn's discounted return from
+// one task, the turns that acted in the same anchor state (the environment's state where the family
+// reports one, else the visible history verbatim; the caller's key) form a step group; each turn's discounted return from
 // that state on, G_t = Σ_{s≥t} γ^{s−t} r_s, is compared with its step group's:
 //   A^S_t = G_t − mean_group G          (÷ std_group G with divideByStd, as GiGPO's default)
 // A state only one episode reached, or whose group's returns are all equal, gets 0: nothing to
@@ -9,7 +9,22 @@
 // episodes that agree up to a turn and part there are credited by what they did at the parting turn,
 // not only by how their whole episodes ended.
 
-/** One turn as the step groups see it: the state it acted in (its visible history) and its reward. */
+import { dialogueOf } from '../envs/episode.ts';
+import type { Turn } from '../envs/turn.ts';
+
+/**
+ * The key of the state turn t acted in: the environment's own description of it where the family
+ * reports one (the previous turn's info.anchor: guess's remaining candidates, asked attributes and
+ * turn count), else the visible history verbatim. GiGPO groups by environment state; with varied
+ * phrasings two identical states rarely read the same ("Yes." / "Yes, it is."), so the text alone
+ * would leave most later turns ungrouped.
+ */
+export function anchorState(prompt: string, turns: readonly Pick<Turn, 'action' | 'observation' | 'info'>[], t: number): string {
+  const before = t > 0 ? turns[t - 1].info.anchor : undefined;
+  return typeof before === 'string' ? `anchor:${before}` : JSON.stringify(dialogueOf(prompt, turns.slice(0, t)));
+}
+
+/** One turn as the step groups see it: a key of the state it acted in and its reward. */
 export interface StepTurn {
   state: string;
   reward: number;

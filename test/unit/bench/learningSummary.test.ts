@@ -1,6 +1,7 @@
 // The learning table's summary over seeds: means, gains and Student-t intervals computed by hand.
 import { describe, expect, it } from 'vitest';
-import { learningTables, meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
+import { algoLabel, learningTables, meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
+import { algoKey, parseCase } from '../../../bench/entries/learning.ts';
 
 describe('learning summary', () => {
   it('gives the mean and the 95% t half-width over seeds', () => {
@@ -41,5 +42,17 @@ describe('learning summary', () => {
     expect(md).toContain('| algorithm | seeds | sampled, before → after | sampled gain | greedy, before → after | greedy gain | early answers (sampled) |');
     expect(md).toContain('| rejection fine-tuning | 1 | 81.5→99.5 | +18.0 | 98→100 | +2.0 |');
     expect(md.filter((l) => l.startsWith('**'))).toEqual(['**guess**', '**bandit**']);
+  });
+
+  it('reads a case with a turn-level credit variant and names its row', () => {
+    const c = parseCase('grpo+gigpo:guess:2');
+    expect(c).toEqual({ algo: 'grpo', variant: 'gigpo', family: 'guess', seed: 2 });
+    expect(algoKey(c)).toBe('grpo+gigpo');
+    expect(algoKey(parseCase('rft:bandit:1'))).toBe('rft');
+    expect(algoLabel('grpo+reroll')).toBe('GRPO + Monte-Carlo re-roll credit (M 2, ω 1)');
+    expect(algoLabel('ppo')).toBe('PPO (critic, turn-level GAE)');
+    // a variant the algorithm has no use for, or no such variant, is refused with the list
+    expect(() => parseCase('mtdpo+gigpo:guess:1')).toThrow(/grpo\+gigpo/);
+    expect(() => parseCase('grpo+magic:guess:1')).toThrow(/variants/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { stepGroupAdvantages, type StepTurn } from '../../../src/rl/credit/stepGroups.ts';
+import { anchorState, stepGroupAdvantages, type StepTurn } from '../../../src/rl/credit/stepGroups.ts';
+import { GuessEnv } from '../../../src/rl/envs/guess/env.ts';
 
 const turn = (state: string, reward: number): StepTurn => ({ state, reward });
 
@@ -40,5 +41,29 @@ describe('step-group advantages (GiGPO)', () => {
     expect(advantages).toEqual([[0], [0]]);
     expect(grouped).toBe(2);
     expect(stepGroupAdvantages([], { gamma: 1, divideByStd: true })).toEqual({ advantages: [], grouped: 0 });
+  });
+});
+
+describe('anchor states', () => {
+  it('group two guess games in the same state whatever words the answers used, and fall back to the text elsewhere', () => {
+    // the same task, the same question, the simulated collaborator phrasing its answer two ways
+    const play = (reply: string) => {
+      const env = new GuessEnv();
+      const task = env.reset({ family: 'guess', split: 'test', seed: 11 });
+      const pending = env.beginStep('is it a mammal?');
+      if (pending.kind !== 'reply') throw new Error('a question asks for a reply');
+      const truth = (task.hidden.facts as Record<string, boolean>).mammal;
+      const r = env.completeStep(truth ? reply : reply.replace('Yes', 'No'));
+      return { prompt: task.prompt, turns: [{ action: 'is it a mammal?', observation: r.observation, info: r.info }, { action: 'guess: cat', observation: '', info: { reason: 'failed' as const, invalidFormat: false, success: false } }] };
+    };
+    const a = play('Yes.');
+    const b = play('Yes, that is right.');
+    expect(a.turns[0].observation).not.toBe(b.turns[0].observation);
+    expect(anchorState(a.prompt, a.turns, 1)).toBe(anchorState(b.prompt, b.turns, 1));
+    expect(anchorState(a.prompt, a.turns, 1)).toMatch(/^anchor:remaining .*; asked \d+; turn 1$/);
+    // the first turn acts on the prompt; a turn after one without an anchor keys on the visible history
+    expect(anchorState(a.prompt, a.turns, 0)).toBe(anchorState(b.prompt, b.turns, 0));
+    const noAnchor = [{ action: 'hello', observation: 'hi', info: { reason: 'question' as const, invalidFormat: false, success: false } }];
+    expect(anchorState('p', noAnchor, 1)).toBe(JSON.stringify([{ role: 'user', content: 'p' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'hi' }]));
   });
 });

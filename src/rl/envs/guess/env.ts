@@ -149,11 +149,20 @@ export class GuessEnv extends BaseEnv {
     return `Remaining: ${names.length ? names.join(', ') : 'none'}. Turns left: ${this.turnsLeft()}.`;
   }
 
+  /**
+   * The environment state after a turn that did not end the game (GiGPO's anchor state,
+   * credit/stepGroups.ts): what is left, what was asked and how many turns were taken, whatever
+   * words the collaborator's answers used.
+   */
+  private anchor(): string {
+    return `remaining ${this.remaining.join(',')}; asked ${[...this.asked].sort((a, b) => a - b).join(',')}; turn ${this.turn}`;
+  }
+
   protected act(message: string): Action {
     const parsed = parseGuessAction(message);
     const cost = -this.opts.turnCost;
     if (parsed.kind === 'invalid') {
-      return { kind: 'done', result: { observation: `Please ask a yes or no question or guess. ${this.status()}`, reward: cost + this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) } };
+      return { kind: 'done', result: { observation: `Please ask a yes or no question or guess. ${this.status()}`, reward: cost + this.formatPenalty, done: false, info: stepInfo('invalid-format', { anchor: this.anchor() }, true) } };
     }
     if (parsed.kind === 'guess') {
       const correct = parsed.item === this.item;
@@ -215,6 +224,7 @@ export class GuessEnv extends BaseEnv {
       remainingAfter: after,
       useless,
       repeated,
+      anchor: this.anchor(),
     };
     const observation = this.turnsLeft() > 0 ? `${reply} ${this.status()}` : reply;
     return { observation, reward, done: false, info: stepInfo('question', fields) };
