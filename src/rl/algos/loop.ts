@@ -382,15 +382,21 @@ function costSince(before: IterationCost, now: IterationCost): IterationCost {
 }
 
 /**
- * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the best of
- * the recent iterations and more than 3 standard errors of a share of n episodes (so that a small
- * iteration's noise is no collapse).
+ * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the mean of the
+ * recent iterations and more than 3 × their noise, the larger of a share's standard error over n
+ * episodes and the spread the recent iterations showed between themselves. Each iteration draws new
+ * tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
+ * tasks, iterations of one healthy run ranged 55–93%, and a guard measured from the best of them
+ * rolled healthy runs back (docs/training.md, "The success guard").
  */
 export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
   if (!history.length || drop >= 1) return null;
-  const best = Math.max(...history);
-  const se = Math.sqrt((best * (1 - best)) / Math.max(1, n));
-  const fell = best - success;
-  if (fell > drop && fell > 3 * se) return `rollout success collapsed to ${(100 * success).toFixed(0)}% from ${(100 * best).toFixed(0)}% within ${history.length} iterations`;
+  const mean = history.reduce((a, b) => a + b, 0) / history.length;
+  const binomial = Math.sqrt((mean * (1 - mean)) / Math.max(1, n));
+  const spread = history.length > 1 ? Math.sqrt(history.reduce((a, b) => a + (b - mean) ** 2, 0) / (history.length - 1)) : 0;
+  const fell = mean - success;
+  if (fell > drop && fell > 3 * Math.max(binomial, spread)) {
+    return `rollout success collapsed to ${(100 * success).toFixed(0)}% from a mean of ${(100 * mean).toFixed(0)}% over the last ${history.length} iterations`;
+  }
   return null;
 }

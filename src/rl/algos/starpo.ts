@@ -159,7 +159,7 @@ export class Starpo implements Algorithm {
 function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
   return stepGroupAdvantages(
     group.map((e) => e.turns.map((turn, t) => ({ state: anchorState(e.task.prompt, e.turns, t), reward: turn.reward }))),
-    { gamma: cfg.gamma, divideByStd: cfg.divideByStd },
+    { gamma: cfg.gamma, divideByStd: cfg.stepDivideByStd },
   );
 }
 

@@ -146,12 +146,23 @@ describe('monitors', () => {
 });
 
 describe('success collapse guard', () => {
-  it('fires on a drop beyond both the threshold and 3 standard errors, not on the noise of a small iteration', () => {
-    expect(successCollapse(0.4, 128, [0.85, 0.8], 0.3)).toMatch(/collapsed to 40% from 85%/);
+  it('fires on a drop below the recent mean beyond the threshold and 3 × the noise, not on the noise of a small iteration', () => {
+    expect(successCollapse(0.4, 128, [0.85, 0.8], 0.3)).toMatch(/collapsed to 40% from a mean of 83% over the last 2 iterations/);
     expect(successCollapse(0.6, 128, [0.85, 0.8], 0.3)).toBeNull();
     // 8 episodes: 3 standard errors of a share near 0.85 are ~0.38, so a 0.35 drop is noise
     expect(successCollapse(0.5, 8, [0.85], 0.3)).toBeNull();
     expect(successCollapse(0, 128, [], 0.3)).toBeNull();
     expect(successCollapse(0, 128, [0.9], 1)).toBeNull();
+  });
+
+  it('measures the drop from the mean, and widens with the spread the iterations showed (new tasks every iteration)', () => {
+    // a healthy GRPO run on guess (train split, 16 tasks × K 8): one low iteration after a high one
+    // is the tasks' difficulty, not a collapse (the best-of-window rule rolled this run back)
+    const healthy = [0.7, 0.63, 0.76, 0.77, 0.57, 0.78, 0.87, 0.66];
+    expect(successCollapse(0.58, 128, [...healthy.slice(0, 6), 0.88], 0.3)).toBeNull();
+    // a steady run falling by half collapses
+    expect(successCollapse(0.35, 128, [0.8, 0.82, 0.78, 0.81], 0.3)).toMatch(/collapsed to 35%/);
+    // the same fall within a run that swings ±0.15 per iteration is inside its noise
+    expect(successCollapse(0.35, 128, [0.95, 0.6, 0.9, 0.6], 0.3)).toBeNull();
   });
 });

@@ -124,6 +124,10 @@ describe('pairing config', () => {
   it('takes a step-level (GiGPO) weight for grpo only, finite and not negative', () => {
     expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: 1 } }).settings).toMatchObject({ starpo: { stepWeight: 1 } });
     expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: -1 } })).toThrow(/stepWeight must be a finite number/);
+    // step groups subtract their mean only unless asked (Dr. GRPO's point: ÷ std turns the 0.01 turn cost into a unit of advantage)
+    expect(defaultLoopConfig('grpo', 'guess').settings).toMatchObject({ starpo: { stepDivideByStd: false } });
+    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepDivideByStd: true } }).settings).toMatchObject({ starpo: { stepDivideByStd: true } });
+    expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepDivideByStd: 1 } })).toThrow(/stepDivideByStd/);
     expect(() => overrideConfig(defaultLoopConfig('ppo', 'guess'), { starpo: { stepWeight: 1 } })).toThrow(/needs the grpo advantage/);
   });
 
