@@ -88,6 +88,13 @@ export interface StarpoConfig {
   /** Value-MSE epochs of the critic per iteration (gae only). */
   valueEpochs: number;
   /**
+   * gae: iterations at the start that train only the critic (its LoRA and value-head delta), so the
+   * first advantages come from values fitted to this policy's returns: with a frozen head, PPO's
+   * first iteration on guess saw value mean 0.49 against return mean 0.77 and reinforced almost
+   * everything it sampled (issue #19 point 4). 0 = off.
+   */
+  criticWarmup: number;
+  /**
    * grpo: weight ω of the step-level advantage from anchor-state groups added to each turn's episode
    * advantage (GiGPO, credit/stepGroups.ts); 0 = episode-level credit only. Discounted by gamma.
    */
@@ -258,7 +265,7 @@ export interface LoopConfig {
 }
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, whiten: true, targetKl: 0 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, criticWarmup: 0, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, whiten: true, targetKl: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */
@@ -437,6 +444,8 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);
     if (!(s.starpo.clipLow > 0 && s.starpo.clipLow < 1) || !(s.starpo.clipHigh > 0)) throw new AlgoError('bad-config', `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${s.starpo.clipLow} / ${s.starpo.clipHigh}`);
     positive('batch', s.starpo.batch, true);
+    if (!(Number.isInteger(s.starpo.criticWarmup) && s.starpo.criticWarmup >= 0)) throw new AlgoError('bad-config', `criticWarmup must be a whole number ≥ 0, got ${s.starpo.criticWarmup}`);
+    if (s.starpo.criticWarmup > 0 && s.starpo.advantage !== 'gae') throw new AlgoError('bad-config', 'criticWarmup needs the critic (PPO / StarPO-S); GRPO has none');
     if (!(s.starpo.stepWeight >= 0 && Number.isFinite(s.starpo.stepWeight))) throw new AlgoError('bad-config', `stepWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.stepWeight}`);
     if (!(s.starpo.targetKl >= 0 && Number.isFinite(s.starpo.targetKl))) throw new AlgoError('bad-config', `targetKl must be a finite number ≥ 0 (0 = off), got ${s.starpo.targetKl}`);
     if (s.starpo.stepWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic');

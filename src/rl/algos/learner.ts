@@ -4,9 +4,9 @@
 // learner per model it trains (SWEET-RL: a critic learner with Bradley–Terry and a policy learner
 // with DPO; PPO: a policy learner with the clipped objective and a critic learner with value MSE).
 import type { LoadedModel } from '../model/folder/folder.ts';
-import { initLora, loraParams, type LoraSpec, type ModelWeights } from '../model/llama/weights.ts';
+import { adapterParamSpecs, initLora, numel, valueHeadDelta, type HeadsSpec, type LoraSpec, type ModelWeights, type ParamSpec } from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
-import type { TrainStepGraph } from '../model/train/trainStep.ts';
+import { momentName, type TrainStepGraph } from '../model/train/trainStep.ts';
 import type { LossSpec } from '../model/train/losses.ts';
 import { Trainer, type AdamWConfig, type StepResult } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
@@ -87,7 +87,7 @@ export class Learner {
     const graph = buildGraph(spec, spec.seqLen);
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
-    const trainer = await Trainer.create(runtime, graph, spec.init ?? initLora(spec.model.config, spec.lora, spec.seed, spec.initStd), spec.adamw);
+    const trainer = await Trainer.create(runtime, graph, spec.init ?? initLora(spec.model.config, spec.lora, spec.seed, spec.initStd, heads(spec)), spec.adamw);
     return new Learner(spec, trainer, floats, graph);
   }
 
@@ -209,10 +209,7 @@ export class Learner {
 
   state(): LearnerState {
     const dims: Record<string, number[]> = {};
-    for (const p of loraParams(this.spec.model.config, this.spec.lora)) {
-      dims[p.a.name] = [...p.a.shape];
-      dims[p.b.name] = [...p.b.shape];
-    }
+    for (const p of this.paramSpecs()) dims[p.name] = [...p.shape];
     return { target: this.spec.target, spec: this.spec.lora, trainer: this.trainer.exportState(), dims };
   }
 
@@ -223,11 +220,21 @@ export class Learner {
     if (a.rank !== b.rank || a.alpha !== b.alpha || a.targets.join() !== b.targets.join()) {
       throw new AlgoError('bad-checkpoint', `checkpoint adapter (rank ${a.rank}, alpha ${a.alpha}, ${a.targets.join('/')}) differs from the configured one (rank ${b.rank}, alpha ${b.alpha}, ${b.targets.join('/')})`);
     }
-    this.trainer.importState(state.trainer);
+    // a critic checkpoint from before the value head trained (no delta): its head starts at the base
+    const tensors = { ...state.trainer.tensors };
+    for (const d of valueHeadDelta(this.spec.model.config)) {
+      if (!heads(this.spec).value || tensors[d.name]) continue;
+      for (const name of [d.name, momentName(d.name, 'm'), momentName(d.name, 'v')]) tensors[name] = new Float32Array(numel(d.shape));
+    }
+    this.trainer.importState({ ...state.trainer, tensors });
+  }
+
+  private paramSpecs(): ParamSpec[] {
+    return adapterParamSpecs(this.spec.model.config, this.spec.lora, heads(this.spec));
   }
 
   private paramNames(): string[] {
-    return loraParams(this.spec.model.config, this.spec.lora).flatMap((p) => [p.a.name, p.b.name]);
+    return this.paramSpecs().map((p) => p.name);
   }
 
   dispose(): Promise<void> {
@@ -235,12 +242,17 @@ export class Learner {
   }
 }
 
+/** The heads a learner's graphs carry: the model's value head, whose adapter delta it then trains. */
+function heads(spec: LearnerSpec): HeadsSpec {
+  return spec.model.heads.value ? { value: true } : {};
+}
+
 function buildGraph(spec: LearnerSpec, seqLen: number): TrainStepGraph {
   return buildLlamaTrainStep({
     cfg: spec.model.config,
     weights: spec.model.weights,
     trainable: { kind: 'lora', lora: spec.lora, base: spec.base },
-    heads: spec.model.heads.value ? { value: true } : undefined,
+    heads: heads(spec),
     loss: spec.loss,
     batch: spec.batch,
     seqLen,

@@ -93,11 +93,17 @@ export class Starpo implements Algorithm {
     if (reroll) Object.assign(stats, { reroll_episodes: reroll.episodes, reroll_seconds: reroll.seconds });
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
-    // SB3's rule: stop once a minibatch's KL from the rollout policy passes 1.5 × target
-    const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order(), 1.5 * this.cfg.targetKl);
-    Object.assign(stats, prefixed('policy', { loss: policy.loss, ...policy.stats }));
-    const losses: UpdateResult['losses'] = { policy: policy.losses };
-    let gradNorm = policy.maxGradNorm;
+    const losses: UpdateResult['losses'] = {};
+    let gradNorm = 0;
+    // critic warm-up: the first iterations fit V(s) to the policy's returns before its advantages steer the policy
+    const warmup = this.learners.critic && input.iteration < this.cfg.criticWarmup;
+    if (!warmup) {
+      // SB3's rule: stop once a minibatch's KL from the rollout policy passes 1.5 × target
+      const policy = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order(), 1.5 * this.cfg.targetKl);
+      Object.assign(stats, prefixed('policy', { loss: policy.loss, ...policy.stats }));
+      losses.policy = policy.losses;
+      gradNorm = policy.maxGradNorm;
+    }
     const critic = this.learners.critic;
     if (critic && keptEpisodes.length) {
       const vrows = this.valueRows(ctx, keptEpisodes, valueTargets);
@@ -107,6 +113,7 @@ export class Starpo implements Algorithm {
       losses.critic = c.losses;
       gradNorm = Math.max(gradNorm, c.maxGradNorm);
     }
+    if (warmup) return { stats, losses, gradNorm, skipped: `critic warm-up (${input.iteration + 1} of ${this.cfg.criticWarmup}): the policy is not updated` };
     return { stats, losses, gradNorm };
   }
 

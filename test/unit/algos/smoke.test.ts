@@ -162,6 +162,24 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it("warms PPO's critic up first: the policy stays put, the critic's LoRA and value head move", async () => {
+    const config = tinyConfig('ppo', 5);
+    if (config.settings.algo === 'ppo') config.settings.starpo.criticWarmup = 1;
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'ppo-warmup' });
+    const [policy0, critic0] = [loop.adapter('policy'), loop.adapter('critic')];
+    expect(Array.from(critic0.weights['v_head.summary.delta.bias'])).toEqual([0]);
+    const [warm] = await loop.run(1);
+    expect(warm.metrics.updated).toBe(0);
+    expect(warm.warnings.join(' ')).toMatch(/no update: critic warm-up \(1 of 1\): the policy is not updated/);
+    expect(warm.metrics.critic_loss).toBeGreaterThan(0);
+    const [policy1, critic1] = [loop.adapter('policy'), loop.adapter('critic')];
+    for (const n of Object.keys(policy0.weights)) expect(Array.from(policy1.weights[n])).toEqual(Array.from(policy0.weights[n]));
+    expect(critic1.weights['v_head.summary.delta.bias'][0]).not.toBe(0);
+    const [next] = await loop.run(1);
+    expect(next.metrics.updated).toBe(1);
+    await loop.dispose();
+  }, 120_000);
+
   it('adds step-level credit from shared states to GRPO when stepWeight is set (GiGPO)', async () => {
     const config = tinyConfig('grpo', 5);
     if (config.settings.algo === 'grpo') config.settings.starpo.stepWeight = 1;

@@ -122,4 +122,27 @@ describe('critic scoring', () => {
     const p = await engine.scoreTurns({ episodes: [episode] });
     expect(p.episodes[0][0].value).toBeUndefined();
   });
+
+  it("reads V(s) through a critic adapter's value-head delta, as the reference does, and without one leaves the head at the base", async () => {
+    const episode: ChatMessage[] = [
+      { role: 'system', content: 'Guess the fruit.' },
+      { role: 'agent', content: 'Is it red?' },
+    ];
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['v_proj'] };
+    const weights = { ...randomAdapter(spec, 3), 'v_head.summary.delta.weight': Float32Array.from({ length: m.cfg.dModel }, (_, i) => (i % 3) * 0.1), 'v_head.summary.delta.bias': Float32Array.of(0.5) };
+    await engine.setAdapter('critic-head', { spec, weights }, { model: 'critic', activate: false });
+    await engine.setAdapter('critic-trunk', { spec, weights: randomAdapter(spec, 3) }, { model: 'critic', activate: false });
+    const [withHead, trunkOnly] = await Promise.all(['critic-head', 'critic-trunk'].map((adapter) => engine.scoreTurns({ model: 'critic', adapter, episodes: [episode] })));
+    const enc = encodeChat(m.tok, episode);
+    const at = enc.spans.find((x) => x.role === 'agent')?.roleAt as number;
+    const ref = referenceForward(m.cfg, m.criticWeights, enc.ids, { heads: { value: true }, lora: spec, loraWeights: weights });
+    expect(withHead.episodes[0][0].value).toBeCloseTo(ref.values?.[at] as number, 4);
+    const trunkRef = referenceForward(m.cfg, m.criticWeights, enc.ids, { heads: { value: true }, lora: spec, loraWeights: randomAdapter(spec, 3) });
+    expect(trunkOnly.episodes[0][0].value).toBeCloseTo(trunkRef.values?.[at] as number, 4);
+    expect(Math.abs((withHead.episodes[0][0].value as number) - (trunkOnly.episodes[0][0].value as number))).toBeGreaterThan(0.1);
+    await engine.setAdapter('critic-bad', { spec, weights: { ...weights, 'v_head.summary.delta.bias': Float32Array.of(Number.NaN) } }, { model: 'critic', activate: false }).then(
+      () => expect.unreachable('a non-finite head delta is refused'),
+      (e: Error) => expect(e.message).toBe('adapter "critic-bad": v_head.summary.delta.bias holds a non-finite value at 0'),
+    );
+  });
 });

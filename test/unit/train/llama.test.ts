@@ -59,6 +59,30 @@ describe('Llama train step', () => {
     });
   }
 
+  it("value-MSE over LoRA trains the value head's delta too (issue #19: the head is no longer frozen)", async () => {
+    const lora = { rank: 4, alpha: 8, targets: ['q_proj'] as const };
+    const critic = initWeights(cfg, 3, { std: 0.2, heads: { value: true } });
+    const graph = buildLlamaTrainStep({ cfg, weights: critic, trainable: { kind: 'lora', lora: { ...lora, targets: [...lora.targets] }, base: 'fp32' }, heads: { value: true }, loss: { kind: 'value-mse' }, batch: B, seqLen: S });
+    expect(graph.params.map((p) => p.name).slice(-2)).toEqual(['v_head.summary.delta.weight', 'v_head.summary.delta.bias']);
+    expect(graph.unreached).toEqual([]);
+    const init = initLora(cfg, { ...lora, targets: [...lora.targets] }, 5, 0.2, { value: true });
+    expect(Array.from(init['v_head.summary.delta.bias'])).toEqual([0]);
+    const trainer = await Trainer.create(runtime, graph, init, { lr: 0.01 });
+    const { targets: _t, ...feeds } = sftBatch(2);
+    // returns of 3 everywhere: far from the base head's ≈ 0, reachable through the bias alone
+    const batch = { ...feeds, returns: { type: 'float32' as const, data: new Float32Array(B * S).fill(3), dims: [B, S] } };
+    const first = await trainer.step(batch);
+    let last = first;
+    for (let i = 1; i < 100; i++) last = await trainer.step(batch);
+    const bias = trainer.param('v_head.summary.delta.bias')[0];
+    const weight = Math.hypot(...trainer.param('v_head.summary.delta.weight'));
+    await trainer.dispose();
+    // both parts of the head moved (fresh: zero), and the values reached the returns
+    expect(bias).toBeGreaterThan(0.1); // seen: 0.24
+    expect(weight).toBeGreaterThan(0.1);
+    expect(last.loss).toBeLessThan(first.loss / 10);
+  }, 180_000);
+
   it('SFT of all parameters on one batch reaches a loss near zero within 100 steps', async () => {
     const graph = buildLlamaTrainStep({ cfg, weights: base, trainable: { kind: 'full' }, loss: { kind: 'sft' }, batch: B, seqLen: S });
     const trainer = await Trainer.create(runtime, graph, base, { lr: 0.01 });

@@ -13,7 +13,7 @@ import { GraphBuildError, type GraphBuilder } from '../onnx/builder.ts';
 import { QUANT_BLOCK, dequantize4 } from '../quant.ts';
 import { headDim, type ModelConfig } from './config.ts';
 import { transpose, type ParamPlacement, type ParamSource } from './params.ts';
-import { loraParams, projName, projShape, type HeadsSpec, type LoraParam, type LoraSpec, type LoraTarget, type ParamSpec } from './weights.ts';
+import { loraParams, projName, projShape, valueHeadDelta, type HeadsSpec, type LoraParam, type LoraSpec, type LoraTarget, type ParamSpec } from './weights.ts';
 
 /** Value names (already defined in the builder) that feed the forward pass. */
 export interface ForwardInputs {
@@ -305,8 +305,14 @@ export function emitForward(g: GraphBuilder, cfg: ModelConfig, inputs: ForwardIn
     result.logprobs = g.op('ReduceSum', [g.op('Mul', [lsm, onehot]), e.i64([-1])], { keepdims: 0 });
   }
   if (opts.heads?.value) {
-    const w = e.param({ name: 'v_head.summary.weight', kind: 'linear', shape: [1, cfg.dModel] });
-    const b = e.param({ name: 'v_head.summary.bias', kind: 'bias', shape: [1] });
+    let w = e.param({ name: 'v_head.summary.weight', kind: 'linear', shape: [1, cfg.dModel] });
+    let b = e.param({ name: 'v_head.summary.bias', kind: 'bias', shape: [1] });
+    if (opts.lora && opts.lora.rank > 0) {
+      // the adapter's value-head delta (weights.ts valueHeadDelta): trainable beside the LoRA
+      const [dw, db] = valueHeadDelta(cfg);
+      w = g.op('Add', [w, e.loraInput(dw)]);
+      b = g.op('Add', [b, e.loraInput(db)]);
+    }
     const v = g.op('Add', [g.op('MatMul', [hidden, g.op('Transpose', [w], { perm: [1, 0] })]), b]); // [B, S, 1]
     result.values = g.op('Squeeze', [v, e.i64([2])]);
   }

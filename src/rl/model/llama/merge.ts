@@ -3,7 +3,7 @@
 // adapter in its slot (engine/adapters.ts) to float rounding. The forge trains the critic's value
 // head over the merged backbone, because the lab reads V(s) with the critic's adapter active.
 import type { ModelConfig } from './config.ts';
-import { loraParams, numel, projName, type LoraSpec, type ModelWeights } from './weights.ts';
+import { loraParams, numel, projName, valueHeadDelta, type LoraSpec, type ModelWeights } from './weights.ts';
 
 /** A copy of `weights` with the adapter merged into every projection it targets (others shared, not copied). */
 export function mergeLora(cfg: ModelConfig, weights: ModelWeights, adapter: { spec: LoraSpec; weights: ModelWeights }): ModelWeights {
@@ -28,6 +28,17 @@ export function mergeLora(cfg: ModelConfig, weights: ModelWeights, adapter: { sp
       }
     }
     out[name] = m;
+  }
+  // the value-head delta (weights.ts valueHeadDelta) adds to the head it shifts
+  const [dw, db] = valueHeadDelta(cfg);
+  for (const [delta, head] of [
+    [dw, 'v_head.summary.weight'],
+    [db, 'v_head.summary.bias'],
+  ] as const) {
+    const d = adapter.weights[delta.name];
+    if (!d) continue;
+    if (!weights[head] || weights[head].length !== d.length) throw new Error(`mergeLora: ${delta.name} has no matching ${head}`);
+    out[head] = weights[head].map((x, i) => x + d[i]);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // emitter (loops, no ONNX): the second implementation the graphs are checked against (STYLE.md 2).
 // One unpadded sequence at positions 0 … S−1 with causal attention; Hugging Face weight layout.
 import { headDim, type ModelConfig } from './config.ts';
-import { loraParams, projName, type HeadsSpec, type LoraSpec, type LoraTarget, type ModelWeights } from './weights.ts';
+import { loraParams, projName, valueHeadDelta, type HeadsSpec, type LoraSpec, type LoraTarget, type ModelWeights } from './weights.ts';
 
 export interface ReferenceOptions {
   lora?: LoraSpec;
@@ -127,8 +127,10 @@ export function referenceForward(cfg: ModelConfig, w: ModelWeights, tokens: read
   const headW = cfg.tieEmbeddings ? emb : w['lm_head.weight'];
   const out: ReferenceOutput = { logits: matmulT(hN, S, d, headW, cfg.vocabSize) };
   if (opts.heads?.value) {
-    const vw = w['v_head.summary.weight'];
-    const vb = w['v_head.summary.bias'][0];
+    // the adapter's value-head delta (weights.ts valueHeadDelta), as emit.ts adds it
+    const [dw, db] = valueHeadDelta(cfg).map((s) => (opts.lora && opts.lora.rank > 0 ? opts.loraWeights?.[s.name] : undefined));
+    const vw = dw ? w['v_head.summary.weight'].map((x, i) => x + dw[i]) : w['v_head.summary.weight'];
+    const vb = w['v_head.summary.bias'][0] + (db ? db[0] : 0);
     out.values = matmulT(hN, S, d, vw, 1).map((v) => v + vb);
   }
   return out;

@@ -152,8 +152,27 @@ export function loraParams(cfg: ModelConfig, lora: LoraSpec | undefined): LoraPa
   return out;
 }
 
-/** PEFT's initialisation: A ~ N(0, 1/r²)-ish (here N(0, std²)), B = 0, so a fresh adapter is the identity. */
-export function initLora(cfg: ModelConfig, lora: LoraSpec, seed: number, std = 0.02): ModelWeights {
+/**
+ * The value head's part of an adapter: a delta on the head itself, h·(w + Δw)ᵀ + (b + Δb). TRL
+ * trains the whole value head beside the LoRA (AutoModelForCausalLMWithValueHead); a delta, zero when
+ * fresh, keeps a fresh adapter exactly the base and lets the all-zero slot stay the reference.
+ * Without it only the trunk's LoRA could move the critic's values (issue #19 point 4).
+ */
+export function valueHeadDelta(cfg: ModelConfig): [ParamSpec, ParamSpec] {
+  return [
+    { name: 'v_head.summary.delta.weight', kind: 'linear', shape: [1, cfg.dModel] },
+    { name: 'v_head.summary.delta.bias', kind: 'bias', shape: [1] },
+  ];
+}
+
+/** Every tensor of an adapter: each LoRA pair's A and B, then the value head's delta where the model has a value head. */
+export function adapterParamSpecs(cfg: ModelConfig, lora: LoraSpec | undefined, heads: HeadsSpec = {}): ParamSpec[] {
+  const pairs = loraParams(cfg, lora).flatMap((p) => [p.a, p.b]);
+  return pairs.length && heads.value ? [...pairs, ...valueHeadDelta(cfg)] : pairs;
+}
+
+/** PEFT's initialisation: A ~ N(0, 1/r²)-ish (here N(0, std²)), B = 0 (and a zero value-head delta), so a fresh adapter is the identity. */
+export function initLora(cfg: ModelConfig, lora: LoraSpec, seed: number, std = 0.02, heads: HeadsSpec = {}): ModelWeights {
   const rng = new Rng(seed);
   const w: ModelWeights = {};
   for (const p of loraParams(cfg, lora)) {
@@ -161,5 +180,6 @@ export function initLora(cfg: ModelConfig, lora: LoraSpec, seed: number, std = 0
     w[p.a.name] = Float32Array.from({ length: numel(p.a.shape) }, () => r.normal() * std);
     w[p.b.name] = new Float32Array(numel(p.b.shape));
   }
+  if (lora.rank > 0 && heads.value) for (const d of valueHeadDelta(cfg)) w[d.name] = new Float32Array(numel(d.shape));
   return w;
 }

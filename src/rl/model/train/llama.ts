@@ -6,7 +6,7 @@
 import type { ModelConfig } from '../llama/config.ts';
 import { emitForward } from '../llama/emit.ts';
 import { blocksQuant4, paramSource } from '../llama/params.ts';
-import { loraParams, paramSpecs, type HeadsSpec, type LoraSpec, type ModelWeights } from '../llama/weights.ts';
+import { adapterParamSpecs, paramSpecs, type HeadsSpec, type LoraSpec, type ModelWeights } from '../llama/weights.ts';
 import type { NBitsBackwardMode } from '../autodiff/nbits.ts';
 import type { LossSpec } from './losses.ts';
 import { buildTrainStep, type TrainParam, type TrainStepGraph } from './trainStep.ts';
@@ -42,10 +42,8 @@ export function llamaTrainParams(spec: Pick<LlamaTrainSpec, 'cfg' | 'trainable' 
   if (spec.trainable.kind === 'full') return paramSpecs(spec.cfg, spec.heads).map((p) => ({ name: p.name, dims: [...p.shape] }));
   // LoRA matrices are rank-2 but are not decayed by default (PEFT trains them without weight decay
   // unless asked); pass decay explicitly by editing the returned list if wanted.
-  return loraParams(spec.cfg, spec.trainable.lora).flatMap((p) => [
-    { name: p.a.name, dims: [...p.a.shape], decay: false },
-    { name: p.b.name, dims: [...p.b.shape], decay: false },
-  ]);
+  // (with a value head, its adapter delta too: weights.ts valueHeadDelta)
+  return adapterParamSpecs(spec.cfg, spec.trainable.lora, spec.heads).map((p) => ({ name: p.name, dims: [...p.shape], decay: false }));
 }
 
 /** Builds the train-step graph of the Llama decoder. */

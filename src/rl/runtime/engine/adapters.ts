@@ -5,7 +5,7 @@
 // so (α_s/R)·B_slot·A_slot = (α/r)·B·A exactly when c = 1 (same spec) and to float rounding
 // otherwise. The base model (adapter off, the reference policy) is the all-zero slot: exactly the base.
 import type { ModelConfig } from '../../model/llama/config.ts';
-import { ALL_LORA_TARGETS, loraParams, numel, type LoraSpec } from '../../model/llama/weights.ts';
+import { adapterParamSpecs, ALL_LORA_TARGETS, loraParams, numel, valueHeadDelta, type HeadsSpec, type LoraSpec } from '../../model/llama/weights.ts';
 import type { TensorData } from '../ort.ts';
 import { AdapterError } from './errors.ts';
 import type { Adapter } from './types.ts';
@@ -23,17 +23,24 @@ export const DEFAULT_ADAPTER_SLOT: LoraSpec = { rank: 8, alpha: 16, targets: ALL
 /** Feeds for the slot's inputs. */
 export type AdapterFeeds = Record<string, TensorData>;
 
-/** The all-zero slot: the base model. */
-export function zeroFeeds(cfg: ModelConfig, slot: LoraSpec | null): AdapterFeeds {
+/** The all-zero slot: the base model (with a value head, a zero head delta: weights.ts valueHeadDelta). */
+export function zeroFeeds(cfg: ModelConfig, slot: LoraSpec | null, heads: HeadsSpec = {}): AdapterFeeds {
   const feeds: AdapterFeeds = {};
-  for (const p of loraParams(cfg, slot ?? undefined)) {
-    for (const s of [p.a, p.b]) feeds[s.name] = { type: 'float32', data: new Float32Array(numel(s.shape)), dims: [...s.shape] };
-  }
+  for (const s of adapterParamSpecs(cfg, slot ?? undefined, heads)) feeds[s.name] = { type: 'float32', data: new Float32Array(numel(s.shape)), dims: [...s.shape] };
   return feeds;
 }
 
+function checkTensor(id: string, name: string, w: Float32Array | undefined, size: number): Float32Array {
+  if (!w) throw new AdapterError(`adapter "${id}": ${name} is missing`);
+  if (w.length !== size) throw new AdapterError(`adapter "${id}": ${name} has ${w.length} values, expected ${size}`);
+  for (let i = 0; i < w.length; i++) {
+    if (!Number.isFinite(w[i])) throw new AdapterError(`adapter "${id}": ${name} holds a non-finite value at ${i}`);
+  }
+  return w;
+}
+
 /** Checks an adapter against the slot and returns its padded feeds; AdapterError says what does not fit. */
-export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: Adapter, id: string): AdapterFeeds {
+export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: Adapter, id: string, heads: HeadsSpec = {}): AdapterFeeds {
   const spec = adapter.spec;
   if (!slot || slot.rank === 0) throw new AdapterError(`adapter "${id}": the model was loaded without an adapter slot (adapterSlot: null)`);
   if (!Number.isInteger(spec.rank) || spec.rank < 1) throw new AdapterError(`adapter "${id}": rank must be a positive integer, got ${spec.rank}`);
@@ -41,29 +48,26 @@ export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: A
   if (spec.rank > slot.rank) throw new AdapterError(`adapter "${id}": rank ${spec.rank} exceeds the model's adapter slot rank ${slot.rank} (load the model with a larger adapterSlot)`);
   const extra = spec.targets.filter((t) => !slot.targets.includes(t));
   if (extra.length) throw new AdapterError(`adapter "${id}": targets ${extra.join(', ')} are not in the model's adapter slot (${slot.targets.join(', ')})`);
-  const feeds = zeroFeeds(cfg, slot);
+  const feeds = zeroFeeds(cfg, slot, heads);
   const c = spec.alpha / spec.rank / (slot.alpha / slot.rank);
   const r = spec.rank;
   const R = slot.rank;
   for (const p of loraParams(cfg, spec)) {
-    const a = adapter.weights[p.a.name];
-    const b = adapter.weights[p.b.name];
-    for (const [w, s] of [
-      [a, p.a],
-      [b, p.b],
-    ] as const) {
-      if (!w) throw new AdapterError(`adapter "${id}": ${s.name} is missing`);
-      if (w.length !== numel(s.shape)) throw new AdapterError(`adapter "${id}": ${s.name} has ${w.length} values, expected [${s.shape.join(', ')}]`);
-      for (let i = 0; i < w.length; i++) {
-        if (!Number.isFinite(w[i])) throw new AdapterError(`adapter "${id}": ${s.name} holds a non-finite value at ${i}`);
-      }
-    }
+    const a = checkTensor(id, p.a.name, adapter.weights[p.a.name], numel(p.a.shape));
+    const b = checkTensor(id, p.b.name, adapter.weights[p.b.name], numel(p.b.shape));
     const [outDim] = p.b.shape;
     // A: [r, in] row-major → rows 0…r−1 of the slot's [R, in].
     (feeds[p.a.name].data as Float32Array).set(a);
     // B: [out, r] → columns 0…r−1 of the slot's [out, R], scaled by c.
     const bs = feeds[p.b.name].data as Float32Array;
     for (let o = 0; o < outDim; o++) for (let k = 0; k < r; k++) bs[o * R + k] = c === 1 ? b[o * r + k] : b[o * r + k] * c;
+  }
+  // the value-head delta is not scaled by α/r; an adapter without one (a policy's, or one trained
+  // before the head trained) leaves the head at the base
+  if (heads.value) {
+    for (const d of valueHeadDelta(cfg)) {
+      if (adapter.weights[d.name]) (feeds[d.name].data as Float32Array).set(checkTensor(id, d.name, adapter.weights[d.name], numel(d.shape)));
+    }
   }
   return feeds;
 }

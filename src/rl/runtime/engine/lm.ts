@@ -39,7 +39,7 @@ export class LoadedLm {
     private runtime: OrtRuntime,
     readonly info: ModelInfo,
   ) {
-    this.base = zeroFeeds(model.config, slot);
+    this.base = zeroFeeds(model.config, slot, model.heads);
     this.params = paramSource(model.weights, precision === 'quant4' ? blocksQuant4 : 'const');
   }
 
@@ -125,7 +125,7 @@ export class LoadedLm {
 
   /** Registers (or replaces) an adapter; its feeds are computed once here. */
   setAdapter(id: string, adapter: Adapter): void {
-    this.adapters.set(id, adapterFeeds(this.cfg, this.slot, adapter, id));
+    this.adapters.set(id, adapterFeeds(this.cfg, this.slot, adapter, id, this.model.heads));
   }
 
   removeAdapter(id: string): boolean {
