@@ -71,6 +71,16 @@ export function algoLabel(key: string): string {
   return variant ? `${base} + ${VARIANT_LABELS[variant] ?? variant}` : base;
 }
 
+/** Column names of the behaviour rates (bench/entries/learning.ts RATES). */
+const RATE_LABELS: Record<string, string> = {
+  early_answer_rate: 'early answers',
+  ran_out_of_turns_rate: 'ran out of turns',
+  wasted_questions_mean: 'wasted questions per game',
+  wasted_question_episode_rate: 'games with a wasted question',
+  useless_question_rate: 'useless questions',
+  repeated_question_rate: 'repeated questions',
+};
+
 const fmt = (x: number, digits = 1) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
 const signed = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
 const withHalf = (m: { mean: number; half: number }) => `${signed(m.mean)}${Number.isNaN(m.half) ? '' : ` ± ${m.half.toFixed(1)}`}`;
@@ -87,7 +97,7 @@ export function learningTables(cases: readonly CaseFigures[]): string {
   for (const family of families) {
     const rows = cases.filter((c) => c.family === family);
     const rateNames = [...new Set(rows.flatMap((c) => Object.keys(c.rates?.sampled ?? {})))];
-    const head = ['algorithm', 'seeds', 'sampled, before → after', 'sampled gain', 'greedy, before → after', 'greedy gain', ...rateNames.map((n) => `${n.replace(/_rate$/, '').replace(/_/g, ' ')}s (sampled)`)];
+    const head = ['algorithm', 'seeds', 'sampled, before → after', 'sampled gain', 'greedy, before → after', 'greedy gain', ...rateNames.map((n) => `${RATE_LABELS[n] ?? n} (sampled)`)];
     out.push(`**${family}**`, '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
     for (const algo of [...new Set(rows.map((c) => c.algo))]) {
       const cs = rows.filter((c) => c.algo === algo);
