@@ -168,7 +168,8 @@ export function valueHeadDelta(cfg: ModelConfig): [ParamSpec, ParamSpec] {
 /** Every tensor of an adapter: each LoRA pair's A and B, then the value head's delta where the model has a value head. */
 export function adapterParamSpecs(cfg: ModelConfig, lora: LoraSpec | undefined, heads: HeadsSpec = {}): ParamSpec[] {
   const pairs = loraParams(cfg, lora).flatMap((p) => [p.a, p.b]);
-  return pairs.length && heads.value ? [...pairs, ...valueHeadDelta(cfg)] : pairs;
+  // as emit.ts: any adapter slot (rank > 0) carries the delta where there is a value head
+  return lora && lora.rank > 0 && heads.value ? [...pairs, ...valueHeadDelta(cfg)] : pairs;
 }
 
 /** PEFT's initialisation: A ~ N(0, 1/r²)-ish (here N(0, std²)), B = 0 (and a zero value-head delta), so a fresh adapter is the identity. */
