@@ -5,7 +5,7 @@
 // so (α_s/R)·B_slot·A_slot = (α/r)·B·A exactly when c = 1 (same spec) and to float rounding
 // otherwise. The base model (adapter off, the reference policy) is the all-zero slot: exactly the base.
 import type { ModelConfig } from '../../model/llama/config.ts';
-import { adapterParamSpecs, ALL_LORA_TARGETS, loraParams, numel, valueHeadDelta, type HeadsSpec, type LoraSpec } from '../../model/llama/weights.ts';
+import { adapterParamSpecs, ALL_LORA_TARGETS, loraParams, numel, valueHeadDelta, type HeadsSpec, type LoraSpec, type ParamSpec } from '../../model/llama/weights.ts';
 import type { TensorData } from '../ort.ts';
 import { AdapterError } from './errors.ts';
 import type { Adapter } from './types.ts';
@@ -30,9 +30,10 @@ export function zeroFeeds(cfg: ModelConfig, slot: LoraSpec | null, heads: HeadsS
   return feeds;
 }
 
-function checkTensor(id: string, name: string, w: Float32Array | undefined, size: number): Float32Array {
+function checkTensor(id: string, spec: ParamSpec, w: Float32Array | undefined): Float32Array {
+  const name = spec.name;
   if (!w) throw new AdapterError(`adapter "${id}": ${name} is missing`);
-  if (w.length !== size) throw new AdapterError(`adapter "${id}": ${name} has ${w.length} values, expected ${size}`);
+  if (w.length !== numel(spec.shape)) throw new AdapterError(`adapter "${id}": ${name} has ${w.length} values, expected [${spec.shape.join(', ')}]`);
   for (let i = 0; i < w.length; i++) {
     if (!Number.isFinite(w[i])) throw new AdapterError(`adapter "${id}": ${name} holds a non-finite value at ${i}`);
   }
@@ -53,8 +54,8 @@ export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: A
   const r = spec.rank;
   const R = slot.rank;
   for (const p of loraParams(cfg, spec)) {
-    const a = checkTensor(id, p.a.name, adapter.weights[p.a.name], numel(p.a.shape));
-    const b = checkTensor(id, p.b.name, adapter.weights[p.b.name], numel(p.b.shape));
+    const a = checkTensor(id, p.a, adapter.weights[p.a.name]);
+    const b = checkTensor(id, p.b, adapter.weights[p.b.name]);
     const [outDim] = p.b.shape;
     // A: [r, in] row-major → rows 0…r−1 of the slot's [R, in].
     (feeds[p.a.name].data as Float32Array).set(a);
@@ -66,7 +67,7 @@ export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: A
   // before the head trained) leaves the head at the base
   if (heads.value) {
     for (const d of valueHeadDelta(cfg)) {
-      if (adapter.weights[d.name]) (feeds[d.name].data as Float32Array).set(checkTensor(id, d.name, adapter.weights[d.name], numel(d.shape)));
+      if (adapter.weights[d.name]) (feeds[d.name].data as Float32Array).set(checkTensor(id, d, adapter.weights[d.name]));
     }
   }
   return feeds;
