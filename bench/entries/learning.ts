@@ -66,6 +66,8 @@ export interface CaseResult {
   /** Wall time of the case (training and both evaluations), minutes. */
   minutes: number;
   line: string;
+  /** Per iteration: the rollouts' success (train split) and the loop's warnings (rollbacks, Echo Trap), for reading a case's course. */
+  course?: { success: number[]; warnings: string[][] };
 }
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -169,7 +171,8 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
-    return { case: c, rows, figures, minutes, line };
+    const course = { success: reports.map((r) => r.metrics.success), warnings: reports.map((r) => r.warnings) };
+    return { case: c, rows, figures, minutes, line, course };
   } finally {
     await engine.dispose();
   }

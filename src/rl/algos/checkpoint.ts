@@ -4,20 +4,26 @@
 //  - StoreCheckpoints writes them through the TrajectoryStore's adapter table (IndexedDB):
 //      `<run>/<target>`           the LoRA matrices only (a plain adapter row: PEFT export reads it),
 //      `<run>/<target>/optimizer` the moments `<p>.m`, `<p>.v` (config.kind 'optimizer-state'),
-//      `<run>/checkpoint`         no tensors; config holds the loop state as JSON.
+//      `<run>/checkpoint`         no tensors; config holds the loop state as JSON;
+//      `<run>/drift/<block>/<target>[/optimizer]` the drift guard's saved adapters ('current', 'best';
+//                                 config.kind 'drift-snapshot', so no menu offers them as adapters).
 //  - MemoryCheckpoints keeps copies in memory (tests, the CLI without a store).
 import type { JsonObject } from '../envs/types.ts';
 import type { AdapterSummary, AdapterTable } from '../store/index.ts';
-import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
+import { AlgoError, type CheckpointStore, type DriftBlock, type LearnerState, type TrainCheckpoint } from './types.ts';
+
+const copyLearner = (l: LearnerState): LearnerState => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } });
+const copyBlock = (b: DriftBlock): DriftBlock => ({ from: b.from, successes: [...b.successes], states: b.states?.map(copyLearner) ?? null });
 
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
   return {
     ...c,
+    ...(c.drift ? { drift: { current: copyBlock(c.drift.current), best: c.drift.best ? copyBlock(c.drift.best) : null } } : {}),
     lossHistory: Object.fromEntries(Object.entries(c.lossHistory).map(([k, v]) => [k, [...v]])),
     gradNormHistory: [...c.gradNormHistory],
     spreadHistory: [...c.spreadHistory],
     successHistory: [...(c.successHistory ?? [])],
-    learners: c.learners.map((l) => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } })),
+    learners: c.learners.map(copyLearner),
   };
 }
 
@@ -55,9 +61,10 @@ export class StoreCheckpoints implements CheckpointStore {
     private readonly baseModels: { policy: string; critic: string } = { policy: 'policy', critic: 'critic' },
   ) {}
 
-  async save(c: TrainCheckpoint): Promise<void> {
-    for (const l of c.learners) {
-      const id = `${c.runId}/${l.target}`;
+  /** Writes learner states as `<prefix>/<target>` (the LoRA matrices) and `<prefix>/<target>/optimizer`; `kind` marks rows that are not a run's adapter. */
+  private async putLearners(c: TrainCheckpoint, prefix: string, learners: readonly LearnerState[], kind?: string): Promise<void> {
+    for (const l of learners) {
+      const id = `${prefix}/${l.target}`;
       const pick = (moments: boolean) =>
         Object.fromEntries(
           Object.entries(l.trainer.tensors)
@@ -65,8 +72,35 @@ export class StoreCheckpoints implements CheckpointStore {
             .map(([n, data]) => [n, { dims: l.dims[n.replace(/\.[mv]$/, '')] ?? [data.length], data }]),
         );
       const spec: JsonObject = { rank: l.spec.rank, alpha: l.spec.alpha, targets: [...l.spec.targets] };
-      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration: c.iteration, algorithm: c.algo }, parentId: null, runId: c.runId, tensors: pick(false) });
+      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration: c.iteration, algorithm: c.algo, ...(kind ? { kind } : {}) }, parentId: null, runId: c.runId, tensors: pick(false) });
       await this.store.putAdapter({ id: `${id}/optimizer`, target: l.target, baseModel: this.baseModels[l.target], config: { kind: 'optimizer-state', step: l.trainer.step, iteration: c.iteration }, parentId: id, runId: c.runId, tensors: pick(true) });
+    }
+  }
+
+  private async getLearners(runId: string, prefix: string, targets: readonly LearnerState['target'][]): Promise<LearnerState[]> {
+    const learners: LearnerState[] = [];
+    for (const target of targets) {
+      const a = await this.store.getAdapter(`${prefix}/${target}`);
+      const o = await this.store.getAdapter(`${prefix}/${target}/optimizer`);
+      if (!a || !o) throw new AlgoError('bad-checkpoint', `checkpoint of run ${runId} lacks the ${target} adapter or its optimizer state (${prefix})`);
+      const tensors: Record<string, Float32Array> = {};
+      const dims: Record<string, number[]> = {};
+      for (const [n, t] of [...Object.entries(a.tensors), ...Object.entries(o.tensors)]) tensors[n] = t.data;
+      for (const [n, t] of Object.entries(a.tensors)) dims[n] = t.dims;
+      const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
+      learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
+    }
+    return learners;
+  }
+
+  async save(c: TrainCheckpoint): Promise<void> {
+    await this.putLearners(c, c.runId, c.learners);
+    const blocks: JsonObject = {};
+    for (const name of ['current', 'best'] as const) {
+      const b = c.drift?.[name];
+      if (!b) continue;
+      if (b.states) await this.putLearners(c, `${c.runId}/drift/${name}`, b.states, 'drift-snapshot');
+      blocks[name] = { from: b.from, successes: b.successes, targets: b.states ? b.states.map((l) => l.target) : null };
     }
     const meta: JsonObject = {
       kind: 'train-checkpoint',
@@ -79,6 +113,7 @@ export class StoreCheckpoints implements CheckpointStore {
       spreadHistory: c.spreadHistory,
       firstDistinct: c.firstDistinct ?? null,
       successHistory: c.successHistory ?? [],
+      ...(c.drift ? { drift: blocks } : {}),
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
@@ -88,19 +123,15 @@ export class StoreCheckpoints implements CheckpointStore {
   async load(runId: string): Promise<TrainCheckpoint | null> {
     const meta = await this.store.getAdapter(`${runId}/checkpoint`);
     if (!meta) return null;
-    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId'> & { learners: LearnerState['target'][] };
-    const learners: LearnerState[] = [];
-    for (const target of m.learners) {
-      const a = await this.store.getAdapter(`${runId}/${target}`);
-      const o = await this.store.getAdapter(`${runId}/${target}/optimizer`);
-      if (!a || !o) throw new AlgoError('bad-checkpoint', `checkpoint of run ${runId} lacks the ${target} adapter or its optimizer state`);
-      const tensors: Record<string, Float32Array> = {};
-      const dims: Record<string, number[]> = {};
-      for (const [n, t] of [...Object.entries(a.tensors), ...Object.entries(o.tensors)]) tensors[n] = t.data;
-      for (const [n, t] of Object.entries(a.tensors)) dims[n] = t.dims;
-      const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
-      learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
-    }
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], learners };
+    type StoredBlock = { from: number; successes: number[]; targets: LearnerState['target'][] | null };
+    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'drift'> & { learners: LearnerState['target'][]; drift?: { current?: StoredBlock; best?: StoredBlock } };
+    const learners = await this.getLearners(runId, runId, m.learners);
+    const block = async (name: 'current' | 'best'): Promise<DriftBlock | null> => {
+      const b = m.drift?.[name];
+      return b ? { from: b.from, successes: b.successes, states: b.targets ? await this.getLearners(runId, `${runId}/drift/${name}`, b.targets) : null } : null;
+    };
+    const current = await block('current');
+    const drift = m.drift && current ? { drift: { current, best: await block('best') } } : {};
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...drift, learners };
   }
 }

@@ -191,10 +191,20 @@ export interface RollbackConfig {
    */
   maxUpdateKl: number;
   /**
-   * Rollout success falling more than this (absolute) below the best of the last `window`
-   * iterations, and more than 3 standard errors, rolls back to the adapters before it. 1 turns it off.
+   * Rollout success falling more than this (absolute) below the mean of the last `window`
+   * iterations, and more than 3 × their noise (loop.ts successCollapse), rolls back to the adapters
+   * before it. 1 turns it off.
    */
   successDrop: number;
+  /**
+   * The slow-drift guard: every `driftBlock` iterations, the block's mean rollout success is compared
+   * with the best block's so far; more than `driftDrop` (absolute) and 3 standard errors below it,
+   * the learners return to the adapters that began the best block (the base for a run that only ever
+   * fell). The per-iteration guards miss a policy that sinks a point at a time (SWEET-RL on guess:
+   * −18 points over 50 iterations with no collapse, 2026-12-02). 0 turns it off.
+   */
+  driftBlock: number;
+  driftDrop: number;
 }
 
 /** Echo Trap (RAGEN): spread collapse, grad-norm spikes, repeated-template replies. */
@@ -331,7 +341,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     maxGradNorm: 1,
     feedbackWeight: 1,
     infoGainReward: 0,
-    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3 },
+    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, driftBlock: 8, driftDrop: 0.05 },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
@@ -439,6 +449,8 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);
   if (!(c.rollback.maxUpdateKl >= 0)) throw new AlgoError('bad-config', `rollback.maxUpdateKl must be ≥ 0 (0 = off), got ${c.rollback.maxUpdateKl}`);
   if (!(c.rollback.successDrop > 0 && c.rollback.successDrop <= 1)) throw new AlgoError('bad-config', `rollback.successDrop must lie in (0, 1] (1 = off), got ${c.rollback.successDrop}`);
+  if (!(Number.isInteger(c.rollback.driftBlock) && c.rollback.driftBlock >= 0)) throw new AlgoError('bad-config', `rollback.driftBlock must be a whole number ≥ 0 (0 = off), got ${c.rollback.driftBlock}`);
+  if (!(c.rollback.driftDrop >= 0 && c.rollback.driftDrop < 1)) throw new AlgoError('bad-config', `rollback.driftDrop must lie in [0, 1), got ${c.rollback.driftDrop}`);
   const s = c.settings;
   if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') {
     if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);

@@ -27,7 +27,7 @@ import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';
 import type { Row } from './rows.ts';
-import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
+import { AlgoError, type CheckpointStore, type DriftState, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 
 /** Everything a loop needs. */
@@ -87,6 +87,8 @@ export class TrainingLoop {
    * failing update may already have collapsed (spread gone, templates) without a loss spike.
    */
   private lastClean: { iteration: number; states: LearnerState[] } | null = null;
+  /** The slow-drift guard's blocks (successDrift). */
+  private drift: DriftState = { current: { from: 0, successes: [], states: null }, best: null };
   private stopping = false;
 
   private constructor(
@@ -179,6 +181,7 @@ export class TrainingLoop {
     metrics.feedback_pairs = feedback.pairs.length;
     const warnings: string[] = [];
     const good = this.states();
+    if (this.drift.current.successes.length === 0) this.drift.current = { from: it, successes: [], states: good };
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
@@ -234,6 +237,13 @@ export class TrainingLoop {
     warnings.push(...echo);
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
     if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
+    if (!failure) {
+      const drifted = this.closeBlock(metrics.success, episodes.length);
+      if (drifted) {
+        failure = drifted;
+        warnings.push(drifted);
+      }
+    }
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
       grad_norm: gradNorm,
@@ -300,6 +310,7 @@ export class TrainingLoop {
       gradNormHistory: this.gradNormHistory,
       spreadHistory: this.spreadHistory,
       successHistory: this.successHistory,
+      drift: this.drift,
       firstDistinct: this.firstDistinct,
       learners: this.states(),
     };
@@ -321,6 +332,33 @@ export class TrainingLoop {
     this.spreadHistory = c.spreadHistory;
     this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
+    if (c.drift) this.drift = c.drift;
+  }
+
+  /**
+   * Adds an iteration's rollout success to the drift guard's block; when the block is full, compares
+   * it with the best finished block (successDrift) and, if it drifted below, loads the adapters that
+   * began the best block and lowers the learning rate. Returns the warning, or null.
+   */
+  private closeBlock(success: number, episodes: number): string | null {
+    const size = this.ctx.config.rollback.driftBlock;
+    const d = this.drift;
+    if (size === 0) return null;
+    d.current.successes.push(success);
+    if (d.current.successes.length < size) return null;
+    const block = d.current;
+    d.current = { from: this.iterationValue + 1, successes: [], states: null };
+    const why = d.best ? successDrift(block.successes, d.best.successes, episodes, this.ctx.config.rollback.driftDrop) : null;
+    if (!why || !d.best) {
+      if (!d.best || meanOf(block.successes) > meanOf(d.best.successes)) d.best = block;
+      return null;
+    }
+    for (const s of d.best.states ?? []) this.algo.learners[s.target]?.load(s);
+    for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
+    this.rollbacks++;
+    this.lastClean = null;
+    const span = (b: { from: number; successes: number[] }) => `iterations ${b.from + 1}–${b.from + b.successes.length}`;
+    return `rolled back to the adapters that began ${span(d.best)} (${why}: ${span(block)} against ${span(d.best)}); learning rate lowered to ${this.lr().toPrecision(3)}`;
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */
@@ -379,6 +417,29 @@ type IterationCost = Record<'train_steps' | 'train_tokens' | 'train_padded_token
 
 function costSince(before: IterationCost, now: IterationCost): IterationCost {
   return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof IterationCost]])) as IterationCost;
+}
+
+const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Why a block of iterations' rollout success drifted below the best block's, or null: its mean more
+ * than `drop` (absolute) below and more than 3 standard errors of the difference of the two means,
+ * each block's per-iteration noise the larger of its own spread and a share's binomial error over n
+ * episodes. Blocks, not single iterations, because each iteration draws new tasks (see
+ * successCollapse) and a policy can sink a point an iteration, which no single iteration shows.
+ */
+export function successDrift(block: readonly number[], best: readonly number[], n: number, drop: number): string | null {
+  if (block.length === 0 || best.length === 0) return null;
+  const noise = (xs: readonly number[]) => {
+    const m = meanOf(xs);
+    const binomial = Math.sqrt((m * (1 - m)) / Math.max(1, n));
+    const spread = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
+    return Math.max(binomial, spread);
+  };
+  const se = Math.sqrt(noise(block) ** 2 / block.length + noise(best) ** 2 / best.length);
+  const fell = meanOf(best) - meanOf(block);
+  if (fell > drop && fell > 3 * se) return `rollout success drifted to a mean of ${(100 * meanOf(block)).toFixed(0)}% from ${(100 * meanOf(best)).toFixed(0)}%`;
+  return null;
 }
 
 /**

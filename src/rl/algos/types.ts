@@ -26,6 +26,21 @@ export interface LearnerState {
   dims: Record<string, number[]>;
 }
 
+/** A block of consecutive iterations: their rollout success and the adapters that began it. */
+export interface DriftBlock {
+  /** Index of the block's first iteration. */
+  from: number;
+  successes: number[];
+  /** The learners' states when the block began (null until its first iteration). */
+  states: LearnerState[] | null;
+}
+
+/** The slow-drift guard's memory: the block in progress and the best finished one. */
+export interface DriftState {
+  current: DriftBlock;
+  best: DriftBlock | null;
+}
+
 /** Everything needed to continue a run after the iteration it was written at. */
 export interface TrainCheckpoint {
   runId: string;
@@ -45,6 +60,8 @@ export interface TrainCheckpoint {
   firstDistinct?: number | null;
   /** Recent rollout success (the collapse guard's window); absent in older checkpoints. */
   successHistory?: number[];
+  /** The drift guard's state (loop.ts successDrift); absent in older checkpoints. */
+  drift?: DriftState;
   learners: LearnerState[];
 }
 

@@ -311,7 +311,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   }
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
 }
 
 function validateSweetCritic(sc: SweetCriticConfig): void {
@@ -319,6 +319,7 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
     if (!Number.isInteger(sc[f]) || sc[f] <= 0) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.${f} must be a positive integer, got ${sc[f]}`);
   }
   if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0)) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
+  if (!Array.isArray(sc.swaps) || sc.swaps.some((k) => k !== 'expert' && k !== 'random')) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 

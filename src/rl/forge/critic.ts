@@ -24,7 +24,8 @@ import { Learner } from '../algos/learner.ts';
 import { episodeRow, type Row } from '../algos/rows.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, exportPeftAdapter } from '../bridge/peft.ts';
 import { dialogueOf } from '../envs/episode.ts';
-import type { Episode } from '../envs/types.ts';
+import type { Episode, TaskSpec } from '../envs/types.ts';
+import { SCRIPTED, type Turn } from '../envs/turn.ts';
 import { SHIPPED_ADAPTER_FILES, type LoadedModel } from '../model/folder/folder.ts';
 import type { ModelConfig } from '../model/llama/config.ts';
 import { mergeLora } from '../model/llama/merge.ts';
@@ -37,7 +38,7 @@ import { SHIPPED_ADAPTER_ID } from '../runtime/engine/adapters.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
-import { Rng } from '../util/rng.ts';
+import { hashString, Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
 import type { SweetCriticConfig } from './criticConfig.ts';
 import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
@@ -165,38 +166,57 @@ async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticCo
 const BRANCH = 'policy branch';
 
 /**
- * The policy re-rolls `branches` times from one state of each of its episodes (turn t drawn
- * uniformly, the environment re-seeded from there as in the counterfactual ground truth), appended
- * to `played` as 'policy branch' episodes of the same task; returns each episode with its re-rolls.
+ * From one state of each of the policy's episodes (turn t drawn uniformly, the environment re-seeded
+ * from there as in the counterfactual ground truth): `branches` re-rolls of the policy, and per
+ * `swaps` player one episode whose move at t is that player's, the policy playing on after it. They
+ * are appended to `played` as 'policy branch' episodes of the same task; returns each episode with
+ * its branches (criticPairs.ts branchPairs).
  */
 async function playBranches(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticConfig, played: Played, log: (l: string) => void): Promise<number[][]> {
-  if (sc.branches === 0) return [];
+  if (sc.branches === 0 && sc.swaps.length === 0) return [];
   const t0 = performance.now();
   const rng = new Rng(`forge/critic/branches/${cfg.seed}`);
   const roots = played.episodes.flatMap((e, i) => (played.player[i] === 'policy' && e.turns.length > 0 ? [i] : []));
-  const slots: EpisodeSlot[] = [];
-  for (const i of roots) {
-    const e = played.episodes[i];
-    const prefix = e.turns.slice(0, rng.int(e.turns.length));
-    for (let j = 0; j < sc.branches; j++) {
-      const seed = rng.int(1_000_000_000);
-      slots.push({ spec: e.task.spec, seed, prefix, reseed: seed });
-    }
-  }
+  const prefixes = roots.map((i) => played.episodes[i].turns.slice(0, rng.int(played.episodes[i].turns.length)));
+  const seeds = roots.map(() => Array.from({ length: sc.branches + sc.swaps.length }, () => rng.int(1_000_000_000)));
+  const moves = await Promise.all(sc.swaps.map((kind) => swapMoves(kind, roots.map((i) => played.episodes[i].task.spec), prefixes, cfg)));
+  const slots: EpisodeSlot[] = roots.flatMap((i, r) =>
+    seeds[r].map((seed, j): EpisodeSlot => {
+      const slot: EpisodeSlot = { spec: played.episodes[i].task.spec, seed, prefix: prefixes[r], reseed: seed };
+      return j < sc.branches ? slot : { ...slot, forced: { action: moves[j - sc.branches][r], agent: SCRIPTED } };
+    }),
+  );
   const agent = await PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } });
   const eps = await runSlots(slots, agent, { phrasings: cfg.phrasings });
+  const per = sc.branches + sc.swaps.length;
   const groups = roots.map((i, r) => {
     const members = [i];
-    for (let j = 0; j < sc.branches; j++) {
+    for (let j = 0; j < per; j++) {
       members.push(played.episodes.length);
-      played.episodes.push(eps[r * sc.branches + j]);
+      played.episodes.push(eps[r * per + j]);
       played.task.push(played.task[i]);
       played.player.push(BRANCH);
     }
     return members;
   });
-  log(`[forge critic] ${eps.length} re-rolls of the policy from one state of each of its ${roots.length} episodes (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const swapped = sc.swaps.length ? ` and ${sc.swaps.join(' and ')} moves there` : '';
+  log(`[forge critic] ${eps.length} branches from one state of each of the policy's ${roots.length} episodes: ${sc.branches} re-rolls each${swapped} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   return groups;
+}
+
+/** The move a scripted player makes after each prefix (one turn played from the replayed prefix). */
+async function swapMoves(kind: 'expert' | 'random', specs: readonly TaskSpec[], prefixes: readonly Turn[][], cfg: ForgeConfig): Promise<string[]> {
+  const out = new Array<string>(specs.length);
+  for (const family of new Set(specs.map((s) => s.family))) {
+    const at = specs.flatMap((s, r) => (s.family === family ? [r] : []));
+    const eps = await runSlots(
+      at.map((r) => ({ spec: specs[r], seed: hashString(`forge/critic/swap/${cfg.seed}/${kind}/${r}`), prefix: prefixes[r], turnLimit: prefixes[r].length + 1 })),
+      familyAgent(kind, family),
+      { phrasings: cfg.phrasings },
+    );
+    at.forEach((r, j) => (out[r] = eps[j].turns[prefixes[r].length].action));
+  }
+  return out;
 }
 
 /** log π(ids[j+1] | ids[≤j]) at every position j of each row under the critic with `adapter` (null: the base). */

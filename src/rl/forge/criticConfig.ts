@@ -13,6 +13,12 @@ export interface SweetCriticConfig {
    * and its re-rolls share that state's prefix and give one branch pair (criticPairs.ts branchPairs).
    */
   branches: number;
+  /**
+   * Players whose move replaces the policy's at each branch state, the policy playing on after it
+   * (one more member of the branch group each): the expert's move and a random one give the critic
+   * the contrasts the policy alone rarely plays, such as asking a question on guess's last turn.
+   */
+  swaps: ('expert' | 'random')[];
   /** Noise levels of the noisy experts: one episode each per task (the expert and random add one each). */
   noises: number[];
   /** At most this many failed trajectories are paired with each task's best. */
@@ -30,7 +36,7 @@ export interface SweetCriticConfig {
 }
 
 /** The shipped setting: ~6k trajectories and ~2.5k pairs, sized to stay within ~15 minutes on 2 cores. */
-export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: [], noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
 
 /** Seconds-long (tests, --smoke). */
-export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };

@@ -47,24 +47,22 @@ export function sweetPairs(episodes: readonly PairEpisode[], maxRejected: number
 
 /**
  * Branch pairs: per group of trajectories that share their first turns (an episode and the re-rolls
- * the policy played from one of its states), the member of highest return against the one of lowest
- * (ties: lowest index), when the returns differ. The shared turns are the same tokens under the same
- * reference, so their advantages cancel in the Bradley–Terry difference and the pair's whole signal
- * falls on the turns that differ, starting with the one choice the branches made differently — the
- * turn-level contrast that best-against-failed pairs of whole trajectories leave to chance (there, a
- * critic can separate the sides by how the whole dialogue looks).
+ * played from one of its states, by the policy or from another player's move there), the member of
+ * highest return against each member of lower return (ties: lowest index first). The shared turns are
+ * the same tokens under the same reference, so their advantages cancel in the Bradley–Terry
+ * difference and the pair's whole signal falls on the turns that differ, starting with the one choice
+ * the branches made differently — the turn-level contrast that best-against-failed pairs of whole
+ * trajectories leave to chance (there, a critic can separate the sides by how the whole dialogue
+ * looks). Against each worse member, not only the worst: a group with the expert's and a random
+ * player's move at the same state would otherwise pair just those two, and the policy's own choices
+ * there would teach nothing.
  */
 export function branchPairs(groups: readonly (readonly number[])[], reward: (episode: number) => number): TrajectoryPair[] {
   const pairs: TrajectoryPair[] = [];
   for (const g of groups) {
-    if (g.length < 2) continue;
     let best = g[0];
-    let worst = g[0];
-    for (const i of g) {
-      if (reward(i) > reward(best) || (reward(i) === reward(best) && i < best)) best = i;
-      if (reward(i) < reward(worst) || (reward(i) === reward(worst) && i < worst)) worst = i;
-    }
-    if (reward(best) > reward(worst)) pairs.push([best, worst]);
+    for (const i of g) if (reward(i) > reward(best) || (reward(i) === reward(best) && i < best)) best = i;
+    for (const i of [...g].sort((a, b) => a - b)) if (reward(i) < reward(best)) pairs.push([best, i]);
   }
   return pairs;
 }

@@ -7,7 +7,7 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
-import { successCollapse } from '../../../src/rl/algos/loop.ts';
+import { successCollapse, successDrift } from '../../../src/rl/algos/loop.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
@@ -164,5 +164,19 @@ describe('success collapse guard', () => {
     expect(successCollapse(0.35, 128, [0.8, 0.82, 0.78, 0.81], 0.3)).toMatch(/collapsed to 35%/);
     // the same fall within a run that swings ±0.15 per iteration is inside its noise
     expect(successCollapse(0.35, 128, [0.95, 0.6, 0.9, 0.6], 0.3)).toBeNull();
+  });
+});
+
+describe('success drift guard', () => {
+  it('fires when a block sinks below the best block by more than the threshold and 3 standard errors of the difference', () => {
+    // SWEET-RL on guess fell from ~72% to ~54% over 50 iterations, a point or two at a time
+    const best = [0.72, 0.66, 0.78, 0.7, 0.75, 0.69, 0.64, 0.74];
+    expect(successDrift([0.55, 0.6, 0.5, 0.58, 0.52, 0.61, 0.49, 0.56], best, 64, 0.05)).toMatch(/drifted to a mean of 55% from 71%/);
+    // the same run's healthy block, and a block a few points down within the tasks' noise
+    expect(successDrift([0.7, 0.74, 0.65, 0.77, 0.71, 0.68, 0.73, 0.7], best, 64, 0.05)).toBeNull();
+    expect(successDrift([0.6, 0.8, 0.55, 0.75, 0.62, 0.78, 0.58, 0.7], best, 64, 0.05)).toBeNull();
+    // below the threshold it never fires, however steady the blocks
+    expect(successDrift(new Array(8).fill(0.68), new Array(8).fill(0.7), 10_000, 0.05)).toBeNull();
+    expect(successDrift([], best, 64, 0.05)).toBeNull();
   });
 });

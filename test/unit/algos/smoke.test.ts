@@ -9,7 +9,7 @@ import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder
 import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
 import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
 import { MemoryCheckpoints } from '../../../src/rl/algos/checkpoint.ts';
-import { ALGO_NAMES, type AlgoName } from '../../../src/rl/algos/types.ts';
+import { ALGO_NAMES, type AlgoName, type TrainCheckpoint } from '../../../src/rl/algos/types.ts';
 import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
@@ -145,6 +145,30 @@ describe('loop', () => {
     const now = loop.adapter('policy');
     for (const n of Object.keys(first.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(first.weights[n]));
     await loop.dispose();
+  }, 120_000);
+
+  it('rolls back to the adapters that began the best block when a block of iterations drifts below it (slow drift)', async () => {
+    const config = tinyConfig('grpo', 5);
+    config.rollback = { ...config.rollback, driftBlock: 8 };
+    const checkpoints = new MemoryCheckpoints();
+    const a = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'drift', checkpoints });
+    await a.run(1);
+    const early = (await checkpoints.load('drift')) as TrainCheckpoint;
+    await a.run(1);
+    await a.dispose();
+    // a run whose first block won every game and whose second has lost seven in a row: the eighth
+    // iteration closes the block, whatever it scores
+    const late = (await checkpoints.load('drift')) as TrainCheckpoint;
+    late.drift = { best: { from: 0, successes: new Array(8).fill(1), states: early.learners }, current: { from: 8, successes: new Array(7).fill(0), states: late.learners } };
+    await checkpoints.save(late);
+    const b = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'drift', checkpoints });
+    const [r] = await b.run(1);
+    expect(r.metrics.rolled_back).toBe(1);
+    expect(r.warnings.join(' ')).toMatch(/rolled back to the adapters that began iterations 1–8 \(rollout success drifted to a mean of \d+% from 100%: iterations 9–16 against iterations 1–8\); learning rate lowered/);
+    const policy = early.learners.find((l) => l.target === 'policy') as TrainCheckpoint['learners'][number];
+    const now = b.adapter('policy');
+    for (const n of Object.keys(now.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(policy.trainer.tensors[n]));
+    await b.dispose();
   }, 120_000);
 
   it('undoes an update that moves the policy too far on its own rollouts (lr 0.9): the published adapter stays the last good one', async () => {

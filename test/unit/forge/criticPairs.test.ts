@@ -5,9 +5,10 @@ import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } f
 const ep = (task: number, reward: number, success: boolean) => ({ task, reward, success });
 
 describe('branchPairs', () => {
-  it("pairs each group's best return with its worst, ties by index, none when all returns are equal", () => {
+  it("pairs each group's best return with every member of lower return, ties by index, none when all returns are equal", () => {
     const reward = [0.5, 1, -0.2, 1, 0.3, 0.3, 0.7, 0];
     expect(branchPairs([[0, 1, 2, 3], [4, 5], [6], [7, 6]], (i) => reward[i])).toEqual([
+      [1, 0],
       [1, 2],
       [6, 7],
     ]);
