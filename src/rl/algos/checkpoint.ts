@@ -5,20 +5,19 @@
 //      `<run>/<target>`           the LoRA matrices only (a plain adapter row: PEFT export reads it),
 //      `<run>/<target>/optimizer` the moments `<p>.m`, `<p>.v` (config.kind 'optimizer-state'),
 //      `<run>/checkpoint`         no tensors; config holds the loop state as JSON;
-//      `<run>/drift/<block>/<target>[/optimizer]` the drift guard's saved adapters ('current', 'best';
-//                                 config.kind 'drift-snapshot', so no menu offers them as adapters).
+//      `<run>/best/<target>[/optimizer]` the validation guard's best adapters (config.kind
+//                                 'best-snapshot', so no menu offers them as a run's adapter).
 //  - MemoryCheckpoints keeps copies in memory (tests, the CLI without a store).
 import type { JsonObject } from '../envs/types.ts';
 import type { AdapterSummary, AdapterTable } from '../store/index.ts';
-import { AlgoError, type CheckpointStore, type DriftBlock, type LearnerState, type TrainCheckpoint } from './types.ts';
+import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
 
 const copyLearner = (l: LearnerState): LearnerState => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } });
-const copyBlock = (b: DriftBlock): DriftBlock => ({ from: b.from, successes: [...b.successes], states: b.states?.map(copyLearner) ?? null });
 
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
   return {
     ...c,
-    ...(c.drift ? { drift: { current: copyBlock(c.drift.current), best: c.drift.best ? copyBlock(c.drift.best) : null } } : {}),
+    ...(c.best ? { best: { iteration: c.best.iteration, outcomes: [...c.best.outcomes], states: c.best.states.map(copyLearner) } } : {}),
     lossHistory: Object.fromEntries(Object.entries(c.lossHistory).map(([k, v]) => [k, [...v]])),
     gradNormHistory: [...c.gradNormHistory],
     spreadHistory: [...c.spreadHistory],
@@ -95,13 +94,7 @@ export class StoreCheckpoints implements CheckpointStore {
 
   async save(c: TrainCheckpoint): Promise<void> {
     await this.putLearners(c, c.runId, c.learners);
-    const blocks: JsonObject = {};
-    for (const name of ['current', 'best'] as const) {
-      const b = c.drift?.[name];
-      if (!b) continue;
-      if (b.states) await this.putLearners(c, `${c.runId}/drift/${name}`, b.states, 'drift-snapshot');
-      blocks[name] = { from: b.from, successes: b.successes, targets: b.states ? b.states.map((l) => l.target) : null };
-    }
+    if (c.best) await this.putLearners(c, `${c.runId}/best`, c.best.states, 'best-snapshot');
     const meta: JsonObject = {
       kind: 'train-checkpoint',
       algo: c.algo,
@@ -113,7 +106,7 @@ export class StoreCheckpoints implements CheckpointStore {
       spreadHistory: c.spreadHistory,
       firstDistinct: c.firstDistinct ?? null,
       successHistory: c.successHistory ?? [],
-      ...(c.drift ? { drift: blocks } : {}),
+      ...(c.best ? { best: { iteration: c.best.iteration, outcomes: c.best.outcomes, targets: c.best.states.map((l) => l.target) } } : {}),
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
@@ -123,15 +116,9 @@ export class StoreCheckpoints implements CheckpointStore {
   async load(runId: string): Promise<TrainCheckpoint | null> {
     const meta = await this.store.getAdapter(`${runId}/checkpoint`);
     if (!meta) return null;
-    type StoredBlock = { from: number; successes: number[]; targets: LearnerState['target'][] | null };
-    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'drift'> & { learners: LearnerState['target'][]; drift?: { current?: StoredBlock; best?: StoredBlock } };
+    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'best'> & { learners: LearnerState['target'][]; best?: { iteration: number; outcomes: number[]; targets: LearnerState['target'][] } };
     const learners = await this.getLearners(runId, runId, m.learners);
-    const block = async (name: 'current' | 'best'): Promise<DriftBlock | null> => {
-      const b = m.drift?.[name];
-      return b ? { from: b.from, successes: b.successes, states: b.targets ? await this.getLearners(runId, `${runId}/drift/${name}`, b.targets) : null } : null;
-    };
-    const current = await block('current');
-    const drift = m.drift && current ? { drift: { current, best: await block('best') } } : {};
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...drift, learners };
+    const best = m.best ? { best: { iteration: m.best.iteration, outcomes: m.best.outcomes, states: await this.getLearners(runId, `${runId}/best`, m.best.targets) } } : {};
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...best, learners };
   }
 }

@@ -197,14 +197,17 @@ export interface RollbackConfig {
    */
   successDrop: number;
   /**
-   * The slow-drift guard: every `driftBlock` iterations, the block's mean rollout success is compared
-   * with the best block's so far; more than `driftDrop` (absolute) and 3 standard errors below it,
-   * the learners return to the adapters that began the best block (the base for a run that only ever
-   * fell). The per-iteration guards miss a policy that sinks a point at a time (SWEET-RL on guess:
-   * −18 points over 50 iterations with no collapse, 2026-12-02). 0 turns it off.
+   * The validation guard: before the first iteration and every `validateEvery` iterations (and at
+   * TrainingLoop.finish), the policy plays `validateTasks` fixed train-split tasks, one sampled
+   * episode each with fixed seeds; the best-scoring adapters so far are kept, and a score more than
+   * `validateDrop` (absolute) and 2.5 paired standard errors below the best returns the learners to
+   * them (loop.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
+   * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
+   * points. 0 turns it off.
    */
-  driftBlock: number;
-  driftDrop: number;
+  validateEvery: number;
+  validateTasks: number;
+  validateDrop: number;
 }
 
 /** Echo Trap (RAGEN): spread collapse, grad-norm spikes, repeated-template replies. */
@@ -341,7 +344,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     maxGradNorm: 1,
     feedbackWeight: 1,
     infoGainReward: 0,
-    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, driftBlock: 8, driftDrop: 0.05 },
+    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, validateEvery: 8, validateTasks: 64, validateDrop: 0.05 },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
@@ -449,8 +452,9 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);
   if (!(c.rollback.maxUpdateKl >= 0)) throw new AlgoError('bad-config', `rollback.maxUpdateKl must be ≥ 0 (0 = off), got ${c.rollback.maxUpdateKl}`);
   if (!(c.rollback.successDrop > 0 && c.rollback.successDrop <= 1)) throw new AlgoError('bad-config', `rollback.successDrop must lie in (0, 1] (1 = off), got ${c.rollback.successDrop}`);
-  if (!(Number.isInteger(c.rollback.driftBlock) && c.rollback.driftBlock >= 0)) throw new AlgoError('bad-config', `rollback.driftBlock must be a whole number ≥ 0 (0 = off), got ${c.rollback.driftBlock}`);
-  if (!(c.rollback.driftDrop >= 0 && c.rollback.driftDrop < 1)) throw new AlgoError('bad-config', `rollback.driftDrop must lie in [0, 1), got ${c.rollback.driftDrop}`);
+  if (!(Number.isInteger(c.rollback.validateEvery) && c.rollback.validateEvery >= 0)) throw new AlgoError('bad-config', `rollback.validateEvery must be a whole number ≥ 0 (0 = off), got ${c.rollback.validateEvery}`);
+  if (!(Number.isInteger(c.rollback.validateTasks) && c.rollback.validateTasks >= 2)) throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
+  if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop < 1)) throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1), got ${c.rollback.validateDrop}`);
   const s = c.settings;
   if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') {
     if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);
@@ -484,6 +488,16 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
 }
 
 /** The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can check them before a run starts. */
+/** The validation guard's tasks (RollbackConfig.validateTasks): train-split tasks drawn apart from every iteration's. */
+export function validationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'options' | 'rollback'>): TaskSpec[] {
+  return Array.from({ length: cfg.rollback.validateTasks }, (_, i) => ({
+    family: cfg.family,
+    split: 'train',
+    seed: hashString(`validate/${cfg.seed}/${i}`) & 0x7fffffff,
+    ...(cfg.options ? { options: cfg.options } : {}),
+  }));
+}
+
 export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'options'>, it: number): TaskSpec[] {
   return Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
     family: cfg.family,

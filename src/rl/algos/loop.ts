@@ -17,7 +17,7 @@ import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
 import type { Split } from '../envs/types.ts';
 import type { ModelRef } from '../store/index.ts';
-import { iterationTasks, validateLoopConfig, type LoopConfig } from './config.ts';
+import { iterationTasks, validateLoopConfig, validationTasks, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, withInfoGainRewards, type FeedbackSource } from './feedback.ts';
@@ -27,7 +27,7 @@ import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';
 import type { Row } from './rows.ts';
-import { AlgoError, type CheckpointStore, type DriftState, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
+import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint, type ValidationBest } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 
 /** Everything a loop needs. */
@@ -87,8 +87,8 @@ export class TrainingLoop {
    * failing update may already have collapsed (spread gone, templates) without a loss spike.
    */
   private lastClean: { iteration: number; states: LearnerState[] } | null = null;
-  /** The slow-drift guard's blocks (successDrift). */
-  private drift: DriftState = { current: { from: 0, successes: [], states: null }, best: null };
+  /** The validation guard's best adapters so far (validationDrop); null until the first validation. */
+  private best: ValidationBest | null = null;
   private stopping = false;
 
   private constructor(
@@ -163,6 +163,8 @@ export class TrainingLoop {
     const cfg = this.ctx.config;
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
+    // the validation guard's first reference, the adapters the run begins with, scored when first needed
+    if (cfg.rollback.validateEvery > 0 && !this.best) this.best = { iteration: it, outcomes: [], states: this.states() };
     const tasks = iterationTasks(cfg, it);
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
@@ -181,7 +183,6 @@ export class TrainingLoop {
     metrics.feedback_pairs = feedback.pairs.length;
     const warnings: string[] = [];
     const good = this.states();
-    if (this.drift.current.successes.length === 0) this.drift.current = { from: it, successes: [], states: good };
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
@@ -237,14 +238,15 @@ export class TrainingLoop {
     warnings.push(...echo);
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
     if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
-    if (!failure) {
-      const drifted = this.closeBlock(metrics.success, episodes.length);
-      if (drifted) {
-        failure = drifted;
-        warnings.push(drifted);
+    if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
+    if (!failure && cfg.rollback.validateEvery > 0 && (it + 1) % cfg.rollback.validateEvery === 0) {
+      const v = await this.validate(it + 1);
+      metrics.validation_success = v.score;
+      if (v.warning) {
+        failure = v.warning;
+        warnings.push(v.warning);
       }
     }
-    if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
       grad_norm: gradNorm,
       clip_frac: failure ? 0 : (update?.stats.policy_clip_frac ?? 0),
@@ -266,6 +268,22 @@ export class TrainingLoop {
     await this.o.checkpoints?.save(this.checkpoint());
     metrics.seconds = (performance.now() - started) / 1000;
     return { iteration: it + 1, metrics, warnings, adapters };
+  }
+
+  /**
+   * The validation guard at the end of a run: validates the adapters as they are (unless this
+   * iteration already did) and, if they fell below the best ones, returns to those, publishes them
+   * and saves the checkpoint. Returns the warning, or null.
+   */
+  async finish(): Promise<string | null> {
+    const every = this.ctx.config.rollback.validateEvery;
+    if (every === 0 || !this.best || this.iterationValue % every === 0) return null;
+    const v = await this.validate(this.iterationValue);
+    if (v.warning) {
+      await this.publish();
+      await this.o.checkpoints?.save(this.checkpoint());
+    }
+    return v.warning;
   }
 
   /** Held-out evaluation, sampled and greedy, of the trained policy adapter or (base) the base policy. */
@@ -310,7 +328,7 @@ export class TrainingLoop {
       gradNormHistory: this.gradNormHistory,
       spreadHistory: this.spreadHistory,
       successHistory: this.successHistory,
-      drift: this.drift,
+      best: this.best,
       firstDistinct: this.firstDistinct,
       learners: this.states(),
     };
@@ -332,33 +350,45 @@ export class TrainingLoop {
     this.spreadHistory = c.spreadHistory;
     this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
-    if (c.drift) this.drift = c.drift;
+    this.best = c.best ?? null;
   }
 
   /**
-   * Adds an iteration's rollout success to the drift guard's block; when the block is full, compares
-   * it with the best finished block (successDrift) and, if it drifted below, loads the adapters that
-   * began the best block and lowers the learning rate. Returns the warning, or null.
+   * Scores the policy's adapters on the validation tasks and keeps them if they are the best so far;
+   * if they fell below the best (validationDrop), loads the best and lowers the learning rate.
    */
-  private closeBlock(success: number, episodes: number): string | null {
-    const size = this.ctx.config.rollback.driftBlock;
-    const d = this.drift;
-    if (size === 0) return null;
-    d.current.successes.push(success);
-    if (d.current.successes.length < size) return null;
-    const block = d.current;
-    d.current = { from: this.iterationValue + 1, successes: [], states: null };
-    const why = d.best ? successDrift(block.successes, d.best.successes, episodes, this.ctx.config.rollback.driftDrop) : null;
-    if (!why || !d.best) {
-      if (!d.best || meanOf(block.successes) > meanOf(d.best.successes)) d.best = block;
-      return null;
+  private async validate(iteration: number): Promise<{ score: number; warning: string | null }> {
+    const outcomes = await this.validationOutcomes();
+    const score = meanOf(outcomes);
+    if (this.best && this.best.outcomes.length === 0) {
+      const now = this.states();
+      for (const s of this.best.states) this.algo.learners[s.target]?.load(s);
+      this.best = { ...this.best, outcomes: await this.validationOutcomes() };
+      for (const s of now) this.algo.learners[s.target]?.load(s);
     }
-    for (const s of d.best.states ?? []) this.algo.learners[s.target]?.load(s);
+    const best = this.best;
+    const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
+    if (!why || !best) {
+      if (!best || score > meanOf(best.outcomes)) this.best = { iteration, outcomes, states: this.states() };
+      return { score, warning: null };
+    }
+    for (const s of best.states) this.algo.learners[s.target]?.load(s);
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     this.lastClean = null;
-    const span = (b: { from: number; successes: number[] }) => `iterations ${b.from + 1}–${b.from + b.successes.length}`;
-    return `rolled back to the adapters that began ${span(d.best)} (${why}: ${span(block)} against ${span(d.best)}); learning rate lowered to ${this.lr().toPrecision(3)}`;
+    return { score, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
+  }
+
+  /** Success (0/1) of the policy learner's current adapter on each validation task: one sampled episode each, fixed seeds. */
+  private async validationOutcomes(): Promise<number[]> {
+    const policy = this.algo.learners.policy;
+    if (!policy) return [];
+    const cfg = this.ctx.config;
+    const id = `${this.ctx.adapterIds.policy}#validation`;
+    await this.o.engine.setAdapter(id, policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
+    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: id, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
+    const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent);
+    return r.episodes.map((e) => (e.success ? 1 : 0));
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */
@@ -422,23 +452,18 @@ function costSince(before: IterationCost, now: IterationCost): IterationCost {
 const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
- * Why a block of iterations' rollout success drifted below the best block's, or null: its mean more
- * than `drop` (absolute) below and more than 3 standard errors of the difference of the two means,
- * each block's per-iteration noise the larger of its own spread and a share's binomial error over n
- * episodes. Blocks, not single iterations, because each iteration draws new tasks (see
- * successCollapse) and a policy can sink a point an iteration, which no single iteration shows.
+ * Why the validation score fell below the best adapters', or null: per validation task the outcomes
+ * (0/1) of the current and the best adapters, played with the same task and sampling seeds, so their
+ * difference is paired and unchanged behaviour cancels; a fall of more than `drop` (absolute) and
+ * 2.5 standard errors of the mean paired difference counts.
  */
-export function successDrift(block: readonly number[], best: readonly number[], n: number, drop: number): string | null {
-  if (block.length === 0 || best.length === 0) return null;
-  const noise = (xs: readonly number[]) => {
-    const m = meanOf(xs);
-    const binomial = Math.sqrt((m * (1 - m)) / Math.max(1, n));
-    const spread = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
-    return Math.max(binomial, spread);
-  };
-  const se = Math.sqrt(noise(block) ** 2 / block.length + noise(best) ** 2 / best.length);
-  const fell = meanOf(best) - meanOf(block);
-  if (fell > drop && fell > 3 * se) return `rollout success drifted to a mean of ${(100 * meanOf(block)).toFixed(0)}% from ${(100 * meanOf(best)).toFixed(0)}%`;
+export function validationDrop(current: readonly number[], best: readonly number[], drop: number): string | null {
+  const n = Math.min(current.length, best.length);
+  if (n < 2) return null;
+  const d = Array.from({ length: n }, (_, i) => best[i] - current[i]);
+  const fell = meanOf(d);
+  const se = Math.sqrt(d.reduce((a, x) => a + (x - fell) ** 2, 0) / (n - 1) / n);
+  if (fell > drop && fell > 2.5 * se) return `validation success fell to ${(100 * meanOf(current.slice(0, n))).toFixed(0)}% from the best adapters' ${(100 * meanOf(best.slice(0, n))).toFixed(0)}% on the same ${n} tasks`;
   return null;
 }
 

@@ -26,19 +26,13 @@ export interface LearnerState {
   dims: Record<string, number[]>;
 }
 
-/** A block of consecutive iterations: their rollout success and the adapters that began it. */
-export interface DriftBlock {
-  /** Index of the block's first iteration. */
-  from: number;
-  successes: number[];
-  /** The learners' states when the block began (null until its first iteration). */
-  states: LearnerState[] | null;
-}
-
-/** The slow-drift guard's memory: the block in progress and the best finished one. */
-export interface DriftState {
-  current: DriftBlock;
-  best: DriftBlock | null;
+/** The validation guard's best adapters: their per-task outcomes on the validation tasks and the learners' states. */
+export interface ValidationBest {
+  /** Iterations completed when they were validated (0: the adapters the run began with). */
+  iteration: number;
+  /** Success (0/1) on each validation task, in task order; empty until first scored (the run's first adapters are scored at the first validation). */
+  outcomes: number[];
+  states: LearnerState[];
 }
 
 /** Everything needed to continue a run after the iteration it was written at. */
@@ -60,8 +54,8 @@ export interface TrainCheckpoint {
   firstDistinct?: number | null;
   /** Recent rollout success (the collapse guard's window); absent in older checkpoints. */
   successHistory?: number[];
-  /** The drift guard's state (loop.ts successDrift); absent in older checkpoints. */
-  drift?: DriftState;
+  /** The validation guard's best adapters (loop.ts validationDrop); absent in older checkpoints. */
+  best?: ValidationBest | null;
   learners: LearnerState[];
 }
 

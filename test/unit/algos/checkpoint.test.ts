@@ -27,7 +27,7 @@ function checkpoint(iteration: number): TrainCheckpoint {
       trainer: { step: 3 * x, tensors: { [A]: t(8, x), [B]: t(8, 1), [`${A}.m`]: t(8, 2), [`${A}.v`]: t(8, 3), [`${B}.m`]: t(8, 4), [`${B}.v`]: t(8, 5) } },
     }));
   return {
-    drift: { current: { from: 8, successes: [0.6], states: learners(iteration - 1) }, best: { from: 0, successes: [0.7, 0.8], states: learners(-1) } },
+    best: { iteration: 1, outcomes: [1, 0, 1], states: learners(-1) },
     runId: 'run-1',
     algo: 'sweet',
     iteration,
@@ -61,12 +61,12 @@ describe('StoreCheckpoints', () => {
     expect(Array.from(lora.weights[A])).toEqual(Array.from(checkpoint(2).learners[0].trainer.tensors[A]));
   });
 
-  it('lists the stored adapters without their tensors, runnable ones apart from optimizer, loop state and the drift guard\'s snapshots', async () => {
+  it('lists the stored adapters without their tensors, runnable ones apart from optimizer, loop state and the validation guard\'s best adapters', async () => {
     const store = await TrajectoryStore.open({ name: 'ckpt-list' });
     await new StoreCheckpoints(store).save(checkpoint(3));
     const rows = await store.listAdapters();
-    const drift = ['best', 'current'].flatMap((b) => ['critic', 'critic/optimizer', 'policy', 'policy/optimizer'].map((r) => `run-1/drift/${b}/${r}`));
-    expect(rows.map((r) => r.id).sort()).toEqual(['run-1/checkpoint', 'run-1/critic', 'run-1/critic/optimizer', ...drift, 'run-1/policy', 'run-1/policy/optimizer']);
+    const best = ['critic', 'critic/optimizer', 'policy', 'policy/optimizer'].map((r) => `run-1/best/${r}`);
+    expect(rows.map((r) => r.id).sort()).toEqual([...best, 'run-1/checkpoint', 'run-1/critic', 'run-1/critic/optimizer', 'run-1/policy', 'run-1/policy/optimizer']);
     for (const r of rows) expect(r).not.toHaveProperty('tensors');
     const runnable = rows.filter(isRunnableAdapter);
     expect(runnable.map((r) => `${r.id} ${r.target}`).sort()).toEqual(['run-1/critic critic', 'run-1/policy policy']);
