@@ -153,12 +153,11 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const evalSeed = heldOutSeed(split, c.seed);
     const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () => loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }));
     const reports = await loop.run(iterations);
-    const finish = await loop.finish();
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
     await loop.dispose();
     const minutes = (performance.now() - start) / 60_000;
     const label = `${c.family} ${algoKey(c)} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
-    const note = `rollbacks ${(reports.at(-1)?.metrics.rollbacks ?? 0) + (finish ? 1 : 0)}, ${minutes.toFixed(1)} min`;
+    const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
     const modes = ['sampled', 'greedy'] as const;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
     const rates = (mode: 'sampled' | 'greedy') => Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
@@ -172,7 +171,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
-    const course = { success: reports.map((r) => r.metrics.success), validation: reports.map((r) => r.metrics.validation_success ?? null), warnings: [...reports.map((r) => r.warnings), ...(finish ? [[`at the end: ${finish}`]] : [])] };
+    const course = { success: reports.map((r) => r.metrics.success), validation: reports.map((r) => r.metrics.validation_success ?? null), warnings: reports.map((r) => r.warnings) };
     return { case: c, rows, figures, minutes, line, course };
   } finally {
     await engine.dispose();

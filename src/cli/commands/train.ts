@@ -107,9 +107,6 @@ export const train: Command = {
       const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (before) log(evalLine('before', before));
       const reports = await loop.run(iterations, (r) => log(line(r)));
-      // the validation guard's last word: adapters that fell below the best validated ones are not what the run hands on
-      const finish = await loop.finish();
-      if (finish) log(finish);
       const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (after) log(evalLine('after', after));
       if (values.out) {
@@ -119,7 +116,7 @@ export const train: Command = {
         log(`wrote the policy adapter to ${values.out}`);
       }
       const command = `npx turnwise train ${argv.filter((a) => a !== '--json').join(' ')}`;
-      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports, finish }, () => '');
+      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
       await loop.dispose();
     } finally {
       await engine.dispose();

@@ -197,8 +197,8 @@ export interface RollbackConfig {
    */
   successDrop: number;
   /**
-   * The validation guard: before the first iteration and every `validateEvery` iterations (and at
-   * TrainingLoop.finish), the policy plays `validateTasks` fixed train-split tasks, one sampled
+   * The validation guard: every `validateEvery` iterations, and at the end of a run that completes
+   * at least that many (TrainingLoop.run), the policy plays `validateTasks` fixed train-split tasks, one sampled
    * episode each with fixed seeds; the best-scoring adapters so far are kept, and a score more than
    * `validateDrop` (absolute) and 2.5 paired standard errors below the best returns the learners to
    * them (loop.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last

@@ -144,12 +144,22 @@ export class TrainingLoop {
     this.stopping = true;
   }
 
-  /** Runs up to `iterations` more iterations (fewer after stop()). */
+  /**
+   * Runs up to `iterations` more iterations (fewer after stop()). A run that completes them ends with
+   * the validation guard's final check (finish), reported with the last iteration.
+   */
   async run(iterations: number, onReport?: (r: IterationReport) => void | Promise<void>): Promise<IterationReport[]> {
     this.stopping = false;
     const out: IterationReport[] = [];
     for (let i = 0; i < iterations && !this.stopping; i++) {
       const r = await this.step();
+      if (i === iterations - 1 && !this.stopping) {
+        const warning = await this.finish();
+        if (warning) {
+          r.warnings.push(`at the end of the run: ${warning}`);
+          Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.rollbacks, lr: this.lr() });
+        }
+      }
       out.push(r);
       await onReport?.(r);
     }
@@ -273,11 +283,12 @@ export class TrainingLoop {
   /**
    * The validation guard at the end of a run: validates the adapters as they are (unless this
    * iteration already did) and, if they fell below the best ones, returns to those, publishes them
-   * and saves the checkpoint. Returns the warning, or null.
+   * and saves the checkpoint. Returns the warning, or null. A run shorter than one validation period
+   * is not validated (a one-iteration try in the Train view would cost it 128 more episodes).
    */
-  async finish(): Promise<string | null> {
+  private async finish(): Promise<string | null> {
     const every = this.ctx.config.rollback.validateEvery;
-    if (every === 0 || !this.best || this.iterationValue % every === 0) return null;
+    if (every === 0 || !this.best || this.iterationValue < every || this.iterationValue % every === 0) return null;
     const v = await this.validate(this.iterationValue);
     if (v.warning) {
       await this.publish();

@@ -147,25 +147,31 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
-  it('returns to the best validated adapters when the validation score falls below them (at finish)', async () => {
+  it('returns to the best validated adapters when the validation score falls below them (at the end of a run)', async () => {
     // an update (lr 0.9) that breaks the policy, with the update-KL guard off so that it goes through
     const config = tinyConfig('grpo', 5);
     config.lr = 0.9;
-    config.rollback = { ...config.rollback, maxUpdateKl: 0, validateEvery: 8, validateTasks: 32 };
+    config.rollback = { ...config.rollback, maxUpdateKl: 0, validateEvery: 2, validateTasks: 32 };
     const checkpoints = new MemoryCheckpoints();
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate', checkpoints });
     const first = loop.adapter('policy');
+    // before the first validation (every 2 iterations) the adapters the run began with are kept, to be
+    // scored then
     const [r] = await loop.run(1);
     expect(r.metrics.rolled_back).toBe(0);
-    // the adapters the run began with are kept, to be scored at the first validation
+    expect(r.metrics.validation_success).toBeUndefined();
     const saved = (await checkpoints.load('validate')) as TrainCheckpoint;
     expect(saved.best?.iteration).toBe(0);
     expect(saved.best?.outcomes).toEqual([]);
-    const warning = await loop.finish();
-    expect(warning).toMatch(/rolled back to the adapters of iteration 0 \(validation success fell to \d+% from the best adapters' \d+% on the same 32 tasks\); learning rate lowered to 0\.45/);
+    // iteration 2 validates and returns; iteration 3 breaks the policy again and the run's end validates
+    const [second, third] = await loop.run(2);
+    expect(second.metrics.rolled_back).toBe(1);
+    expect(second.warnings.join(' ')).toMatch(/^rolled back to the adapters of iteration 0 \(validation success fell to \d+% from the best adapters' \d+% on the same 32 tasks\); learning rate lowered to 0\.45/);
+    expect(third.metrics.rolled_back).toBe(1);
+    expect(third.warnings.join(' ')).toMatch(/at the end of the run: rolled back to the adapters of iteration 0 .*learning rate lowered to 0\.225/);
     const now = loop.adapter('policy');
     for (const n of Object.keys(first.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(first.weights[n]));
-    expect((await checkpoints.load('validate'))?.rollbacks).toBe(1);
+    expect((await checkpoints.load('validate'))?.rollbacks).toBe(2);
     await loop.dispose();
   }, 120_000);
 
