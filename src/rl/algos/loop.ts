@@ -90,6 +90,8 @@ export class TrainingLoop {
   /** The validation guard's best adapters so far (validationDrop); null until the first validation. */
   private best: ValidationBest | null = null;
   private stopping = false;
+  /** Aborted by stop(): a validation in progress is abandoned (its 64–128 episodes would hold the Stop up). */
+  private stopSignal = new AbortController();
 
   private constructor(
     private readonly o: TrainingLoopOptions,
@@ -142,6 +144,7 @@ export class TrainingLoop {
   /** Asks run() to stop after the iteration in progress. */
   stop(): void {
     this.stopping = true;
+    this.stopSignal.abort(new AlgoError('stopped', 'the run was stopped'));
   }
 
   /**
@@ -150,6 +153,7 @@ export class TrainingLoop {
    */
   async run(iterations: number, onReport?: (r: IterationReport) => void | Promise<void>): Promise<IterationReport[]> {
     this.stopping = false;
+    this.stopSignal = new AbortController();
     const out: IterationReport[] = [];
     for (let i = 0; i < iterations && !this.stopping; i++) {
       const r = await this.step();
@@ -251,8 +255,9 @@ export class TrainingLoop {
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     if (!failure && cfg.rollback.validateEvery > 0 && (it + 1) % cfg.rollback.validateEvery === 0) {
       const v = await this.validate(it + 1);
-      metrics.validation_success = v.score;
-      if (v.warning) {
+      if (!v) warnings.push('validation skipped: the run was stopped during it');
+      else metrics.validation_success = v.score;
+      if (v?.warning) {
         failure = v.warning;
         warnings.push(v.warning);
       }
@@ -290,11 +295,11 @@ export class TrainingLoop {
     const every = this.ctx.config.rollback.validateEvery;
     if (every === 0 || !this.best || this.iterationValue < every || this.iterationValue % every === 0) return null;
     const v = await this.validate(this.iterationValue);
-    if (v.warning) {
+    if (v?.warning) {
       await this.publish();
       await this.o.checkpoints?.save(this.checkpoint());
     }
-    return v.warning;
+    return v?.warning ?? null;
   }
 
   /** Held-out evaluation, sampled and greedy, of the trained policy adapter or (base) the base policy. */
@@ -367,15 +372,19 @@ export class TrainingLoop {
   /**
    * Scores the policy's adapters on the validation tasks and keeps them if they are the best so far;
    * if they fell below the best (validationDrop), loads the best and lowers the learning rate.
+   * Null when stop() came during it: nothing changes.
    */
-  private async validate(iteration: number): Promise<{ score: number; warning: string | null }> {
+  private async validate(iteration: number): Promise<{ score: number; warning: string | null } | null> {
     const outcomes = await this.validationOutcomes();
+    if (!outcomes) return null;
     const score = meanOf(outcomes);
     if (this.best && this.best.outcomes.length === 0) {
       const now = this.states();
       for (const s of this.best.states) this.algo.learners[s.target]?.load(s);
-      this.best = { ...this.best, outcomes: await this.validationOutcomes() };
+      const first = await this.validationOutcomes();
       for (const s of now) this.algo.learners[s.target]?.load(s);
+      if (!first) return null;
+      this.best = { ...this.best, outcomes: first };
     }
     const best = this.best;
     const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
@@ -390,15 +399,24 @@ export class TrainingLoop {
     return { score, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
   }
 
-  /** Success (0/1) of the policy learner's current adapter on each validation task: one sampled episode each, fixed seeds. */
-  private async validationOutcomes(): Promise<number[]> {
+  /**
+   * Success (0/1) of the policy learner's current adapter on each validation task: one sampled
+   * episode each, fixed seeds. Null when stop() came during it.
+   */
+  private async validationOutcomes(): Promise<number[] | null> {
     const policy = this.algo.learners.policy;
     if (!policy) return [];
     const cfg = this.ctx.config;
     const id = `${this.ctx.adapterIds.policy}#validation`;
     await this.o.engine.setAdapter(id, policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: id, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
-    const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent);
+    const signal = this.stopSignal.signal;
+    if (signal.aborted) return null;
+    const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, { signal }).catch((e: unknown) => {
+      if (signal.aborted) return null;
+      throw e;
+    });
+    if (!r) return null;
     return r.episodes.map((e) => (e.success ? 1 : 0));
   }
 

@@ -68,6 +68,17 @@ export interface RolloutOptions {
    * (default), 'varied' (the training phrasings; the forge's data) or a validated phrasings file.
    */
   phrasings?: PhrasingSetting;
+  /** Ends the rollout before its next step, throwing the signal's reason (the Train view's Stop during validation). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Lets the event loop run queued tasks. ONNX Runtime's wasm runs compute synchronously and resolve
+ * as microtasks, so a worker generating step after step would otherwise never receive a message
+ * (a Stop) until the whole rollout ends.
+ */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 interface Live {
@@ -132,6 +143,8 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     } else live.push(l);
   }
   while (live.length > 0) {
+    await nextTask();
+    opts.signal?.throwIfAborted();
     const asking = live.filter((l) => !l.forced);
     const acted = asking.length ? await agent.act(asking.map((l) => ({ slot: l.slot, dialogue: l.dialogue, seed: slots[l.slot].seed }))) : [];
     const moves = new Map(asking.map((l, i) => [l.slot, acted[i]]));

@@ -175,6 +175,28 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it('abandons a validation in progress on stop(), ending the iteration without it, and validates at the next check', async () => {
+    const config = tinyConfig('grpo', 5);
+    config.rollback = { ...config.rollback, validateEvery: 1, validateTasks: 16 };
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-stop' });
+    const setAdapter = engine.setAdapter.bind(engine);
+    // the Stop arrives as a message once the validation rollout is under way (its first step yields)
+    engine.setAdapter = async (id, adapter, opts) => {
+      if (id.endsWith('#validation')) setTimeout(() => loop.stop(), 0);
+      return setAdapter(id, adapter, opts);
+    };
+    try {
+      const stopped = await loop.run(3);
+      expect(stopped.map((r) => [r.iteration, r.metrics.validation_success, r.warnings])).toEqual([[1, undefined, ['validation skipped: the run was stopped during it']]]);
+    } finally {
+      engine.setAdapter = setAdapter;
+    }
+    const [next] = await loop.run(1);
+    expect(next.metrics.validation_success).toBeGreaterThanOrEqual(0);
+    expect(next.warnings).toEqual([]);
+    await loop.dispose();
+  }, 120_000);
+
   it('undoes an update that moves the policy too far on its own rollouts (lr 0.9): the published adapter stays the last good one', async () => {
     const config = tinyConfig('grpo', 5);
     config.lr = 0.9;
