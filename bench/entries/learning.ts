@@ -171,7 +171,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
-    const course = { success: reports.map((r) => r.metrics.success), validation: reports.map((r) => r.metrics.validation_success ?? null), warnings: reports.map((r) => r.warnings) };
+    const course = { success: reports.map((r) => r.metrics.success), validation: reports.map((r) => r.metrics.validation_success ?? null), validationSampled: reports.map((r) => r.metrics.validation_sampled ?? null), validationGreedy: reports.map((r) => r.metrics.validation_greedy ?? null), warnings: reports.map((r) => r.warnings) };
     return { case: c, rows, figures, minutes, line, course };
   } finally {
     await engine.dispose();

@@ -199,7 +199,7 @@ export interface RollbackConfig {
   /**
    * The validation guard: every `validateEvery` iterations, and at the end of a run that completes
    * at least that many (TrainingLoop.run), the policy plays `validateTasks` fixed train-split tasks, one sampled
-   * episode each with fixed seeds; the best-scoring adapters so far are kept, and a score more than
+   * episode each with fixed seeds and one greedy; the best-scoring adapters so far are kept, and a score more than
    * `validateDrop` (absolute) and 2.5 paired standard errors below the best returns the learners to
    * them (loop.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10

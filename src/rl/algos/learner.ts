@@ -36,7 +36,11 @@ export interface LearnerSpec {
   seed: number;
   /** Standard deviation of A at initialisation (config.ts loraInitStd). */
   initStd: number;
-  /** Start from these adapter weights (of spec.lora's shape) instead of a fresh A and B = 0: the critic's shipped adapter. */
+  /**
+   * Start from these adapter weights (of spec.lora's shape) instead of a fresh A and B = 0: the
+   * critic's shipped adapter. Parameters it lacks start fresh: a PEFT adapter (the forge's) carries
+   * no value-head delta, which starts at zero.
+   */
   init?: ModelWeights;
 }
 
@@ -87,7 +91,8 @@ export class Learner {
     const graph = buildGraph(spec, spec.seqLen);
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
-    const trainer = await Trainer.create(runtime, graph, spec.init ?? initLora(spec.model.config, spec.lora, spec.seed, spec.initStd, heads(spec)), spec.adamw);
+    const fresh = initLora(spec.model.config, spec.lora, spec.seed, spec.initStd, heads(spec));
+    const trainer = await Trainer.create(runtime, graph, { ...fresh, ...spec.init }, spec.adamw);
     return new Learner(spec, trainer, floats, graph);
   }
 

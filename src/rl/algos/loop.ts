@@ -256,7 +256,7 @@ export class TrainingLoop {
     if (!failure && cfg.rollback.validateEvery > 0 && (it + 1) % cfg.rollback.validateEvery === 0) {
       const v = await this.validate(it + 1);
       if (!v) warnings.push('validation skipped: the run was stopped during it');
-      else metrics.validation_success = v.score;
+      else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy });
       if (v?.warning) {
         failure = v.warning;
         warnings.push(v.warning);
@@ -374,50 +374,59 @@ export class TrainingLoop {
    * if they fell below the best (validationDrop), loads the best and lowers the learning rate.
    * Null when stop() came during it: nothing changes.
    */
-  private async validate(iteration: number): Promise<{ score: number; warning: string | null } | null> {
-    const outcomes = await this.validationOutcomes();
-    if (!outcomes) return null;
+  private async validate(iteration: number): Promise<{ score: number; sampled: number; greedy: number; warning: string | null } | null> {
+    const played = await this.validationOutcomes();
+    if (!played) return null;
+    const { outcomes } = played;
     const score = meanOf(outcomes);
+    const modes = { sampled: meanOf(played.sampled), greedy: meanOf(played.greedy) };
     if (this.best && this.best.outcomes.length === 0) {
       const now = this.states();
       for (const s of this.best.states) this.algo.learners[s.target]?.load(s);
       const first = await this.validationOutcomes();
       for (const s of now) this.algo.learners[s.target]?.load(s);
       if (!first) return null;
-      this.best = { ...this.best, outcomes: first };
+      this.best = { ...this.best, outcomes: first.outcomes };
     }
     const best = this.best;
     const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
     if (!why || !best) {
       if (!best || score > meanOf(best.outcomes)) this.best = { iteration, outcomes, states: this.states() };
-      return { score, warning: null };
+      return { score, ...modes, warning: null };
     }
     for (const s of best.states) this.algo.learners[s.target]?.load(s);
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     this.lastClean = null;
-    return { score, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
+    return { score, ...modes, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
   }
 
   /**
-   * Success (0/1) of the policy learner's current adapter on each validation task: one sampled
-   * episode each, fixed seeds. Null when stop() came during it.
+   * The policy learner's current adapter on each validation task: success (0/1) of one sampled
+   * episode (fixed seeds) and of the greedy one, and their mean, the guard's outcome. Greedy play
+   * changes only where the adapter's argmax does, so its paired differences are far less noisy than
+   * sampled ones (whose episodes decorrelate once the adapter moves); sampled play keeps a fall that
+   * greedy hides in view. Null when stop() came during it.
    */
-  private async validationOutcomes(): Promise<number[] | null> {
+  private async validationOutcomes(): Promise<{ outcomes: number[]; sampled: number[]; greedy: number[] } | null> {
     const policy = this.algo.learners.policy;
-    if (!policy) return [];
+    if (!policy) return { outcomes: [], sampled: [], greedy: [] };
     const cfg = this.ctx.config;
     const id = `${this.ctx.adapterIds.policy}#validation`;
     await this.o.engine.setAdapter(id, policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
-    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: id, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const signal = this.stopSignal.signal;
-    if (signal.aborted) return null;
-    const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, { signal }).catch((e: unknown) => {
+    const [sampled, greedy] = [[] as number[], [] as number[]];
+    for (const [temperature, out] of [[1, sampled], [0, greedy]] as const) {
       if (signal.aborted) return null;
-      throw e;
-    });
-    if (!r) return null;
-    return r.episodes.map((e) => (e.success ? 1 : 0));
+      const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: id, sampling: { temperature, maxNewTokens: this.ctx.windows.policyReserve } });
+      const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, { signal }).catch((e: unknown) => {
+        if (signal.aborted) return null;
+        throw e;
+      });
+      if (!r) return null;
+      out.push(...r.episodes.map((e) => (e.success ? 1 : 0)));
+    }
+    return { outcomes: sampled.map((x, i) => (x + greedy[i]) / 2), sampled, greedy };
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */
@@ -482,9 +491,10 @@ const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.len
 
 /**
  * Why the validation score fell below the best adapters', or null: per validation task the outcomes
- * (0/1) of the current and the best adapters, played with the same task and sampling seeds, so their
- * difference is paired and unchanged behaviour cancels; a fall of more than `drop` (absolute) and
- * 2.5 standard errors of the mean paired difference counts.
+ * (in [0, 1]: the mean success of its sampled and greedy episodes) of the current and the best
+ * adapters, played with the same task and sampling seeds, so their difference is paired and unchanged
+ * behaviour cancels; a fall of more than `drop` (absolute) and 2.5 standard errors of the mean paired
+ * difference counts.
  */
 export function validationDrop(current: readonly number[], best: readonly number[], drop: number): string | null {
   const n = Math.min(current.length, best.length);

@@ -30,7 +30,10 @@ export interface LearnerState {
 export interface ValidationBest {
   /** Iterations completed when they were validated (0: the adapters the run began with). */
   iteration: number;
-  /** Success (0/1) on each validation task, in task order; empty until first scored (the run's first adapters are scored at the first validation). */
+  /**
+   * Per validation task, in task order, the mean success of its sampled and greedy episodes; empty
+   * until first scored (the run's first adapters are scored at the first validation).
+   */
   outcomes: number[];
   states: LearnerState[];
 }

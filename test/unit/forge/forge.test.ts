@@ -9,7 +9,9 @@ import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
-import { DEFAULT_LORA } from '../../../src/rl/algos/config.ts';
+import { DEFAULT_LORA, defaultLoopConfig } from '../../../src/rl/algos/config.ts';
+import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
+import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { shippedAdapter } from '../../../src/rl/bridge/peft.ts';
 import { openModels } from '../../../src/rl/rollout/node.ts';
 import { SHIPPED_ADAPTER_ID } from '../../../src/rl/runtime/engine/adapters.ts';
@@ -77,6 +79,30 @@ describe('forge (smoke)', () => {
       const [active, base] = await Promise.all([engine.score({ model: 'critic', items: [item] }), engine.score({ model: 'critic', adapter: null, items: [item] })]);
       expect(active.adapter).toBe(SHIPPED_ADAPTER_ID);
       expect(active.items[0].logprobs.some((x, j) => Math.abs(x - base.items[0].logprobs[j]) > 1e-6)).toBe(true);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it("starts a SWEET-RL run's critic from that adapter, its value-head delta (which a PEFT adapter lacks) at zero", async () => {
+    const engine = new PolicyEngine();
+    await engine.init('node');
+    try {
+      const read = nodeReader(dir);
+      const load = async (name: string) => {
+        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+        return engine.loadedModel(name);
+      };
+      const models = { policy: await load('policy'), critic: await load('critic') };
+      const config = defaultLoopConfig('sweet', 'guess', { seed: 1, tasksPerIteration: 1, k: 2 });
+      const loop = await TrainingLoop.create({ engine, runtime: engine.sharedRuntime(), models, config });
+      const shipped = shippedAdapter(models.critic)!.weights;
+      const start = loop.adapter('critic').weights;
+      for (const [n, w] of Object.entries(shipped)) expect(Array.from(start[n])).toEqual(Array.from(w));
+      const heads = Object.keys(start).filter((n) => n.startsWith('v_head'));
+      expect(heads.length).toBeGreaterThan(0);
+      for (const n of heads) expect(start[n].every((x) => x === 0)).toBe(true);
+      await loop.dispose();
     } finally {
       await engine.dispose();
     }
