@@ -1,8 +1,10 @@
 // Issue #8: one training iteration runs in the browser on WebGPU, in the trainer worker, and the
 // policy worker then uses the adapter it produced. The smallest budget that still updates: GRPO on
 // the one-turn bandit, 2 tasks × K 4, replies of at most 8 tokens, policy batches of 4 rows (Train
-// view → Advanced overrides). WebGPU here is SwiftShader (correct, slow): the iteration takes about
-// 3 minutes on the 2 cores (166–180 s alone, 264 s beside a benchmark), the longest test of `npm test`;
+// view → Advanced overrides). WebGPU here is SwiftShader (correct, slow): the iteration took 166–180 s
+// alone on the first-generation models and 329 s on the second (2026-12-03: rollouts 96 s, train steps
+// 62 s, scoring 152 s; pinned to one core, each of the two score runs of 8 rows took 125 s), the
+// longest test of `npm test`, which runs the browser suite beside the unit suite for it (scripts/test.ts);
 // TRAIN_WEBGPU=0 skips it. Before the train-step sessions ran unoptimised on WebGPU (Trainer.create)
 // this iteration computed no gradient at all (test/browser/trainStep.test.ts).
 import { existsSync } from 'node:fs';
