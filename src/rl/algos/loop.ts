@@ -90,7 +90,7 @@ export class TrainingLoop {
   /** The validation guard's best adapters so far (validationDrop); null until the first validation. */
   private best: ValidationBest | null = null;
   private stopping = false;
-  /** Aborted by stop(): a validation in progress is abandoned (its 64–128 episodes would hold the Stop up). */
+  /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
 
   private constructor(
