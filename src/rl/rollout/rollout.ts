@@ -72,13 +72,21 @@ export interface RolloutOptions {
   signal?: AbortSignal;
 }
 
+/** How long a rollout may run before it lets queued tasks in (nextTaskIfDue). */
+const YIELD_MS = 20;
+let lastYield = performance.now();
+
 /**
- * Lets the event loop run queued tasks. ONNX Runtime's wasm runs compute synchronously and resolve
- * as microtasks, so a worker generating step after step would otherwise never receive a message
- * (a Stop) until the whole rollout ends.
+ * Lets the event loop run queued tasks once YIELD_MS have passed since it last did. ONNX Runtime's
+ * wasm runs compute synchronously and resolve as microtasks, so a worker generating step after step
+ * would otherwise never receive a message (a Stop) until the whole rollout ends. Not every step: a
+ * timer costs ~1.3 ms in Node, which made scripted rollouts (the forge's data, ground truth) 8×
+ * slower (300 one-episode guess rollouts: 1.8 s against 0.2 s).
  */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+async function nextTaskIfDue(): Promise<void> {
+  if (performance.now() - lastYield < YIELD_MS) return;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  lastYield = performance.now();
 }
 
 interface Live {
@@ -143,7 +151,7 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     } else live.push(l);
   }
   while (live.length > 0) {
-    await nextTask();
+    await nextTaskIfDue();
     opts.signal?.throwIfAborted();
     const asking = live.filter((l) => !l.forced);
     const acted = asking.length ? await agent.act(asking.map((l) => ({ slot: l.slot, dialogue: l.dialogue, seed: slots[l.slot].seed }))) : [];

@@ -180,7 +180,8 @@ describe('loop', () => {
     config.rollback = { ...config.rollback, validateEvery: 1, validateTasks: 16 };
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-stop' });
     const setAdapter = engine.setAdapter.bind(engine);
-    // the Stop arrives as a message once the validation rollout is under way (its first step yields)
+    // the Stop arrives as a message once the validation rollout is under way (its first step yields:
+    // the update before it took longer than rollout.ts YIELD_MS)
     engine.setAdapter = async (id, adapter, opts) => {
       if (id.endsWith('#validation')) setTimeout(() => loop.stop(), 0);
       return setAdapter(id, adapter, opts);
