@@ -192,7 +192,7 @@ export interface RollbackConfig {
   maxUpdateKl: number;
   /**
    * Rollout success falling more than this (absolute) below the mean of the last `window`
-   * iterations, and more than 3 × their noise (loop.ts successCollapse), rolls back to the adapters
+   * iterations, and more than 3 × their noise (guards.ts successCollapse), rolls back to the adapters
    * before it. 1 turns it off.
    */
   successDrop: number;
@@ -201,7 +201,7 @@ export interface RollbackConfig {
    * at least that many (TrainingLoop.run), the policy plays `validateTasks` fixed train-split tasks, one sampled
    * episode each with fixed seeds and one greedy; the best-scoring adapters so far are kept, and a score more than
    * `validateDrop` (absolute) and 2.5 paired standard errors below the best returns the learners to
-   * them (loop.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
+   * them (guards.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
    * points. 0 turns it off.
    */

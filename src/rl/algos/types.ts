@@ -57,7 +57,7 @@ export interface TrainCheckpoint {
   firstDistinct?: number | null;
   /** Recent rollout success (the collapse guard's window); absent in older checkpoints. */
   successHistory?: number[];
-  /** The validation guard's best adapters (loop.ts validationDrop); absent in older checkpoints. */
+  /** The validation guard's best adapters (guards.ts validationDrop); absent in older checkpoints. */
   best?: ValidationBest | null;
   learners: LearnerState[];
 }

@@ -7,7 +7,7 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
-import { successCollapse, validationDrop } from '../../../src/rl/algos/loop.ts';
+import { successCollapse, validationDrop } from '../../../src/rl/algos/guards.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';

@@ -1,0 +1,41 @@
+// The rollback guards' decisions on a run's success (TrainingLoop.step and validate act on them):
+// pure functions of the figures, so they are tested by hand (test/unit/algos/groups.test.ts).
+
+export const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Why the validation score fell below the best adapters', or null: per validation task the outcomes
+ * (in [0, 1]: the mean success of its sampled and greedy episodes) of the current and the best
+ * adapters, played with the same task and sampling seeds, so their difference is paired and unchanged
+ * behaviour cancels; a fall of more than `drop` (absolute) and 2.5 standard errors of the mean paired
+ * difference counts.
+ */
+export function validationDrop(current: readonly number[], best: readonly number[], drop: number): string | null {
+  const n = Math.min(current.length, best.length);
+  if (n < 2) return null;
+  const d = Array.from({ length: n }, (_, i) => best[i] - current[i]);
+  const fell = meanOf(d);
+  const se = Math.sqrt(d.reduce((a, x) => a + (x - fell) ** 2, 0) / (n - 1) / n);
+  if (fell > drop && fell > 2.5 * se) return `validation success fell to ${(100 * meanOf(current.slice(0, n))).toFixed(0)}% from the best adapters' ${(100 * meanOf(best.slice(0, n))).toFixed(0)}% on the same ${n} tasks`;
+  return null;
+}
+
+/**
+ * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the mean of the
+ * recent iterations and more than 3 × their noise, the larger of a share's standard error over n
+ * episodes and the spread the recent iterations showed between themselves. Each iteration draws new
+ * tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
+ * tasks, iterations of one healthy run ranged 55–93%, and a guard measured from the best of them
+ * rolled healthy runs back (docs/training.md, "The success guard").
+ */
+export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
+  if (!history.length || drop >= 1) return null;
+  const mean = history.reduce((a, b) => a + b, 0) / history.length;
+  const binomial = Math.sqrt((mean * (1 - mean)) / Math.max(1, n));
+  const spread = history.length > 1 ? Math.sqrt(history.reduce((a, b) => a + (b - mean) ** 2, 0) / (history.length - 1)) : 0;
+  const fell = mean - success;
+  if (fell > drop && fell > 3 * Math.max(binomial, spread)) {
+    return `rollout success collapsed to ${(100 * success).toFixed(0)}% from a mean of ${(100 * mean).toFixed(0)}% over the last ${history.length} iterations`;
+  }
+  return null;
+}
