@@ -49,24 +49,26 @@ function count(name: string, code: number): void {
   }
 }
 
+const wants = (step: string) => !only.length || only.includes(step);
+
 function check(name: string, cmd: string, args: string[], niced = false): void {
-  if (only.length && !only.includes(name)) return;
+  if (!wants(name)) return;
   process.stdout.write(`\n── ${name}: ${cmd} ${args.join(' ')}\n`);
   count(name, run(cmd, args, niced));
 }
 
+const report = (project: 'unit' | 'browser') => `test-results/${project}.json`;
+
 function vitestArgs(project: 'unit' | 'browser'): string[] {
-  const out = `test-results/${project}.json`;
-  rmSync(out, { force: true });
-  return ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`];
+  rmSync(report(project), { force: true });
+  return ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report(project)}`];
 }
 
 /** Adds a vitest run's counts from its JSON report (each test one), or one failure when it left none. */
 function tallyVitest(project: 'unit' | 'browser', code: number): void {
-  const out = `test-results/${project}.json`;
   let counted = false;
   try {
-    const r = JSON.parse(readFileSync(out, 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number };
+    const r = JSON.parse(readFileSync(report(project), 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number };
     tally.passed += r.numPassedTests;
     tally.failed += r.numFailedTests;
     counted = true;
@@ -79,8 +81,6 @@ function tallyVitest(project: 'unit' | 'browser', code: number): void {
     failures.push(`${project}: vitest exited with ${code}`);
   }
 }
-
-const wants = (step: string) => !only.length || only.includes(step);
 
 mkdirSync('test-results', { recursive: true });
 check('build', 'npx', ['vite', 'build', '--logLevel', 'warn']);

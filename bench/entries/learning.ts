@@ -66,8 +66,12 @@ export interface CaseResult {
   /** Wall time of the case (training and both evaluations), minutes. */
   minutes: number;
   line: string;
-  /** Per iteration: the rollouts' success (train split) and the loop's warnings (rollbacks, Echo Trap), for reading a case's course. */
-  course?: { success: number[]; validation: (number | null)[]; warnings: string[][] };
+  /**
+   * Per iteration: the rollouts' success (train split), the validation guard's scores where it ran
+   * (the sampled and greedy mean, and each), and the loop's warnings (rollbacks, Echo Trap), for
+   * reading a case's course.
+   */
+  course?: { success: number[]; validation: (number | null)[]; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; warnings: string[][] };
 }
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -171,7 +175,8 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
-    const course = { success: reports.map((r) => r.metrics.success), validation: reports.map((r) => r.metrics.validation_success ?? null), validationSampled: reports.map((r) => r.metrics.validation_sampled ?? null), validationGreedy: reports.map((r) => r.metrics.validation_greedy ?? null), warnings: reports.map((r) => r.warnings) };
+    const validation = (metric: string) => reports.map((r) => r.metrics[metric] ?? null);
+    const course = { success: reports.map((r) => r.metrics.success), validation: validation('validation_success'), validationSampled: validation('validation_sampled'), validationGreedy: validation('validation_greedy'), warnings: reports.map((r) => r.warnings) };
     return { case: c, rows, figures, minutes, line, course };
   } finally {
     await engine.dispose();
