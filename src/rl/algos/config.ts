@@ -115,8 +115,14 @@ export interface StarpoConfig {
    * Costs 2 × rerolls partial episodes per turn; rewards are the environment's (no infoGainReward).
    */
   rerollWeight: number;
-  /** M of rerollWeight: re-rolls per turn and kind (≥ 1). */
+  /** M of rerollWeight: re-rolls per turn and kind (≥ 1); pooled, the samples per mean are at least M + 1. */
   rerolls: number;
+  /**
+   * grpo with rerollWeight: pool the re-roll credit's samples by state within each task group
+   * (rollout/pooledReroll.ts): V̂(s) and Q̂ share the returns of every turn that acted in the same
+   * state, and re-rolls only top up states and moves seen fewer than M + 1 times.
+   */
+  rerollPool: boolean;
   /**
    * Whiten the advantages over the iteration's kept turns, (A − mean)/std (PPO practice: cleanrl's
    * norm_adv). Raw turn-level GAE from a value head that lags the returns is positive almost
@@ -278,7 +284,7 @@ export interface LoopConfig {
 }
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, criticWarmup: 0, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, whiten: true, targetKl: 0 };
+const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, criticWarmup: 0, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, rerollPool: false, whiten: true, targetKl: 0 };
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */

@@ -6,7 +6,8 @@
 //  - GRPO: A_i = (R_i − mean_group)/std_group (credit/groupAdvantage.ts; zero-spread groups get 0)
 //    for every token of episode i; no critic. With stepWeight ω > 0, each turn adds ω × its
 //    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts);
-//    with rerollWeight ω > 0, ω × its Monte-Carlo re-roll advantage A*_t (rollout/counterfactual.ts).
+//    with rerollWeight ω > 0, ω × its Monte-Carlo re-roll advantage A*_t (rollout/counterfactual.ts;
+//    pooled by state with rerollPool, rollout/pooledReroll.ts).
 // StarPO-S options: keep only the top `keepFraction` of groups by reward spread (groups.ts
 // varianceFilter), asymmetric clipping (ε_low 0.2, ε_high 0.28), no KL term. PPO practice on top:
 // whitened advantages (`whiten`) and an early stop of the epochs on a target KL (`targetKl`).
@@ -20,6 +21,7 @@ import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, 
 import { varianceFilter } from './groups.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { counterfactualTruth } from '../rollout/counterfactual.ts';
+import { pooledRerollCredit } from '../rollout/pooledReroll.ts';
 import { groupSpreads } from '../rollout/metrics.ts';
 import type { Learner } from './learner.ts';
 import { setReply, setSpan, type Row } from './rows.ts';
@@ -49,7 +51,7 @@ export class Starpo implements Algorithm {
     const valueTargets: number[][] = [];
     const values: number[][] = [];
     let stepGrouped = 0;
-    const reroll = this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, keptEpisodes) : null;
+    const reroll = this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, kept.map((g) => episodes.slice(g * k, (g + 1) * k))) : null;
     if (this.cfg.advantage === 'grpo') {
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
@@ -118,19 +120,27 @@ export class Starpo implements Algorithm {
   }
 
   /**
-   * A*_t of every turn of `episodes` (in order), with what it cost: the current policy (the adapter being trained, as the
-   * rollout sampled it) re-plays each turn's rest M times keeping the turn and M times afresh, one
-   * batched rollout, seeded from the iteration's rng.
+   * A*_t of every turn of the kept groups' episodes (in order), with what it cost: the current policy (the adapter being
+   * trained, as the rollout sampled it) re-plays each turn's rest M times keeping the turn and M times afresh, or,
+   * pooled, only what the group's own visits to a state leave short (rollout/pooledReroll.ts); one batched
+   * rollout, seeded from the iteration's rng.
    */
-  private async rerollAdvantages(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<{ advantages: number[][]; episodes: number; seconds: number }> {
+  private async rerollAdvantages(ctx: AlgoContext, groups: UpdateInput['episodes'][]): Promise<{ advantages: number[][]; episodes: number; seconds: number }> {
     const started = performance.now();
     const agent = await PolicyBatchAgent.create(ctx.engine, { adapter: ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: ctx.windows.policyReserve } });
-    const truth = await counterfactualTruth(episodes, agent, { m: this.cfg.rerolls, seed: ctx.rng.int(1_000_000_000), gamma: this.cfg.gamma, ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}) });
+    const opts = { m: this.cfg.rerolls, seed: ctx.rng.int(1_000_000_000), gamma: this.cfg.gamma, ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}) };
+    const seconds = () => (performance.now() - started) / 1000;
+    if (this.cfg.rerollPool) {
+      const pooled = await pooledRerollCredit(groups, agent, { ...opts, stateOf: (e, t) => anchorState(e.task.prompt, e.turns, t) });
+      return { advantages: pooled.advantages, episodes: pooled.rerolls, seconds: seconds() };
+    }
+    const episodes = groups.flat();
+    const truth = await counterfactualTruth(episodes, agent, opts);
     return {
       advantages: truth.map((t) => Array.from(t.perTurn)),
       // 2M partial episodes per turn: M keeping the turn, M afresh
       episodes: 2 * this.cfg.rerolls * episodes.reduce((n, e) => n + e.turns.length, 0),
-      seconds: (performance.now() - started) / 1000,
+      seconds: seconds(),
     };
   }
 
@@ -162,7 +172,7 @@ export class Starpo implements Algorithm {
   }
 }
 
-/** GiGPO step advantages of one task group: each turn's state is its visible history, verbatim. */
+/** GiGPO step advantages of one task group: each turn's state is its anchor state (the environment's, else the visible history). */
 function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
   return stepGroupAdvantages(
     group.map((e) => e.turns.map((turn, t) => ({ state: anchorState(e.task.prompt, e.turns, t), reward: turn.reward }))),

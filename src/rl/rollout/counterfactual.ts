@@ -44,7 +44,8 @@ export interface CounterfactualTruth extends CounterfactualResult {
   alternatives: number[][];
 }
 
-function returnFrom(turns: readonly Turn[], t: number, gamma: number): number {
+/** The discounted return of `turns` from turn t on. */
+export function returnFrom(turns: readonly Turn[], t: number, gamma: number): number {
   let g = 0;
   for (let k = turns.length - 1; k >= t; k--) g = turns[k].reward + gamma * g;
   return g;

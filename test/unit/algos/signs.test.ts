@@ -90,9 +90,15 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
 });
 
 describe('GRPO with Monte-Carlo re-roll credit', () => {
-  it('re-rolls 2 × M partial episodes per turn through the policy being trained and still follows the rewarded reply', async () => {
+  // per turn: four one-turn episodes, M = 3 re-rolls keeping the turn and 3 afresh each (24); pooled by
+  // state: the four share their one state (4 ≥ M + 1 visits: no fresh re-roll) and each reply was made
+  // twice, so each move is topped up by 2 re-rolls keeping it (4)
+  it.each([
+    [false, 24],
+    [true, 4],
+  ])('re-rolls through the policy being trained (pooled %s: %i partial episodes) and still follows the rewarded reply', async (pool, rerolls) => {
     const config = defaultLoopConfig('grpo', 'bandit', { seed: 3, tasksPerIteration: 1, k: 4, lr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
-    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3 });
+    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3, rerollPool: pool });
     const ids = { policy: 'signs-reroll/policy', critic: 'unused' };
     const ctx = new AlgoContext(engine, runtime, { policy: models.policy, critic: null }, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
     const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
@@ -100,8 +106,7 @@ describe('GRPO with Monte-Carlo re-roll credit', () => {
     await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
     const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
     const r = await algo.update(ctx, { episodes: group([[GOOD, 1], [BAD, 0], [GOOD, 1], [BAD, 0]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
-    // four one-turn episodes, M = 3 re-rolls keeping the turn and 3 afresh each
-    expect(r.stats.reroll_episodes).toBe(24);
+    expect(r.stats.reroll_episodes).toBe(rerolls);
     expect(r.stats.reroll_seconds).toBeGreaterThan(0);
     await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
     // the re-rolls score both replies alike (neither is a bandit answer), so the episode advantage decides
