@@ -68,10 +68,10 @@ export interface CaseResult {
   line: string;
   /**
    * Per iteration: the rollouts' success (train split), the validation guard's scores where it ran
-   * (the sampled and greedy mean, and each), and the loop's warnings (rollbacks, Echo Trap), for
-   * reading a case's course.
+   * (the sampled and greedy mean, and each), the seconds of the rollouts and of the re-roll credit
+   * where it ran, and the loop's warnings (rollbacks, Echo Trap), for reading a case's course.
    */
-  course?: { success: number[]; validation: (number | null)[]; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; warnings: string[][] };
+  course?: { success: number[]; validation: (number | null)[]; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; rolloutSeconds: (number | null)[]; rerollSeconds: (number | null)[]; warnings: string[][] };
 }
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -175,8 +175,16 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;
-    const validation = (metric: string) => reports.map((r) => r.metrics[metric] ?? null);
-    const course = { success: reports.map((r) => r.metrics.success), validation: validation('validation_success'), validationSampled: validation('validation_sampled'), validationGreedy: validation('validation_greedy'), warnings: reports.map((r) => r.warnings) };
+    const series = (metric: string) => reports.map((r) => r.metrics[metric] ?? null);
+    const course = {
+      success: reports.map((r) => r.metrics.success),
+      validation: series('validation_success'),
+      validationSampled: series('validation_sampled'),
+      validationGreedy: series('validation_greedy'),
+      rolloutSeconds: series('rollout_seconds'),
+      rerollSeconds: series('reroll_seconds'),
+      warnings: reports.map((r) => r.warnings),
+    };
     return { case: c, rows, figures, minutes, line, course };
   } finally {
     await engine.dispose();
