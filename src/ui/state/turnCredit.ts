@@ -16,7 +16,7 @@ export interface CreditChoice {
   stepCredit: 'off' | 'gigpo' | 'reroll';
   /** ω of the step-level advantage when stepCredit is not 'off'. */
   stepWeight: number;
-  /** M re-rolls per turn and kind when stepCredit is 'reroll'. */
+  /** M when stepCredit is 'reroll': each state's and move's mean pools at least M + 1 returns. */
   rerolls: number;
   /** infoGainReward: weight of a question's information gain (bits) in its turn reward; 0 = off. */
   infoGain: number;
@@ -117,7 +117,7 @@ export function creditSummary(c: LoopConfig): string {
   const parts = [ALGO_LABEL[s.algo]];
   if (s.algo === 'grpo') {
     if (s.starpo.stepWeight > 0) parts.push(`step credit ω ${s.starpo.stepWeight}`);
-    if (s.starpo.rerollWeight > 0) parts.push(`re-roll credit ω ${s.starpo.rerollWeight}, M ${s.starpo.rerolls}`);
+    if (s.starpo.rerollWeight > 0) parts.push(`re-roll credit ω ${s.starpo.rerollWeight}, M ${s.starpo.rerolls}${s.starpo.rerollPool ? ', pooled by state' : ''}`);
     if (!(s.starpo.stepWeight > 0 || s.starpo.rerollWeight > 0)) parts.push('episode credit');
   }
   if (s.algo === 'ppo' || s.algo === 'starpo') parts.push(s.starpo.whiten ? 'whitened advantages' : 'raw advantages', s.starpo.targetKl > 0 ? `target KL ${s.starpo.targetKl}` : 'no KL early stop');
