@@ -255,6 +255,13 @@ export interface LoopConfig {
   turnLimit?: number;
   /** Reply budget per turn (default: the model's turnwise.maxReplyTokens, else 64). */
   maxNewTokens?: number;
+  /**
+   * Sampling temperature of the training rollouts (default 1; validation and held-out play keep
+   * theirs). Above 1 the rollouts try the moves the policy rarely makes; their recorded log-probs stay
+   * the model's at temperature 1 (runtime/engine/sampling.ts), so the update treats them as the
+   * policy's own samples, a bias traded for exploration.
+   */
+  rolloutTemperature?: number;
   /** The LoRA shape of both adapters; must fit the engine's adapter slot (default rank 8, α 16, all projections). */
   lora: LoraSpec;
   /**
@@ -390,7 +397,7 @@ export function resolveLoopConfig(req: RunRequest, policy: ModelMeta | undefined
 }
 
 /** Optional LoopConfig fields an override may set although the defaults leave them out. */
-const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens', 'loraInitStd']);
+const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens', 'rolloutTemperature', 'loraInitStd']);
 
 function isPlain(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -455,6 +462,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   positive('maxGradNorm', c.maxGradNorm);
   positive('lora.rank', c.lora.rank, true);
   positive('lora.alpha', c.lora.alpha);
+  if (c.rolloutTemperature !== undefined && !(c.rolloutTemperature > 0 && c.rolloutTemperature <= 4)) throw new AlgoError('bad-config', `rolloutTemperature must lie in (0, 4], got ${c.rolloutTemperature}`);
   if (!(c.infoGainReward >= 0 && Number.isFinite(c.infoGainReward))) throw new AlgoError('bad-config', `infoGainReward must be a finite number ≥ 0 (0 = off), got ${c.infoGainReward}`);
   if (!(c.feedbackWeight >= 0)) throw new AlgoError('bad-config', `feedbackWeight must be ≥ 0, got ${c.feedbackWeight}`);
   if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);

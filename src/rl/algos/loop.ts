@@ -181,7 +181,7 @@ export class TrainingLoop {
     // the validation guard's first reference, the adapters the run begins with, scored when first needed
     if (cfg.rollback.validateEvery > 0 && !this.best) this.best = { iteration: it, outcomes: [], states: this.states() };
     const tasks = iterationTasks(cfg, it);
-    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: this.ctx.windows.policyReserve } });
+    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
     const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});
     let episodes = r.episodes;

@@ -121,6 +121,12 @@ describe('pairing config', () => {
     expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { lr: 0.5 }).lr).toBe(0.5);
   });
 
+  it('takes a rollout temperature in (0, 4] for the training rollouts only, unset by default', () => {
+    expect(defaultLoopConfig('grpo', 'guess').rolloutTemperature).toBeUndefined();
+    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { rolloutTemperature: 1.5 }).rolloutTemperature).toBe(1.5);
+    for (const t of [0, -1, 5]) expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { rolloutTemperature: t })).toThrow(`rolloutTemperature must lie in (0, 4], got ${t}`);
+  });
+
   it('takes a step-level (GiGPO) weight for grpo only, finite and not negative', () => {
     expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: 1 } }).settings).toMatchObject({ starpo: { stepWeight: 1 } });
     expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: -1 } })).toThrow(/stepWeight must be a finite number/);
