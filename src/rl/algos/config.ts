@@ -259,7 +259,9 @@ export interface LoopConfig {
    * Sampling temperature of the training rollouts (default 1; validation and held-out play keep
    * theirs). Above 1 the rollouts try the moves the policy rarely makes; their recorded log-probs stay
    * the model's at temperature 1 (runtime/engine/sampling.ts), so the update treats them as the
-   * policy's own samples, a bias traded for exploration.
+   * policy's own samples, a bias traded for exploration. kl_ref and the update guard's KL (k3 over
+   * the rollouts' tokens) then read tokens the policy would rarely sample and run high: at 1.5 the
+   * guard rolled the first update back (KL 1.71) and kl_ref reached 86 late in one run.
    */
   rolloutTemperature?: number;
   /** The LoRA shape of both adapters; must fit the engine's adapter slot (default rank 8, α 16, all projections). */
