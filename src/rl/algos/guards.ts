@@ -1,7 +1,6 @@
 // The rollback guards' decisions on a run's success (TrainingLoop.step and validate act on them):
 // pure functions of the figures, so they are tested by hand (test/unit/algos/groups.test.ts).
-
-export const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+import { meanOf } from '../util/stats.ts';
 
 /**
  * Why the validation score fell below the best adapters', or null: per validation task the outcomes

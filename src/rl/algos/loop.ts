@@ -29,7 +29,8 @@ import type { Learner } from './learner.ts';
 import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint, type ValidationBest } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
-import { meanOf, successCollapse, validationDrop } from './guards.ts';
+import { successCollapse, validationDrop } from './guards.ts';
+import { meanOf } from '../util/stats.ts';
 
 /** Everything a loop needs. */
 export interface TrainingLoopOptions {

@@ -26,6 +26,7 @@ import { groupSpreads } from '../rollout/metrics.ts';
 import type { Learner } from './learner.ts';
 import { setReply, setSpan, type Row } from './rows.ts';
 import type { AlgoName, LearnerTarget } from './types.ts';
+import { meanOf } from '../util/stats.ts';
 
 export class Starpo implements Algorithm {
   private constructor(
@@ -111,7 +112,7 @@ export class Starpo implements Algorithm {
       const vrows = this.valueRows(ctx, keptEpisodes, valueTargets);
       const c = await critic.train(vrows, this.cfg.valueEpochs, ctx.order());
       Object.assign(stats, prefixed('critic', { loss: c.loss, ...c.stats }));
-      stats.value_mean = mean(values.flat());
+      stats.value_mean = meanOf(values.flat());
       losses.critic = c.losses;
       gradNorm = Math.max(gradNorm, c.maxGradNorm);
     }
@@ -184,8 +185,8 @@ function stepAdvantages(group: UpdateInput['episodes'], cfg: StarpoConfig) {
 export function whiten(adv: number[][]): void {
   const all = adv.flat();
   if (all.length < 2) return;
-  const m = mean(all);
-  const sd = Math.sqrt(mean(all.map((x) => (x - m) ** 2)));
+  const m = meanOf(all);
+  const sd = Math.sqrt(meanOf(all.map((x) => (x - m) ** 2)));
   for (const a of adv) for (let t = 0; t < a.length; t++) a[t] = (a[t] - m) / (sd + 1e-8);
 }
 
@@ -194,6 +195,3 @@ function withAdvantage(row: Row, a: number): Row {
   return row;
 }
 
-function mean(xs: readonly number[]): number {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
-}

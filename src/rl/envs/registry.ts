@@ -15,6 +15,7 @@ import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './ragen/fr
 import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './ragen/sokoban.ts';
 import { CANONICAL_PHRASINGS, type Phrasings, type PhrasingSetting } from './phrasings.ts';
 import { resolvePhrasings } from './phrasingsTraining.ts';
+import { meanOf } from '../util/stats.ts';
 import { EnvError, FAMILY_NAMES, type Agent, type AgentKind, type Env, type Episode, type FamilyName, type JsonObject } from './types.ts';
 
 /** One family's entry. */
@@ -36,9 +37,6 @@ export interface FamilyInfo {
   metrics(episodes: readonly Episode[]): Record<string, number>;
 }
 
-function mean(xs: number[]): number {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
-}
 
 function invalidRate(eps: readonly Episode[]): number {
   const turns = eps.flatMap((e) => e.turns);
@@ -71,9 +69,9 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     agents: backendAgents,
     distinctEpisodes: TEMPLATES.reduce((a, t) => a + t.params.reduce((b, p) => b * p.values.length, 1), 0),
     metrics: (eps) => ({
-      meanTestsPassed: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.testsPassed ?? 0) / Number(e.turns[e.turns.length - 1]?.info.testsTotal ?? 1))),
-      answeredRate: mean(eps.map((e) => (typeof e.turns[e.turns.length - 1]?.info.testsPassed === 'number' ? 1 : 0))),
-      uselessQuestionRate: mean(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
+      meanTestsPassed: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.testsPassed ?? 0) / Number(e.turns[e.turns.length - 1]?.info.testsTotal ?? 1))),
+      answeredRate: meanOf(eps.map((e) => (typeof e.turns[e.turns.length - 1]?.info.testsPassed === 'number' ? 1 : 0))),
+      uselessQuestionRate: meanOf(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
     }),
   },
   frontend: {
@@ -85,8 +83,8 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     agents: frontendAgents,
     distinctEpisodes: 1e12,
     metrics: (eps) => ({
-      meanSimilarity: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.similarity ?? 0))),
-      unsafeRate: mean(eps.map((e) => (e.turns.some((t) => t.info.reason === 'unsafe') ? 1 : 0))),
+      meanSimilarity: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.similarity ?? 0))),
+      unsafeRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.reason === 'unsafe') ? 1 : 0))),
     }),
   },
   bandit: {
@@ -97,7 +95,7 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     create: () => new BanditEnv(),
     agents: banditAgents,
     distinctEpisodes: 200,
-    metrics: (eps) => ({ expectedReward: mean(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.expectedReward ?? 0))), riskyRate: mean(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))) }),
+    metrics: (eps) => ({ expectedReward: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.expectedReward ?? 0))), riskyRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))) }),
   },
   frozenlake: {
     name: 'frozenlake',
@@ -119,7 +117,7 @@ export const FAMILIES: Record<FamilyName, FamilyInfo> = {
     agents: sokobanAgents,
     // rooms with 0–3 inner walls × (target, box, player), 14.7% solvable in 6…20 moves (measured)
     distinctEpisodes: 187_000,
-    metrics: (eps) => ({ invalidRate: invalidRate(eps), pushesPerEpisode: mean(eps.map((e) => e.turns.filter((t) => t.info.pushed === true).length)) }),
+    metrics: (eps) => ({ invalidRate: invalidRate(eps), pushesPerEpisode: meanOf(eps.map((e) => e.turns.filter((t) => t.info.pushed === true).length)) }),
   },
 };
 

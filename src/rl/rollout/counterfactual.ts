@@ -51,6 +51,14 @@ export function returnFrom(turns: readonly Turn[], t: number, gamma: number): nu
   return g;
 }
 
+/** Checks M and gamma (RolloutError 'bad-config'); returns gamma, 1 by default. */
+export function checkedGamma(opts: Pick<CounterfactualOptions, 'm' | 'gamma'>): number {
+  if (!Number.isInteger(opts.m) || opts.m < 1) throw new RolloutError('bad-config', `M (re-rolls) must be an integer ≥ 1, got ${opts.m}`);
+  const gamma = opts.gamma ?? 1;
+  if (!(gamma >= 0 && gamma <= 1)) throw new RolloutError('bad-config', `gamma must lie in [0, 1], got ${gamma}`);
+  return gamma;
+}
+
 /** A seed for one re-roll: a safe non-negative integer. */
 export function rerollSeed(seed: number, task: Task, t: number, j: number, kind: 'taken' | 'alt'): number {
   return hashString(`counterfactual/${seed}/${task.key}/${task.spec.stream ?? 0}/${t}/${j}/${kind}`);
@@ -58,9 +66,7 @@ export function rerollSeed(seed: number, task: Task, t: number, j: number, kind:
 
 /** Re-rolls every turn of every episode M times per kind (one batched rollout) and aggregates A*_t. */
 export async function counterfactualTruth(episodes: readonly JudgedEpisode[], agent: BatchAgent, opts: CounterfactualOptions): Promise<CounterfactualTruth[]> {
-  if (!Number.isInteger(opts.m) || opts.m < 1) throw new RolloutError('bad-config', `M (re-rolls per turn) must be an integer ≥ 1, got ${opts.m}`);
-  const gamma = opts.gamma ?? 1;
-  if (!(gamma >= 0 && gamma <= 1)) throw new RolloutError('bad-config', `gamma must lie in [0, 1], got ${gamma}`);
+  const gamma = checkedGamma(opts);
   const slots: EpisodeSlot[] = [];
   // where[e][t] = index of the first slot of (e, t): M taken, then M alternatives
   const where: number[][] = [];

@@ -15,9 +15,10 @@
 import type { Task } from '../envs/types.ts';
 import { agentSideOf } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
+import { meanOf } from '../util/stats.ts';
 import type { BatchAgent } from './agents.ts';
-import { returnFrom, type CounterfactualOptions, type JudgedEpisode } from './counterfactual.ts';
-import { RolloutError, runSlots, type EpisodeSlot } from './rollout.ts';
+import { checkedGamma, returnFrom, type CounterfactualOptions, type JudgedEpisode } from './counterfactual.ts';
+import { runSlots, type EpisodeSlot } from './rollout.ts';
 
 /** How to pool: the re-roll options and the key of the state turn t of an episode acted in (t ≤ its length). */
 export interface PooledOptions extends CounterfactualOptions {
@@ -49,13 +50,9 @@ function seedOf(seed: number, task: Task, key: string, j: number, kind: 'taken' 
   return hashString(`pooled/${seed}/${task.key}/${task.spec.stream ?? 0}/${key}/${j}/${kind}`);
 }
 
-const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
 /** A_t of every turn of every episode; each group holds the K episodes of one task. */
 export async function pooledRerollCredit(groups: readonly (readonly JudgedEpisode[])[], agent: BatchAgent, opts: PooledOptions): Promise<PooledCredit> {
-  if (!Number.isInteger(opts.m) || opts.m < 1) throw new RolloutError('bad-config', `M (re-rolls per state) must be an integer ≥ 1, got ${opts.m}`);
-  const gamma = opts.gamma ?? 1;
-  if (!(gamma >= 0 && gamma <= 1)) throw new RolloutError('bad-config', `gamma must lie in [0, 1], got ${gamma}`);
+  const gamma = checkedGamma(opts);
   const need = opts.m + 1;
   const limit = opts.turnLimit !== undefined ? { turnLimit: opts.turnLimit } : {};
   const slots: EpisodeSlot[] = [];
