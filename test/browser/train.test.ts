@@ -5,9 +5,7 @@
 // alone on the first-generation models and 329 s on the second (2026-12-03: rollouts 96 s, train steps
 // 62 s, scoring 152 s; pinned to one core, each of the two score runs of 8 rows took 125 s), the
 // longest test of `npm test`, which runs the browser suite beside the unit suite for it (scripts/test.ts);
-// TRAIN_WEBGPU=0 skips it. The two score runs are kl_ref and the update guard's KL of the candidate
-// adapter (loop.ts klFromRollouts), the same call twice; the test keeps kl_ref's and turns the guard
-// off (`rollback.maxUpdateKl` 0), which unit tests cover in Node (test/unit/algos). Before the train-step sessions ran unoptimised on WebGPU (Trainer.create)
+// TRAIN_WEBGPU=0 skips it. Before the train-step sessions ran unoptimised on WebGPU (Trainer.create)
 // this iteration computed no gradient at all (test/browser/trainStep.test.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +37,7 @@ describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the bro
       await page.getByLabel('Tasks per iteration').fill('2');
       await page.getByLabel('K episodes per task').fill('4');
       await page.getByText('Advanced').click();
-      await page.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 4}, "rollback": {"maxUpdateKl": 0}}');
+      await page.getByTestId('train-overrides').fill('{"maxNewTokens": 8, "starpo": {"batch": 4}}');
       await page.getByTestId('train-start').click();
       await page.locator('[data-testid=train-progress][data-iterations="1"], [data-testid=train-error]').first().waitFor({ timeout: 540_000 });
       mark('iteration done');
