@@ -29,7 +29,7 @@ export function validationDrop(current: readonly number[], best: readonly number
  */
 export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
   if (!history.length || drop >= 1) return null;
-  const mean = history.reduce((a, b) => a + b, 0) / history.length;
+  const mean = meanOf(history);
   const binomial = Math.sqrt((mean * (1 - mean)) / Math.max(1, n));
   const spread = history.length > 1 ? Math.sqrt(history.reduce((a, b) => a + (b - mean) ** 2, 0) / (history.length - 1)) : 0;
   const fell = mean - success;

@@ -214,7 +214,7 @@ export class TrainingLoop {
     }
     if (update && !failure) {
       for (const [target, losses] of Object.entries(update.losses)) {
-        const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
+        const mean = meanOf(losses);
         if (losses.length && isLossSpike(mean, this.lossHistory[target] ?? [], cfg.rollback.spikeFactor, cfg.rollback.minLoss)) {
           failure = `${target} loss ${mean.toPrecision(4)} spiked above ${cfg.rollback.spikeFactor}× its recent median`;
         }

@@ -37,7 +37,6 @@ export interface FamilyInfo {
   metrics(episodes: readonly Episode[]): Record<string, number>;
 }
 
-
 function invalidRate(eps: readonly Episode[]): number {
   const turns = eps.flatMap((e) => e.turns);
   return turns.length ? turns.filter((t) => t.info.invalidFormat).length / turns.length : 0;
