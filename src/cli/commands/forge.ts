@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -24,8 +24,10 @@ export const forge: Command = {
     '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
-    '--refine JSON replaces the later policy stages ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
-    '(a stage\'s "seqLen" trains it on shorter rows than the context); --first-stage JSON sets the first stage\'s shares and rows,',
+    '--refine JSON replaces the policy stages before the DAgger rounds ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
+    '(a stage\'s "seqLen" trains it on shorter rows than the context, its "expertShare" sets the noise-free teacher\'s share);',
+    '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
+    '--first-stage JSON sets the first stage\'s shares and rows,',
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context).',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
@@ -44,7 +46,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
@@ -69,6 +71,10 @@ export const forge: Command = {
     if (values.refine !== undefined) {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
+    }
+    if (values['after-dagger'] !== undefined) {
+      cfg.afterDagger = jsonOption(values['after-dagger'], 'after-dagger', 'JSON: [{"steps":N,"lr":X,"weights":{"guess":0.5,…},"expertShare":1}, …]') as RefineStage[];
+      if (!Array.isArray(cfg.afterDagger)) throw new UsageError('--after-dagger must be a JSON array of stages');
     }
     if (values['first-stage'] !== undefined) {
       const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as ForgeConfig['firstStage'] | null;
@@ -95,7 +101,7 @@ export const forge: Command = {
       return 0;
     }
     if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
-    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1 + (cfg.dagger?.rounds ?? 0));
+    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1 + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0));
     const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
     const out = values.out ?? modelsDir();
     const json = values.json === true;

@@ -67,6 +67,8 @@ export interface DaggerConfig {
   lr: number;
   /** Share of each round's training segments drawn from the labelled states (the rest: teacher dialogues). */
   share: number;
+  /** Share of those teacher dialogues played by the noise-free expert (default: the config's `expertShare`). */
+  expertShare?: number;
 }
 
 /** Everything `runForge` needs. */
@@ -109,6 +111,12 @@ export interface ForgeConfig {
   refine: RefineStage[];
   /** DAgger rounds after the refine stages (null: none). */
   dagger: DaggerConfig | null;
+  /**
+   * Policy stages after the DAgger rounds (default none). The shipped forge ends with a noise-free
+   * one: SFT on the expert's dialogues alone narrows what the noisy teacher's 30% of random moves
+   * spread (docs/forge.md "A noise-free last stage").
+   */
+  afterDagger?: RefineStage[];
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -228,6 +236,12 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
     { steps: 700, lr: 1e-3, weights: { guess: 0.27, backend: 0.25, bandit: 0.13, frontend: 0.14, frozenlake: 0.11, sokoban: 0.1 }, promptWeight: 0.25 },
   ],
   dagger: { rounds: 2, episodes: 800, steps: 150, lr: 5e-4, share: 0.5 },
+  // a noise-free finish: the short families on the expert's dialogues alone, then a short six-family
+  // stage (short families still noise-free) so frontend's replies are not forgotten (docs/forge.md)
+  afterDagger: [
+    { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
+    { steps: 150, lr: 5e-4, weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 }, promptWeight: 0.25, noise: { guess: 0, backend: 0, bandit: 0 } },
+  ],
   valueSteps: 200,
   sweetCritic: null,
 };
@@ -292,26 +306,35 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (first?.weights && badShares(first.weights)) {
     throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   }
-  if (badRows(first?.seqLen) || cfg.refine.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
-  for (const [i, st] of cfg.refine.entries()) {
-    if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
-    if (badShares(st.weights)) {
-      throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+  const after = cfg.afterDagger ?? [];
+  if (badRows(first?.seqLen) || [...cfg.refine, ...after].some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
+  const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger') => {
+    for (const [i, st] of stages.entries()) {
+      const name = `${field} stage ${i + 1}`;
+      if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
+      if (badShares(st.weights)) throw new ForgeConfigError(field, `forge: ${name} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+      if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {
+        throw new ForgeConfigError(field, `forge: ${name} noise must name families of the mixture with rates in [0, 1]`);
+      }
     }
-    if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {
-      throw new ForgeConfigError('refine', `forge: refine stage ${i + 1} noise must name families of the mixture with rates in [0, 1]`);
-    }
-  }
+  };
+  checkStages(cfg.refine, 'refine');
+  checkStages(after, 'afterDagger');
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
-  if (!(cfg.expertShare >= 0 && cfg.expertShare <= 1) || cfg.refine.some((st) => !((st.expertShare ?? 0) >= 0 && (st.expertShare ?? 0) <= 1))) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
+  const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
+  if (badShare(cfg.expertShare) || [...cfg.refine, ...after].some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
   const d = cfg.dagger;
   if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
     throw new ForgeConfigError('dagger', 'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]');
   }
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map((st) => ({ ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) })) });
+  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}) });
+}
+
+function copyStage(st: RefineStage): RefineStage {
+  return { ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) };
 }
 
 function validateSweetCritic(sc: SweetCriticConfig): void {

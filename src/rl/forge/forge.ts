@@ -26,7 +26,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
-import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig } from './config.ts';
+import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig, type RefineStage } from './config.ts';
 import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
@@ -125,7 +125,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const done = run.start?.stagesDone ?? 0;
   const sftStages = cfg.refine.length + 1;
   const daggerRounds = cfg.dagger?.rounds ?? 0;
-  if (done > sftStages + daggerRounds) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${sftStages + daggerRounds}`);
+  const after = cfg.afterDagger ?? [];
+  const allStages = sftStages + daggerRounds + after.length;
+  if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
   if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
   let policy: { weights: ModelWeights } = { weights: backbone };
@@ -139,21 +141,23 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     policy = r;
     phases.push(r.report);
   }
-  for (const [i, stage] of cfg.refine.entries()) {
-    if (i + 2 <= done) continue;
+  // a later SFT stage (refine or after the DAgger rounds): its own shares, teacher, rows and learning rate
+  const sftStage = async (stage: RefineStage, n: number) => {
     const S = stage.seqLen ?? cfg.seqLen;
-    const stream = new EpisodeStream(stageMix(cfg, stage.weights), `${cfg.seed}/policy/stage${i + 2}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, stage.expertShare ?? cfg.expertShare), cfg.phrasings);
-    const noises = Object.entries(stage.noise ?? {}).map(([f, n]) => `${f} ${n}`);
-    log(`[forge] policy stage ${i + 2}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`);
-    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${i + 2}`, stage.steps), lr: stage.lr });
+    const expertShare = stage.expertShare ?? cfg.expertShare;
+    const stream = new EpisodeStream(stageMix(cfg, stage.weights), `${cfg.seed}/policy/stage${n}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare), cfg.phrasings);
+    const noises = Object.entries(stage.noise ?? {}).map(([f, x]) => `${f} ${x}`);
+    log(`[forge] policy stage ${n}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`);
+    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${n}`, stage.steps), lr: stage.lr });
     policy = r;
     phases.push(r.report);
-  }
+  };
+  for (const [i, stage] of cfg.refine.entries()) if (i + 2 > done) await sftStage(stage, i + 2);
 
   if (cfg.dagger && done < sftStages + daggerRounds) {
     const d = cfg.dagger;
     const pool = new DaggerPool(`${cfg.seed}`);
-    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
+    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare), cfg.phrasings);
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
     for (let r = 0; r < d.rounds; r++) {
       const stage = sftStages + r + 1;
@@ -174,6 +178,11 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       policy = rr;
       phases.push({ ...rr.report, dagger: played.stats });
     }
+  }
+
+  for (const [i, stage] of after.entries()) {
+    const n = sftStages + daggerRounds + i + 1;
+    if (n > done) await sftStage(stage, n);
   }
 
   // the critic: SFT with the hidden information, SWEET-RL pairs and Bradley–Terry adapter, value head (critic.ts)

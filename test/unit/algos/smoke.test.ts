@@ -81,6 +81,8 @@ describe.each(ALGO_NAMES.map((a) => [a]))('%s', (algo) => {
       for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac', 'lr']) expect(r.metrics).toHaveProperty(k);
     }
     expect(reports.map((r) => r.metrics.updated), JSON.stringify(reports.map((r) => r.warnings))).toEqual([1, 1]);
+    // the first rollouts are the base policy's (a fresh adapter): kl_ref 0 without a scoring pass
+    expect(reports[0].metrics.kl_ref).toBe(0);
     const after = loop.adapter('policy');
     const changed = Object.keys(after.weights).some((n) => after.weights[n].some((x, i) => x !== before.weights[n][i]));
     expect(changed).toBe(true);
@@ -151,7 +153,9 @@ describe('loop', () => {
     // an update (lr 0.9) that breaks the policy, with the update-KL guard off so that it goes through
     const config = tinyConfig('grpo', 5);
     config.lr = 0.9;
-    config.rollback = { ...config.rollback, maxUpdateKl: 0, validateEvery: 2, validateTasks: 32 };
+    // the rollout-success guard off too (successDrop 1): the shipped policy wins bandit's rollouts nearly
+    // always, so a broken one's would trip that guard first, and this test is about the validation guard
+    config.rollback = { ...config.rollback, maxUpdateKl: 0, successDrop: 1, validateEvery: 2, validateTasks: 32 };
     const checkpoints = new MemoryCheckpoints();
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate', checkpoints });
     const first = loop.adapter('policy');
@@ -263,6 +267,8 @@ describe('loop', () => {
   it("SWEET-RL's critic trains on a replay of the last criticReplay iterations' trajectory pairs", async () => {
     const config = tinyConfig('sweet', 5);
     if (config.settings.algo === 'sweet') config.settings.sweet.criticReplay = 2;
+    // trajectory pairs need a win and a loss in one task group: hotter rollouts, as the shipped policy wins bandit nearly always at T = 1
+    config.rolloutTemperature = 2.5;
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'sweet-replay' });
     const [a, b] = await loop.run(2);
     await loop.dispose();

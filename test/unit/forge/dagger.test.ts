@@ -89,26 +89,37 @@ describe('segments with per-agent-turn weights', () => {
 });
 
 describe('DAgger rounds in the forge (smoke)', () => {
-  it('plays the policy, labels its states, trains a round per stage, and refuses to resume inside the rounds', async () => {
+  it('plays the policy, labels its states, trains a round per stage, then the stages after the rounds; resumes before or after the rounds, not inside', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
+    const beforeAfter = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
+    const resumedDir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
     try {
       const runtime = await OrtRuntime.create('node');
       // two candidates and two turns keep guess's prompt inside the tiny model's 128-token context
       const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
-      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger: { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 }, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
+      const dagger = { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5, expertShare: 1 };
+      const afterDagger = [{ steps: 2, lr: 1e-3, weights: { guess: 1 }, expertShare: 1 }];
+      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger, afterDagger, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
-      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2 (DAgger round 1)', 'policy stage 3 (DAgger round 2)']);
-      for (const p of r.phases.slice(1)) {
+      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2 (DAgger round 1)', 'policy stage 3 (DAgger round 2)', 'policy stage 4']);
+      for (const p of r.phases.slice(1, 3)) {
         expect(p.steps).toBe(2);
         expect(p.dagger?.map((d) => d.family)).toEqual(['guess', 'bandit']);
         expect(p.dagger?.every((d) => d.episodes === 4 && d.turns >= 4 && d.agreement >= 0 && d.agreement <= 1)).toBe(true);
       }
       expect(lines.filter((l) => l.startsWith('[forge] DAgger round'))).toHaveLength(2);
+      expect(lines).toContain('[forge] policy stage 4: 2 steps at lr 0.001; families guess 1; expert share 1');
       const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 2 };
       await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the DAgger rounds');
+      // resumed after the rounds from the policy they wrote, the last stage writes what the whole forge did
+      await runForge({ ...cfg, afterDagger: [] }, { write: nodeWriter(beforeAfter), runtime, log: () => {}, command: 'test' });
+      const afterRounds = { ...(await loadModel(nodeReader(beforeAfter), 'policy')), stagesDone: 3 };
+      const resumed = await runForge(cfg, { write: nodeWriter(resumedDir), runtime, log: () => {}, command: 'test', start: afterRounds });
+      expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 4']);
+      expect(resumed.manifest.policy.files.map((f) => [f.path, f.sha256])).toEqual(r.manifest.policy.files.map((f) => [f.path, f.sha256]));
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      for (const d of [dir, beforeAfter, resumedDir]) await rm(d, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });

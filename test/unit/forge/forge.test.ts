@@ -158,6 +158,8 @@ describe('forge config', () => {
       'forge: refine stage 1 weights must name families of the mixture (guess, bandit) with shares > 0',
     );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 0, lr: 1e-3, weights: { guess: 1 } }] })).toThrow('refine stage 1 needs steps > 0');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { frontend: 1 } }] })).toThrow('forge: afterDagger stage 1 weights must name families of the mixture');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, expertShare: 2 }] })).toThrow('forge: expertShare must lie in [0, 1]');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { bandit: 1.5 } }] })).toThrow(
       'forge: refine stage 1 noise must name families of the mixture with rates in [0, 1]',
     );
@@ -166,6 +168,7 @@ describe('forge config', () => {
 
   it('checks the expert share and the DAgger rounds', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, expertShare: 1.5 })).toThrow('forge: expertShare must lie in [0, 1]');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 1, episodes: 8, steps: 2, lr: 1e-3, share: 0.5, expertShare: -0.1 } })).toThrow('forge: expertShare must lie in [0, 1]');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 0, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 } })).toThrow(
       'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]',
     );

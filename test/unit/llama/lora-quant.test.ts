@@ -4,7 +4,7 @@ import { blocksQuant4, paramSource, quantisedWeights } from '../../../src/rl/mod
 import { leftPad, prefillFeeds } from '../../../src/rl/model/llama/feeds.ts';
 import { referenceForward } from '../../../src/rl/model/llama/reference.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
-import { ALL_LORA_TARGETS, initLora, initWeights, paramSpecs, type LoraSpec } from '../../../src/rl/model/llama/weights.ts';
+import { ALL_LORA_TARGETS, initLora, initWeights, loraLeavesLogits, paramSpecs, type LoraSpec } from '../../../src/rl/model/llama/weights.ts';
 import { compareLogits } from '../../../src/rl/model/llama/metrics.ts';
 import { OrtRuntime, type TensorData } from '../../../src/rl/runtime/ort.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
@@ -45,6 +45,11 @@ describe('LoRA adapters as graph inputs', () => {
     const ref1 = referenceForward(TINY, w, seq, { lora, loraWeights: trained });
     expect(maxAbs(ref1.logits, base.logits)).toBeGreaterThan(0.1);
     expect(maxAbs(out1.logits.data as Float32Array, ref1.logits)).toBeLessThan(1e-4);
+    // the training loop's shortcut (kl_ref of a fresh adapter's rollouts is 0) rests on the same fact
+    expect(loraLeavesLogits(fresh)).toBe(true);
+    expect(loraLeavesLogits(trained)).toBe(false);
+    const onlyA = Object.fromEntries(Object.entries(fresh).map(([k, v]) => [k, k.endsWith('lora_A.weight') ? v.map(() => 1) : v]));
+    expect(loraLeavesLogits(onlyA)).toBe(true);
   });
 
   it('rank 0 adds no inputs', () => {

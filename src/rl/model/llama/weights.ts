@@ -184,3 +184,11 @@ export function initLora(cfg: ModelConfig, lora: LoraSpec, seed: number, std = 0
   if (lora.rank > 0 && heads.value) for (const d of valueHeadDelta(cfg)) w[d.name] = new Float32Array(numel(d.shape));
   return w;
 }
+
+/**
+ * Whether an adapter leaves the language-model logits as the base's: every LoRA B matrix zero, so
+ * W + (α/r)·B·A = W (a fresh adapter, initLora). The value-head delta does not touch the logits.
+ */
+export function loraLeavesLogits(adapter: ModelWeights): boolean {
+  return Object.entries(adapter).every(([name, w]) => !name.endsWith('.lora_B.weight') || w.every((x) => x === 0));
+}
