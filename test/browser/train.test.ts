@@ -3,7 +3,10 @@
 // the one-turn bandit, 2 tasks × K 4, replies of at most 8 tokens, policy batches of 4 rows (Train
 // view → Advanced overrides). WebGPU here is SwiftShader (correct, slow): the iteration took 166–180 s
 // alone on the first-generation models and 329 s on the second (2026-12-03: rollouts 96 s, train steps
-// 62 s, scoring 152 s; pinned to one core, each of the two score runs of 8 rows took 125 s), the
+// 62 s, scoring 152 s; pinned to one core, each of the two score runs of 8 rows took 125 s); with the
+// noise-free finish and kl_ref's pass skipped for a fresh adapter, 357 s in `npm test` (rollouts 128 s,
+// train steps 100 s, scoring 122 s on 688 tokens: the update guard's one pass, as the same settings
+// score in Node, where the guard off scores nothing in a first iteration), the
 // longest test of `npm test`, which runs the browser suite beside the unit suite for it (scripts/test.ts);
 // TRAIN_WEBGPU=0 skips it. Before the train-step sessions ran unoptimised on WebGPU (Trainer.create)
 // this iteration computed no gradient at all (test/browser/trainStep.test.ts).

@@ -36,7 +36,7 @@ export function varianceFilter(spreads: readonly number[], keepFraction: number,
     .sort((a, b) => a - b);
 }
 
-/** How trajectory pairs are built (config.ts SweetConfig.pairing, MtdpoConfig.pairing). */
+/** How trajectory pairs are built (algoSettings.ts SweetConfig.pairing, MtdpoConfig.pairing). */
 export type Pairing = 'gap' | 'rank';
 export const PAIRINGS: readonly Pairing[] = ['gap', 'rank'];
 

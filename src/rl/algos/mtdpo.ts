@@ -1,12 +1,12 @@
 // Multi-turn DPO, SWEET-RL's trajectory-level baseline (arXiv 2503.15478 §5): pairs of episodes of
 // the same task (by default drawn ∝ their return gap, our deviation for stochastic rewards; or the
-// paper's i-th best vs i-th worst by return: groups.ts, config.ts MtdpoConfig.pairing), each episode
+// paper's i-th best vs i-th worst by return: groups.ts, algoSettings.ts MtdpoConfig.pairing), each episode
 // one row in the policy's chat (rows.ts episodeRow: head + the latest turns that fit T), DPO over
 // the log-ratio summed across all agent turns of the row (β 0.1, NLL 0.01 on the chosen episode).
 // A person's preference pairs join as single-turn pairs.
 import { dialogueOf } from '../envs/episode.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
-import type { MtdpoConfig } from './config.ts';
+import type { MtdpoConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
 import { agentSide, pairTrajectories } from './groups.ts';

@@ -1,6 +1,6 @@
 // Algorithm name → module: the one place that maps `--algo` and the Train view's choice to an
 // orchestration module (sweet.ts, starpo.ts, mtdpo.ts, rft.ts).
-import type { AlgoSettings } from './config.ts';
+import type { AlgoSettings } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import type { Algorithm } from './algorithm.ts';
 import { Mtdpo } from './mtdpo.ts';

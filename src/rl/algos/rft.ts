@@ -3,7 +3,7 @@
 // it (rows.ts turnRow). By default an episode is kept when its return is above its task group's
 // mean (RAFT ranks the K samples of a prompt and keeps the best); `keep: 'success'` keeps every
 // success. A person's thumbs-up turns and chosen replies join the rows.
-import type { RftConfig } from './config.ts';
+import type { RftConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';

@@ -15,7 +15,7 @@ import { gaeAdvantages } from '../credit/gae.ts';
 import { groupAdvantages } from '../credit/groupAdvantage.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import { anchorState, stepGroupAdvantages } from '../credit/stepGroups.ts';
-import type { StarpoConfig } from './config.ts';
+import type { StarpoConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
 import { varianceFilter } from './groups.ts';

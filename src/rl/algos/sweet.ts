@@ -1,7 +1,7 @@
 // SWEET-RL (Zhou et al. 2025, arXiv 2503.15478), one iteration:
 //  1. Critic: pairs of trajectories of the same task (the paper's i-th best vs i-th worst by return,
 //     or by default pairs drawn ∝ their return gap, our deviation for stochastic rewards: groups.ts,
-//     config.ts SweetConfig.pairing); the critic (an LM that sees the hidden information) scores each
+//     algoSettings.ts SweetConfig.pairing); the critic (an LM that sees the hidden information) scores each
 //     agent turn with A_t = β · mean_tokens log(π_critic(a_t|o_t,c) / π_ref(a_t|o_t,c)), π_ref the
 //     critic's base model (credit/sweetAdvantage.ts sweetTurnAdvantage, also what the lab's
 //     credit views show); trained with Bradley–Terry, L = −log σ(Σ_t A(chosen_t) − Σ_t A(rejected_t))
@@ -15,7 +15,7 @@ import { sweetTurnAdvantage } from '../credit/sweetAdvantage.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import type { Message } from '../envs/types.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
-import type { SweetConfig } from './config.ts';
+import type { SweetConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
 import { agentSide, pairTrajectories } from './groups.ts';

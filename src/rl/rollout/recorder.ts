@@ -5,7 +5,7 @@
 // becomes its two message records in store/turn.ts messagesOf, nowhere else.
 import type { Task } from '../envs/types.ts';
 import type { ModelRef, TrajectoryStore } from '../store/index.ts';
-import { type Turn } from '../envs/turn.ts';
+import type { Turn } from '../envs/turn.ts';
 import { messagesOf } from '../store/turn.ts';
 
 /** What a recorder needs of a store. */

@@ -3,7 +3,8 @@
 // charts, Echo Trap and rollback warnings, and the adapters it produced. Each new adapter goes to
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
-import { defaultLr, iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
+import { defaultLr } from '../../rl/algos/algoSettings.ts';
 import { policyFitOf } from '../../rl/rollout/policyFit.ts';
 import { sentence } from './agentChoice.ts';
 import { creditFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice, type CreditField } from './turnCredit.ts';

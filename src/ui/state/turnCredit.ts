@@ -1,9 +1,10 @@
-// The Train view's "Turn-level credit" group (issue #19): which credit options of src/rl/algos/config.ts
+// The Train view's "Turn-level credit" group (issue #19): which credit options of src/rl/algos/algoSettings.ts and config.ts
 // apply to an algorithm and family, the config overrides the form's choice stands for, and the run's
 // summary line. Pure, so the form holds no RL logic (STYLE.md point 8) and the mapping is unit-tested.
 // The form's overrides go through the same path as the "Config overrides (JSON)" box
 // (resolveLoopConfig → overrideConfig → validateLoopConfig); the box is merged over them and wins.
-import { defaultSettings, PPO_DEFAULTS, RFT_DEFAULTS, SWEET_DEFAULTS, type LoopConfig } from '../../rl/algos/config.ts';
+import type { LoopConfig } from '../../rl/algos/config.ts';
+import { defaultSettings, PPO_DEFAULTS, RFT_DEFAULTS, SWEET_DEFAULTS } from '../../rl/algos/algoSettings.ts';
 import type { AlgoName } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject, JsonValue } from '../../rl/envs/types.ts';
 
@@ -38,7 +39,7 @@ export type CreditField = 'stepCredit' | 'infoGain' | 'whiten' | 'targetKl' | 'r
 /** GiGPO's ω (arXiv 2505.10978 uses 1): the weight a step-credit choice starts at. */
 export const GIGPO_WEIGHT = 1;
 
-/** The choice that leaves an algorithm's config at its defaults (config.ts defaultSettings, infoGainReward 0). */
+/** The choice that leaves an algorithm's config at its defaults (algoSettings.ts defaultSettings, infoGainReward 0). */
 export function defaultCreditChoice(algo: AlgoName): CreditChoice {
   const s = defaultSettings(algo);
   // an algorithm without a section keeps the others' defaults, unused until the algorithm changes

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/command.ts';
 import { train } from '../../../src/cli/commands/train.ts';
 import { modelsDir } from '../../../src/cli/paths.ts';
-import { PAIRWISE_LR } from '../../../src/rl/algos/config.ts';
+import { PAIRWISE_LR } from '../../../src/rl/algos/algoSettings.ts';
 import type { IterationReport } from '../../../src/rl/algos/types.ts';
 import { importPeftAdapter } from '../../../src/rl/bridge/peft.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { agentSide, gapPairs, pairTrajectories, trajectoryPairs } from '../../../src/rl/algos/groups.ts';
-import { DEFAULT_LR, defaultLoopConfig, overrideConfig, PAIRWISE_LR, validateLoopConfig } from '../../../src/rl/algos/config.ts';
+import { defaultLoopConfig, overrideConfig, validateLoopConfig } from '../../../src/rl/algos/config.ts';
+import { DEFAULT_LR, PAIRWISE_LR } from '../../../src/rl/algos/algoSettings.ts';
 import { AlgoError } from '../../../src/rl/algos/types.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
