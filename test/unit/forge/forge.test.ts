@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMOKE_FORGE, stageMix, validateForgeConfig, ForgeConfigError } from '../../../src/rl/forge/config.ts';
 import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
+import { forgeCriticOnly } from '../../../src/rl/forge/criticOnly.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -62,6 +63,22 @@ describe('forge (smoke)', () => {
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.forge.seed).toBe(SMOKE_FORGE.seed);
   });
+
+  it('forges only the critic on a policy folder, whatever policy stages the config names (none of them runs)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'forge-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      const policy = await loadModel(nodeReader(dir), 'policy');
+      // stages over families outside the smoke mixture would fail validation in a whole forge
+      const cfg = { ...SMOKE_FORGE, refine: [{ steps: 2, lr: 1e-3, weights: { sokoban: 1 } }], afterDagger: [{ steps: 2, lr: 1e-3, weights: { frontend: 1 } }] };
+      expect(() => validateForgeConfig(cfg)).toThrow('must name families of the mixture');
+      const r = await forgeCriticOnly(cfg, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
+      expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'critic bradley-terry', 'value']);
+      expect(r.manifest.policy.files.map((f) => f.sha256)).toEqual(result.manifest.policy.files.map((f) => f.sha256));
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("ships the critic's SWEET-RL adapter, which the engine loads as the critic's active adapter", async () => {
     const paths = result.manifest.critic.files.map((f) => f.path);
