@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, policyStageCount, SMOKE_FORGE, WIDE_MIX, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -101,7 +101,7 @@ export const forge: Command = {
       return 0;
     }
     if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
-    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, cfg.refine.length + 1 + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0));
+    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg));
     const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
     const out = values.out ?? modelsDir();
     const json = values.json === true;

@@ -183,9 +183,6 @@ export class TrainingLoop {
     // the validation guard's first reference, the adapters the run begins with, scored when first needed
     if (cfg.rollback.validateEvery > 0 && !this.best) this.best = { iteration: it, outcomes: [], states: this.states() };
     const tasks = iterationTasks(cfg, it);
-    // a policy adapter that leaves the logits as the base's (a run's first iteration) plays rollouts whose kl_ref is 0 without scoring them
-    const policyAdapter = this.algo.learners.policy?.adapter();
-    const playsBase = policyAdapter !== undefined && loraLeavesLogits(policyAdapter.weights);
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
     const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});
@@ -197,7 +194,7 @@ export class TrainingLoop {
     }
     // the rollouts' sampled tokens with their recorded log-probs, read by kl_ref and the update guard
     const recorded = this.ctx.turnRows(episodes).rows.filter((r) => r.f.old_logp);
-    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: playsBase ? 0 : await this.klFromRollouts(recorded, null), rollout_seconds: rolloutSeconds };
+    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: this.policyIsBase() ? 0 : await this.klFromRollouts(recorded, null), rollout_seconds: rolloutSeconds };
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
     metrics.feedback_turns = feedback.turns.length;
     metrics.feedback_pairs = feedback.pairs.length;
@@ -459,6 +456,16 @@ export class TrainingLoop {
       score_tokens: this.ctx.scoreMeter.tokens,
       score_seconds: this.ctx.scoreMeter.seconds,
     };
+  }
+
+  /**
+   * Whether the policy adapter (the one that played this iteration's rollouts: every step ends by
+   * publishing the learners') leaves the logits as the base's — a run's first iteration — so kl_ref
+   * is 0 without a scoring pass.
+   */
+  private policyIsBase(): boolean {
+    const policy = this.algo.learners.policy;
+    return policy !== undefined && loraLeavesLogits(policy.adapter().weights);
   }
 
   /**

@@ -307,7 +307,8 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   }
   const after = cfg.afterDagger ?? [];
-  if (badRows(first?.seqLen) || [...cfg.refine, ...after].some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
+  const later = [...cfg.refine, ...after];
+  if (badRows(first?.seqLen) || later.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
   const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger') => {
     for (const [i, st] of stages.entries()) {
       const name = `${field} stage ${i + 1}`;
@@ -323,7 +324,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
-  if (badShare(cfg.expertShare) || [...cfg.refine, ...after].some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
+  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
   const d = cfg.dagger;
   if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
     throw new ForgeConfigError('dagger', 'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]');
@@ -344,6 +345,11 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0)) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
   if (!Array.isArray(sc.swaps) || sc.swaps.some((k) => k !== 'expert' && k !== 'random')) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
+}
+
+/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them. */
+export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger'>): number {
+  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0);
 }
 
 /** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */

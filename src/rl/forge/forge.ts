@@ -26,7 +26,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
-import { ForgeConfigError, stageMix, validateForgeConfig, type ForgeConfig, type RefineStage } from './config.ts';
+import { ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type ForgeConfig, type RefineStage } from './config.ts';
 import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
@@ -126,7 +126,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const sftStages = cfg.refine.length + 1;
   const daggerRounds = cfg.dagger?.rounds ?? 0;
   const after = cfg.afterDagger ?? [];
-  const allStages = sftStages + daggerRounds + after.length;
+  const allStages = policyStageCount(cfg);
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
   if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
