@@ -28,7 +28,9 @@ export const forge: Command = {
     '(a stage\'s "seqLen" trains it on shorter rows than the context, its "expertShare" sets the noise-free teacher\'s share);',
     '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
     '--first-stage JSON sets the first stage\'s shares and rows,',
-    'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context).',
+    'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
+    '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
+    '(any of the four; widths multiples of 32; measuring what d and layers buy, docs/forge.md).',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
@@ -46,7 +48,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
@@ -66,6 +68,10 @@ export const forge: Command = {
       ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
     };
+    if (values.arch !== undefined) {
+      if (values.init !== undefined) throw new UsageError('--arch sizes a new model; --init continues a policy of its own size');
+      Object.assign(cfg, archOption(values.arch));
+    }
     if (values.mix !== undefined) cfg.mix = jsonOption(values.mix, 'mix', 'JSON: [{"family":"guess","weight":1,"options":{...}}, …]') as ForgeConfig['mix'];
     if (values.dagger !== undefined) cfg.dagger = jsonOption(values.dagger, 'dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X} or null') as ForgeConfig['dagger'];
     if (values.refine !== undefined) {
@@ -114,6 +120,18 @@ export const forge: Command = {
     return 0;
   },
 };
+
+const ARCH_FIELDS = ['dModel', 'nLayers', 'nHeads', 'dFf'] as const;
+
+/** --arch: the model-size fields of ForgeConfig (validateForgeConfig checks their values). */
+function archOption(text: string): Partial<Pick<ForgeConfig, (typeof ARCH_FIELDS)[number]>> {
+  const arch = jsonOption(text, 'arch', 'JSON: {"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}');
+  if (arch === null || typeof arch !== 'object' || Array.isArray(arch)) throw new UsageError('--arch must be a JSON object');
+  for (const key of Object.keys(arch)) {
+    if (!(ARCH_FIELDS as readonly string[]).includes(key)) throw new UsageError(`--arch: unknown field "${key}" (expected ${ARCH_FIELDS.join(', ')})`);
+  }
+  return arch as Partial<Pick<ForgeConfig, (typeof ARCH_FIELDS)[number]>>;
+}
 
 /** A resumed forge keeps what the runs before it did: the --init folder's report and its own chain, oldest first. */
 async function earlierRuns(dir: string): Promise<unknown[]> {

@@ -1,10 +1,12 @@
 // `turnwise forge` resumed with --init keeps the earlier runs' reports (resumedFrom, oldest first),
-// so a shipped model made in several sittings still says how every stage was made.
+// so a shipped model made in several sittings still says how every stage was made; --arch sizes a
+// model made from scratch (measuring what d and layers buy).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { forge } from '../../../src/cli/commands/forge.ts';
+import { main } from '../../../src/cli/main.ts';
 import { capture } from '../capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnwise-forge-cli-'));
@@ -29,4 +31,15 @@ it('a resumed forge carries the chain of runs it continues', { timeout: 120_000 
     `npx turnwise forge --out ${b} --steps 4 --init ${a} --stages-done 1 --smoke --eval-episodes 0 --critic-steps 1 --value-steps 1`,
   ]);
   expect(r.resumedFrom?.[0].phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'critic', 'critic bradley-terry', 'value']);
+});
+
+it('--arch sizes a forge from scratch and refuses unknown fields and --init', { timeout: 120_000 }, async () => {
+  const out = join(dir, 'arch');
+  await run(['--out', out, '--steps', '2', '--arch', '{"dModel":64,"nLayers":2}']);
+  const config = JSON.parse(readFileSync(join(out, 'policy', 'config.json'), 'utf8')) as { hidden_size: number; num_hidden_layers: number };
+  expect([config.hidden_size, config.num_hidden_layers]).toEqual([64, 2]);
+  const usage = async (args: string[]) => JSON.parse((await capture(() => main(['forge', ...args, '--smoke', '--json']))).out) as { error: { kind: string; message: string } };
+  expect((await usage(['--arch', '{"width":64}'])).error).toMatchObject({ kind: 'usage', message: '--arch: unknown field "width" (expected dModel, nLayers, nHeads, dFf)' });
+  expect((await usage(['--arch', '{"dModel":64}', '--init', out])).error.message).toBe('--arch sizes a new model; --init continues a policy of its own size');
+  expect((await usage(['--arch', '{"dModel":48}', '--out', join(dir, 'odd')])).error.message).toMatch(/must be multiples of 32/);
 });
