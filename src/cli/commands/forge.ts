@@ -27,6 +27,8 @@ export const forge: Command = {
     '--refine JSON replaces the policy stages before the DAgger rounds ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
     '(a stage\'s "seqLen" trains it on shorter rows than the context, its "expertShare" sets the noise-free teacher\'s share);',
     '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
+    '--final-dagger JSON replaces the DAgger rounds after those (null for none), in --dagger\'s form plus "weights", the families',
+    'the policy plays, e.g. \'{"rounds":4,"episodes":800,"steps":100,"lr":0.0005,"share":0.8,"expertShare":1,"weights":{"guess":1}}\';',
     '--first-stage JSON sets the first stage\'s shares and rows,',
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
@@ -48,7 +50,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'final-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
@@ -74,6 +76,7 @@ export const forge: Command = {
     }
     if (values.mix !== undefined) cfg.mix = jsonOption(values.mix, 'mix', 'JSON: [{"family":"guess","weight":1,"options":{...}}, …]') as ForgeConfig['mix'];
     if (values.dagger !== undefined) cfg.dagger = jsonOption(values.dagger, 'dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X} or null') as ForgeConfig['dagger'];
+    if (values['final-dagger'] !== undefined) cfg.finalDagger = jsonOption(values['final-dagger'], 'final-dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X,"weights":{"guess":1}} or null') as ForgeConfig['finalDagger'];
     if (values.refine !== undefined) {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');

@@ -69,6 +69,12 @@ export interface DaggerConfig {
   share: number;
   /** Share of those teacher dialogues played by the noise-free expert (default: the config's `expertShare`). */
   expertShare?: number;
+  /**
+   * Episode shares of the families the policy plays (and the expert labels) in these rounds (default:
+   * the mixture's weights); the teacher dialogues mixed in stay on the whole mixture, so the other
+   * families are not forgotten.
+   */
+  weights?: Partial<Record<FamilyName, number>>;
 }
 
 /** Everything `runForge` needs. */
@@ -117,6 +123,12 @@ export interface ForgeConfig {
    * spread (docs/forge.md "A noise-free last stage").
    */
   afterDagger?: RefineStage[];
+  /**
+   * DAgger rounds after the `afterDagger` stages (default none): the finished policy plays again and
+   * the expert labels its states. The shipped forge ends with guess rounds: guess's errors are states
+   * the teacher's dialogues never reach (docs/forge.md "DAgger on guess").
+   */
+  finalDagger?: DaggerConfig | null;
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -242,6 +254,9 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
     { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
     { steps: 150, lr: 5e-4, weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 }, promptWeight: 0.25, noise: { guess: 0, backend: 0, bandit: 0 } },
   ],
+  // then guess's own states: the policy plays guess, the expert labels every state it visited; a fifth
+  // of the rows stay the noise-free teacher's dialogues of all six families (docs/forge.md "DAgger on guess")
+  finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 1 } },
   valueSteps: 200,
   sweetCritic: null,
 };
@@ -324,14 +339,19 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
-  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
-  const d = cfg.dagger;
-  if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
-    throw new ForgeConfigError('dagger', 'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]');
-  }
+  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare) || badShare(cfg.finalDagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
+  const checkDagger = (d: DaggerConfig | null | undefined, field: 'dagger' | 'finalDagger') => {
+    if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
+      throw new ForgeConfigError(field, `forge: ${field} needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]`);
+    }
+    if (d?.weights && badShares(d.weights)) throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+  };
+  checkDagger(cfg.dagger, 'dagger');
+  checkDagger(cfg.finalDagger, 'finalDagger');
+  const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: d ? { ...d } : null, sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}) });
+  return Object.freeze({ ...cfg, dagger: cfg.dagger ? copyDagger(cfg.dagger) : null, ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}), sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}) });
 }
 
 function copyStage(st: RefineStage): RefineStage {
@@ -347,9 +367,9 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
-/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them. */
-export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger'>): number {
-  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0);
+/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds. */
+export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger'>): number {
+  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0);
 }
 
 /** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */

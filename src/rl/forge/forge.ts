@@ -26,7 +26,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
-import { ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type ForgeConfig, type RefineStage } from './config.ts';
+import { ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type DaggerConfig, type ForgeConfig, type RefineStage } from './config.ts';
 import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
@@ -130,6 +130,8 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
   if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
+  const finalFrom = allStages - (cfg.finalDagger?.rounds ?? 0);
+  if (done > finalFrom && done < allStages) throw new ForgeConfigError('finalDagger', `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${allStages}); resume from stage ${finalFrom}`);
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
@@ -154,36 +156,40 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   };
   for (const [i, stage] of cfg.refine.entries()) if (i + 2 > done) await sftStage(stage, i + 2);
 
-  if (cfg.dagger && done < sftStages + daggerRounds) {
-    const d = cfg.dagger;
-    const pool = new DaggerPool(`${cfg.seed}`);
-    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/dagger`, teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare), cfg.phrasings);
+  // DAgger rounds numbered from stage `first + 1`; the final rounds draw their own tasks and teacher dialogues
+  const dagger = async (d: DaggerConfig, first: number, final: boolean) => {
+    const tag = final ? 'final DAgger round' : 'DAgger round';
+    const pool = new DaggerPool(final ? `${cfg.seed}/final` : `${cfg.seed}`);
+    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/${final ? 'final-dagger' : 'dagger'}`, teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare), cfg.phrasings);
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
+    const mix = stageMix(cfg, d.weights);
     for (let r = 0; r < d.rounds; r++) {
-      const stage = sftStages + r + 1;
+      const stage = first + r + 1;
       const t0 = performance.now();
       const engine = new PolicyEngine();
       let played;
       try {
         await engine.init(run.runtime.info.kind);
         await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'fp32', adapterSlot: null });
-        played = await playAndLabel(engine, { mix: cfg.mix, episodes: d.episodes, seed: cfg.seed * 1_000 + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight, phrasings: cfg.phrasings });
+        played = await playAndLabel(engine, { mix, episodes: d.episodes, seed: cfg.seed * 1_000 + (final ? 500 : 0) + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight, phrasings: cfg.phrasings });
       } finally {
         await engine.dispose();
       }
       pool.add(labelledSegments(tok, played.chats, cfg.seqLen));
       const seen = played.stats.map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`).join('; ');
-      log(`[forge] DAgger round ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`);
-      const rr = await sftPhase(run.runtime, graphOf(cfg.seqLen), policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (DAgger round ${r + 1})`, d.steps), lr: d.lr });
+      log(`[forge] ${tag} ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`);
+      const rr = await sftPhase(run.runtime, graphOf(cfg.seqLen), policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (${tag} ${r + 1})`, d.steps), lr: d.lr });
       policy = rr;
       phases.push({ ...rr.report, dagger: played.stats });
     }
-  }
+  };
+  if (cfg.dagger && done < sftStages + daggerRounds) await dagger(cfg.dagger, sftStages, false);
 
   for (const [i, stage] of after.entries()) {
     const n = sftStages + daggerRounds + i + 1;
     if (n > done) await sftStage(stage, n);
   }
+  if (cfg.finalDagger && done < allStages) await dagger(cfg.finalDagger, finalFrom, true);
 
   // the critic: SFT with the hidden information, SWEET-RL pairs and Bradley–Terry adapter, value head (critic.ts)
   const critic = await criticPhase(cfg, { runtime: run.runtime, log }, { tokenizer: tok, config: model, weights: policy.weights });

@@ -122,4 +122,24 @@ describe('DAgger rounds in the forge (smoke)', () => {
       for (const d of [dir, beforeAfter, resumedDir]) await rm(d, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('final DAgger rounds after the later stages play only their families, and resume before them, not inside', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
+      const finalDagger = { rounds: 2, episodes: 6, steps: 2, lr: 1e-3, share: 0.8, expertShare: 1, weights: { guess: 1 } };
+      const afterDagger = [{ steps: 2, lr: 1e-3, weights: { bandit: 1 } }];
+      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 4, dagger: null, afterDagger, finalDagger, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
+      const lines: string[] = [];
+      const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
+      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'policy stage 3 (final DAgger round 1)', 'policy stage 4 (final DAgger round 2)']);
+      for (const p of r.phases.slice(2)) expect(p.dagger?.map((d) => [d.family, d.episodes])).toEqual([['guess', 6]]);
+      expect(lines.filter((l) => l.startsWith('[forge] final DAgger round'))).toHaveLength(2);
+      const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 3 };
+      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the final DAgger rounds (stages 3–4); resume from stage 2');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

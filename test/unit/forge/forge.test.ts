@@ -177,6 +177,10 @@ describe('forge config', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 0, lr: 1e-3, weights: { guess: 1 } }] })).toThrow('refine stage 1 needs steps > 0');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { frontend: 1 } }] })).toThrow('forge: afterDagger stage 1 weights must name families of the mixture');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, expertShare: 2 }] })).toThrow('forge: expertShare must lie in [0, 1]');
+    const rounds = { rounds: 1, episodes: 4, steps: 2, lr: 1e-3, share: 0.5 };
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, weights: { frontend: 1 } } })).toThrow('forge: finalDagger weights must name families of the mixture (guess, bandit) with shares > 0');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, rounds: 0 } })).toThrow('forge: finalDagger needs whole rounds');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { ...rounds, weights: { guess: 0 } } })).toThrow('forge: dagger weights must name families');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { bandit: 1.5 } }] })).toThrow(
       'forge: refine stage 1 noise must name families of the mixture with rates in [0, 1]',
     );
