@@ -221,9 +221,10 @@ export const FIRST_GENERATION_FORGE: ForgeConfig = {
  * collaborator phrasings, and a curriculum: the short families (guess, backend, bandit) first, on
  * 256-token rows, to the first generation's level (from scratch on all six at 512, 1,000 steps left
  * the policy on the "ignore the context" plateau everywhere: docs/forge.md), then all six on 512-token
- * rows, then DAgger rounds on the policy's own states. The last stage's episode shares are chosen for
- * token shares of roughly guess 0.15, backend 0.15, bandit 0.05, frontend 0.25, frozenlake 0.2,
- * sokoban 0.2 (the long games' episodes are 5–6× longer than guess's). The SWEET-RL critic phase
+ * rows, then DAgger rounds on the policy's own states, a noise-free finish and DAgger rounds on
+ * guess. The 700-step six-family stage's episode shares are chosen for token shares of roughly guess
+ * 0.15, backend 0.15, bandit 0.05, frontend 0.25, frozenlake 0.2, sokoban 0.2 (the long games'
+ * episodes are 5–6× longer than guess's). The SWEET-RL critic phase
  * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
  */
 export const SIX_FAMILY_FORGE: ForgeConfig = {

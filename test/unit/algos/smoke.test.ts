@@ -118,8 +118,9 @@ describe('loop', () => {
 
   it('rolls back to the last good adapter on a loss spike and lowers the learning rate, saying so', async () => {
     const config = tinyConfig('grpo', 5);
-    // every loss after the third counts as a spike
-    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0 };
+    // every loss after the third counts as a spike; the update-KL guard off, which on the shipped policy's
+    // near-certain bandit replies (token entropy ~0.001) can roll back an earlier iteration first
+    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0, maxUpdateKl: 0 };
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'spike' });
     await loop.run(3);
     const good = loop.adapter('policy');
@@ -134,7 +135,7 @@ describe('loop', () => {
 
   it('rolls back past iterations that showed Echo Trap signs, to the last adapter before them', async () => {
     const config = tinyConfig('grpo', 5);
-    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0 };
+    config.rollback = { ...config.rollback, spikeFactor: 1e-9, minLoss: 0, maxUpdateKl: 0 };
     // every spread after the first is "below 200% of its best": iterations 2 and 3 show the sign
     config.echo = { ...config.echo, spreadDrop: 2 };
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'echo-rollback' });
