@@ -72,7 +72,9 @@ describe('forge (smoke)', () => {
       // stages over families outside the smoke mixture would fail validation in a whole forge
       const cfg = { ...SMOKE_FORGE, refine: [{ steps: 2, lr: 1e-3, weights: { sokoban: 1 } }], afterDagger: [{ steps: 2, lr: 1e-3, weights: { frontend: 1 } }] };
       expect(() => validateForgeConfig(cfg)).toThrow('must name families of the mixture');
-      const r = await forgeCriticOnly(cfg, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
+      const final = { rounds: 1, episodes: 2, steps: 1, lr: 1e-3, share: 0.5, weights: { frontend: 1 } };
+      expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: final })).toThrow('forge: finalDagger weights must name families of the mixture');
+      const r = await forgeCriticOnly({ ...cfg, finalDagger: final }, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
       expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'critic bradley-terry', 'value']);
       expect(r.manifest.policy.files.map((f) => f.sha256)).toEqual(result.manifest.policy.files.map((f) => f.sha256));
     } finally {
