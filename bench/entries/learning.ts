@@ -68,10 +68,10 @@ export interface CaseResult {
   line: string;
   /**
    * Per iteration: the rollouts' success (train split), the validation guard's scores where it ran
-   * (the sampled and greedy mean, and each), how far the rollout policy was from the base (kl_ref),
+   * (the sampled and greedy mean, and each; validationStart, the adapters the run began with), how far the rollout policy was from the base (kl_ref),
    * the seconds of the rollouts and of the re-roll credit where it ran, and the loop's warnings (rollbacks, Echo Trap), for reading a case's course.
    */
-  course?: { success: number[]; validation: (number | null)[]; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; klRef: (number | null)[]; rolloutSeconds: (number | null)[]; rerollSeconds: (number | null)[]; warnings: string[][] };
+  course?: { success: number[]; validation: (number | null)[]; validationStart?: number | null; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; klRef: (number | null)[]; rolloutSeconds: (number | null)[]; rerollSeconds: (number | null)[]; warnings: string[][] };
 }
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -179,6 +179,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const course = {
       success: reports.map((r) => r.metrics.success),
       validation: series('validation_success'),
+      validationStart: reports.find((r) => r.metrics.validation_start !== undefined)?.metrics.validation_start ?? null,
       validationSampled: series('validation_sampled'),
       validationGreedy: series('validation_greedy'),
       klRef: series('kl_ref'),

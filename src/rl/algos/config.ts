@@ -44,7 +44,8 @@ export interface RollbackConfig {
    * `validateDrop` (absolute) and 2.5 paired standard errors below the best returns the learners to
    * them (guards.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
-   * points. 0 turns it off.
+   * points. The run's end keeps whichever validated adapters scored highest, however small the fall
+   * (TrainingLoop.finish). validateEvery 0 turns the guard off; validateDrop 1 only its rollbacks.
    */
   validateEvery: number;
   validateTasks: number;
@@ -255,7 +256,7 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!(c.rollback.successDrop > 0 && c.rollback.successDrop <= 1)) throw new AlgoError('bad-config', `rollback.successDrop must lie in (0, 1] (1 = off), got ${c.rollback.successDrop}`);
   if (!(Number.isInteger(c.rollback.validateEvery) && c.rollback.validateEvery >= 0)) throw new AlgoError('bad-config', `rollback.validateEvery must be a whole number ≥ 0 (0 = off), got ${c.rollback.validateEvery}`);
   if (!(Number.isInteger(c.rollback.validateTasks) && c.rollback.validateTasks >= 2)) throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
-  if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop < 1)) throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1), got ${c.rollback.validateDrop}`);
+  if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop <= 1)) throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1] (1 = no rollbacks), got ${c.rollback.validateDrop}`);
   const s = c.settings;
   if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') {
     if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);

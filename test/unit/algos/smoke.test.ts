@@ -180,6 +180,32 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it('ends a run on the best validated adapters when the final ones score lower, though within the rollback margin', async () => {
+    // the same breaking update, but a margin no fall can pass (validateDrop 1): the mid-run guard never
+    // rolls back, and only the end-of-run selection can return to the adapters the run began with
+    const config = tinyConfig('grpo', 5);
+    config.lr = 0.9;
+    config.rollback = { ...config.rollback, maxUpdateKl: 0, successDrop: 1, validateEvery: 2, validateTasks: 32, validateDrop: 1 };
+    const checkpoints = new MemoryCheckpoints();
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints });
+    const first = loop.adapter('policy');
+    const reports = await loop.run(3);
+    expect(reports.map((r) => r.metrics.rolled_back)).toEqual([0, 0, 1]);
+    expect(reports[1].metrics.validation_start).toBeGreaterThan(reports[1].metrics.validation_success);
+    expect(reports[2].warnings.join(' ')).toMatch(/at the end of the run: kept the adapters of iteration 0, which scored \d+% on the validation tasks against the final adapters' \d+%/);
+    // a selection, not a failure: the learning rate and the rollback count stay
+    expect(reports[2].metrics.lr).toBe(config.lr);
+    expect(reports[2].metrics.rollbacks).toBe(0);
+    const now = loop.adapter('policy');
+    for (const n of Object.keys(first.weights)) expect(Array.from(now.weights[n])).toEqual(Array.from(first.weights[n]));
+    await loop.dispose();
+    // the checkpoint holds the kept adapters: a resumed run starts from them
+    const resumed = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints });
+    const kept = resumed.adapter('policy');
+    for (const n of Object.keys(first.weights)) expect(Array.from(kept.weights[n])).toEqual(Array.from(first.weights[n]));
+    await resumed.dispose();
+  }, 120_000);
+
   it('abandons a validation in progress on stop(), ending the iteration without it, and validates at the next check', async () => {
     const config = tinyConfig('grpo', 5);
     config.rollback = { ...config.rollback, validateEvery: 1, validateTasks: 16 };
