@@ -3,20 +3,39 @@
 import { meanOf } from '../util/stats.ts';
 
 /**
- * Why the validation score fell below the best adapters', or null: per validation task the outcomes
- * (in [0, 1]: the mean success of its sampled and greedy episodes) of the current and the best
- * adapters, played with the same task and sampling seeds, so their difference is paired and unchanged
- * behaviour cancels; a fall of more than `drop` (absolute) and 2.5 standard errors of the mean paired
- * difference counts.
+ * The mean and standard error of the paired differences best − current over the validation tasks
+ * both were scored on: per task the outcome (in [0, 1]: the mean success of its sampled and greedy
+ * episodes), played with the same task and sampling seeds, so unchanged behaviour cancels.
+ */
+function pairedFall(current: readonly number[], best: readonly number[]): { n: number; fell: number; se: number } {
+  const n = Math.min(current.length, best.length);
+  const d = Array.from({ length: n }, (_, i) => best[i] - current[i]);
+  const fell = n ? meanOf(d) : 0;
+  const se = n > 1 ? Math.sqrt(d.reduce((a, x) => a + (x - fell) ** 2, 0) / (n - 1) / n) : 0;
+  return { n, fell, se };
+}
+
+/**
+ * Why the validation score fell below the best adapters', or null: a fall of more than `drop`
+ * (absolute) and 2.5 standard errors of the mean paired difference counts.
  */
 export function validationDrop(current: readonly number[], best: readonly number[], drop: number): string | null {
-  const n = Math.min(current.length, best.length);
+  const { n, fell, se } = pairedFall(current, best);
   if (n < 2) return null;
-  const d = Array.from({ length: n }, (_, i) => best[i] - current[i]);
-  const fell = meanOf(d);
-  const se = Math.sqrt(d.reduce((a, x) => a + (x - fell) ** 2, 0) / (n - 1) / n);
   if (fell > drop && fell > 2.5 * se) return `validation success fell to ${(100 * meanOf(current.slice(0, n))).toFixed(0)}% from the best adapters' ${(100 * meanOf(best.slice(0, n))).toFixed(0)}% on the same ${n} tasks`;
   return null;
+}
+
+/**
+ * Whether the current adapters beat the best ones so far on the validation tasks by more than 2
+ * standard errors of the mean paired difference, the bar for taking their place. A bare "higher"
+ * would chase noise: on 64 tasks the same adapters' score moves by ±3 points between seeds, so the
+ * highest of a run's seven validations is an optimistic draw, and a run that ended on it fell 2.5
+ * greedy points under its base on the test split (StarPO on guess, seed 1, docs/training.md).
+ */
+export function validationGain(current: readonly number[], best: readonly number[]): boolean {
+  const { n, fell, se } = pairedFall(current, best);
+  return n >= 2 && -fell > 2 * se;
 }
 
 /**

@@ -30,7 +30,7 @@ import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint, type ValidationBest } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
-import { successCollapse, validationDrop } from './guards.ts';
+import { successCollapse, validationDrop, validationGain } from './guards.ts';
 import { meanOf } from '../util/stats.ts';
 
 /** Everything a loop needs. */
@@ -92,8 +92,8 @@ export class TrainingLoop {
   private lastClean: { iteration: number; states: LearnerState[] } | null = null;
   /** The validation guard's best adapters so far (validationDrop); null until the first validation. */
   private best: ValidationBest | null = null;
-  /** The latest validation that kept the adapters it scored: its iteration and score (finish reads it). */
-  private validated: { iteration: number; score: number } | null = null;
+  /** The latest validation: its iteration, the adapters' score, and whether those it left are the best (finish reads it). */
+  private validated: { iteration: number; score: number; isBest: boolean } | null = null;
   private stopping = false;
   /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
@@ -292,30 +292,29 @@ export class TrainingLoop {
 
   /**
    * The validation guard at the end of a run: validates the adapters as they are (unless this
-   * iteration already did) and ends the run on the best validated ones. A fall past validationDrop
-   * rolls back as mid-run (and lowers the learning rate); a smaller one only selects: the run keeps
-   * the adapters that scored highest on the same validation tasks — the base until an update beat
-   * it — the early stopping that keeps a run from ending below where it began when its last
-   * iterations drifted down within the mid-run guard's margin (issue #19: GRPO on backend ended 3.5
-   * points under its base, the validation 0.86 against its best 0.91). Publishes and checkpoints
-   * what it returns to. Returns the warning, or null. A run shorter than one validation period is
-   * not validated (a one-iteration try in the Train view would cost it 128 more episodes).
+   * iteration already did) and ends the run on the best validated ones (validate keeps as best only
+   * adapters that beat the previous best by 2 paired standard errors, guards.ts validationGain, so
+   * the best is the adapters the run began with until an update clearly beat them). A fall past
+   * validationDrop rolls back as mid-run (and lowers the learning rate); anything else short of a
+   * new best only selects: early stopping, which keeps a run that drifted down within the mid-run
+   * guard's margin from ending below where it began (issue #19: GRPO on backend ended 3.5 points
+   * under its base, its validation 0.92 at the start and 0.86 at the end). Publishes and
+   * checkpoints what it returns to. Returns the warning, or null. A run shorter than one validation
+   * period is not validated (a one-iteration try in the Train view would cost it 128 more episodes).
    */
   private async finish(): Promise<string | null> {
     const every = this.ctx.config.rollback.validateEvery;
     if (every === 0 || !this.best || this.iterationValue < every) return null;
     let warning: string | null = null;
-    let score = this.validated?.iteration === this.iterationValue ? this.validated.score : null;
-    if (score === null && this.best.iteration !== this.iterationValue) {
+    if (this.validated?.iteration !== this.iterationValue) {
       const v = await this.validate(this.iterationValue);
       if (!v) return null;
       warning = v.warning;
-      score = v.score;
     }
-    const best = this.best;
-    if (!warning && score !== null && score < meanOf(best.outcomes)) {
+    const [best, now] = [this.best, this.validated];
+    if (!warning && now && !now.isBest) {
       for (const s of best.states) this.algo.learners[s.target]?.load(s);
-      warning = `kept the adapters of iteration ${best.iteration}, which scored ${(100 * meanOf(best.outcomes)).toFixed(0)}% on the validation tasks against the final adapters' ${(100 * score).toFixed(0)}%`;
+      warning = `kept the adapters of iteration ${best.iteration}, the best validated (${(100 * meanOf(best.outcomes)).toFixed(0)}% on the validation tasks): the final adapters scored ${(100 * now.score).toFixed(0)}%, not 2 standard errors above them`;
     }
     if (warning) {
       await this.publish();
@@ -392,8 +391,9 @@ export class TrainingLoop {
   }
 
   /**
-   * Scores the policy's adapters on the validation tasks and keeps them if they are the best so far;
-   * if they fell below the best (validationDrop), loads the best and lowers the learning rate.
+   * Scores the policy's adapters on the validation tasks and keeps them as the best if they clearly
+   * beat the best so far (validationGain); if they fell below it (validationDrop), loads the best and
+   * lowers the learning rate.
    * Null when stop() came during it: nothing changes.
    */
   private async validate(iteration: number): Promise<{ score: number; sampled: number; greedy: number; base?: number; warning: string | null } | null> {
@@ -414,15 +414,16 @@ export class TrainingLoop {
     const best = this.best;
     const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
     if (!why || !best) {
-      if (!best || score > meanOf(best.outcomes)) this.best = { iteration, outcomes, states: this.states() };
-      this.validated = { iteration, score };
+      const isBest = !best || validationGain(outcomes, best.outcomes);
+      if (isBest) this.best = { iteration, outcomes, states: this.states() };
+      this.validated = { iteration, score, isBest };
       return { score, ...modes, warning: null };
     }
     for (const s of best.states) this.algo.learners[s.target]?.load(s);
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     this.lastClean = null;
-    this.validated = { iteration, score: meanOf(best.outcomes) };
+    this.validated = { iteration, score: meanOf(best.outcomes), isBest: true };
     return { score, ...modes, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
   }
 

@@ -7,7 +7,8 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
-import { successCollapse, validationDrop } from '../../../src/rl/algos/guards.ts';
+import { successCollapse, validationDrop, validationGain } from '../../../src/rl/algos/guards.ts';
+import { meanOf } from '../../../src/rl/util/stats.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
@@ -179,5 +180,20 @@ describe('validation guard', () => {
     // below the threshold it never fires, however consistent
     expect(validationDrop(best.map((x, i) => (i === 1 ? 0 : x)), best, 0.05)).toBeNull();
     expect(validationDrop([], best, 0.05)).toBeNull();
+  });
+
+  it('takes new adapters as the best only when they beat it by 2 paired standard errors', () => {
+    const best = Array.from({ length: 64 }, (_, i) => (i % 4 === 0 ? 0 : 1)); // 75%
+    // 12 of the 16 tasks the best lost are won, none lost: 94%
+    const better = best.map((x, i) => (i % 4 === 0 && i % 16 !== 0 ? 1 : x));
+    expect(validationGain(better, best)).toBe(true);
+    // 5 won and 3 lost: higher by 2 tasks (3 points), within the churn of sampling
+    const churn = best.map((x, i) => ((i === 4 || i === 8 || i === 12 || i === 16 || i === 20) ? 1 : i === 1 || i === 2 || i === 3 ? 0 : x));
+    expect(meanOf(churn)).toBeGreaterThan(meanOf(best));
+    expect(validationGain(churn, best)).toBe(false);
+    // the same adapters, and a fall, are no gain
+    expect(validationGain(best, best)).toBe(false);
+    expect(validationGain(best.map(() => 0), best)).toBe(false);
+    expect(validationGain([1], [0])).toBe(false);
   });
 });

@@ -192,7 +192,7 @@ describe('loop', () => {
     const reports = await loop.run(3);
     expect(reports.map((r) => r.metrics.rolled_back)).toEqual([0, 0, 1]);
     expect(reports[1].metrics.validation_start).toBeGreaterThan(reports[1].metrics.validation_success);
-    expect(reports[2].warnings.join(' ')).toMatch(/at the end of the run: kept the adapters of iteration 0, which scored \d+% on the validation tasks against the final adapters' \d+%/);
+    expect(reports[2].warnings.join(' ')).toMatch(/at the end of the run: kept the adapters of iteration 0, the best validated \(\d+% on the validation tasks\): the final adapters scored \d+%, not 2 standard errors above them/);
     // a selection, not a failure: the learning rate and the rollback count stay
     expect(reports[2].metrics.lr).toBe(config.lr);
     expect(reports[2].metrics.rollbacks).toBe(0);
@@ -225,7 +225,9 @@ describe('loop', () => {
     }
     const [next] = await loop.run(1);
     expect(next.metrics.validation_success).toBeGreaterThanOrEqual(0);
-    expect(next.warnings).toEqual([]);
+    // validated, and (the run ending there) the end-of-run selection: two updates that did not clearly
+    // beat the adapters the run began with leave those in place
+    expect(next.warnings).toEqual([expect.stringMatching(/^at the end of the run: kept the adapters of iteration 0, the best validated/)]);
     await loop.dispose();
   }, 120_000);
 
