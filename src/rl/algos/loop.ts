@@ -90,7 +90,7 @@ export class TrainingLoop {
    * failing update may already have collapsed (spread gone, templates) without a loss spike.
    */
   private lastClean: { iteration: number; states: LearnerState[] } | null = null;
-  /** The validation guard's best adapters so far (validationDrop); null until the first validation. */
+  /** The validation guard's best adapters so far (validationGain replaces them, validationDrop returns to them); null until the first validation. */
   private best: ValidationBest | null = null;
   /** The latest validation: its iteration, the adapters' score, and whether those it left are the best (finish reads it). */
   private validated: { iteration: number; score: number; isBest: boolean } | null = null;
@@ -261,7 +261,7 @@ export class TrainingLoop {
     if (!failure && cfg.rollback.validateEvery > 0 && (it + 1) % cfg.rollback.validateEvery === 0) {
       const v = await this.validate(it + 1);
       if (!v) warnings.push('validation skipped: the run was stopped during it');
-      else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.base === undefined ? {} : { validation_start: v.base });
+      else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.start === undefined ? {} : { validation_start: v.start });
       if (v?.warning) {
         failure = v.warning;
         warnings.push(v.warning);
@@ -396,12 +396,12 @@ export class TrainingLoop {
    * lowers the learning rate.
    * Null when stop() came during it: nothing changes.
    */
-  private async validate(iteration: number): Promise<{ score: number; sampled: number; greedy: number; base?: number; warning: string | null } | null> {
+  private async validate(iteration: number): Promise<{ score: number; sampled: number; greedy: number; start?: number; warning: string | null } | null> {
     const played = await this.validationOutcomes();
     if (!played) return null;
     const { outcomes } = played;
     const score = meanOf(outcomes);
-    const modes: { sampled: number; greedy: number; base?: number } = { sampled: meanOf(played.sampled), greedy: meanOf(played.greedy) };
+    const modes: { sampled: number; greedy: number; start?: number } = { sampled: meanOf(played.sampled), greedy: meanOf(played.greedy) };
     if (this.best && this.best.outcomes.length === 0) {
       const now = this.states();
       for (const s of this.best.states) this.algo.learners[s.target]?.load(s);
@@ -409,7 +409,7 @@ export class TrainingLoop {
       for (const s of now) this.algo.learners[s.target]?.load(s);
       if (!first) return null;
       this.best = { ...this.best, outcomes: first.outcomes };
-      modes.base = meanOf(first.outcomes);
+      modes.start = meanOf(first.outcomes);
     }
     const best = this.best;
     const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
