@@ -40,11 +40,14 @@ export function validationGain(current: readonly number[], best: readonly number
 
 /**
  * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the mean of the
- * recent iterations and more than 3 × their noise, the larger of a share's standard error over n
- * episodes and the spread the recent iterations showed between themselves. Each iteration draws new
- * tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
+ * recent iterations and more than 3 × their noise, the larger of a share's standard error over the
+ * iteration's n tasks and the spread the recent iterations showed between themselves. Each iteration
+ * draws new tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
  * tasks, iterations of one healthy run ranged 55–93%, and a guard measured from the best of them
- * rolled healthy runs back (docs/training.md, "The success guard").
+ * rolled healthy runs back (docs/training.md, "The success guard"). n counts tasks, not episodes: a
+ * task's K episodes share its difficulty, so they are not K independent draws. Counted by episodes
+ * (64), the guard rolled back every algorithm on guess seed 1 at the same iteration 7, whose 8 tasks
+ * the policy won 53–64% of the time against a mean of 86% (six-f, 2026-12-03).
  */
 export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
   if (!history.length || drop >= 1) return null;

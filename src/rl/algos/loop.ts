@@ -205,7 +205,7 @@ export class TrainingLoop {
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
-    let failure: string | null = successCollapse(metrics.success, episodes.length, this.successHistory, cfg.rollback.successDrop);
+    let failure: string | null = successCollapse(metrics.success, tasks.length, this.successHistory, cfg.rollback.successDrop);
     const collapsed = failure !== null;
     if (!failure) {
       try {

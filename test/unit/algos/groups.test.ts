@@ -150,7 +150,7 @@ describe('success collapse guard', () => {
   it('fires on a drop below the recent mean beyond the threshold and 3 × the noise, not on the noise of a small iteration', () => {
     expect(successCollapse(0.4, 128, [0.85, 0.8], 0.3)).toMatch(/collapsed to 40% from a mean of 83% over the last 2 iterations/);
     expect(successCollapse(0.6, 128, [0.85, 0.8], 0.3)).toBeNull();
-    // 8 episodes: 3 standard errors of a share near 0.85 are ~0.38, so a 0.35 drop is noise
+    // 8 tasks: 3 standard errors of a share near 0.85 are ~0.38, so a 0.35 drop is noise
     expect(successCollapse(0.5, 8, [0.85], 0.3)).toBeNull();
     expect(successCollapse(0, 128, [], 0.3)).toBeNull();
     expect(successCollapse(0, 128, [0.9], 1)).toBeNull();
@@ -165,6 +165,12 @@ describe('success collapse guard', () => {
     expect(successCollapse(0.35, 128, [0.8, 0.82, 0.78, 0.81], 0.3)).toMatch(/collapsed to 35%/);
     // the same fall within a run that swings ±0.15 per iteration is inside its noise
     expect(successCollapse(0.35, 128, [0.95, 0.6, 0.9, 0.6], 0.3)).toBeNull();
+    // rejection fine-tuning on guess, seed 1 (six-f): iteration 7's 8 tasks were hard for every
+    // algorithm; counted as 64 independent episodes the fall was a collapse, counted as 8 tasks it is
+    // within their draw
+    const rft = [0.86, 0.95, 0.91, 0.73, 0.89, 0.8];
+    expect(successCollapse(0.53, 64, rft, 0.3)).toMatch(/collapsed to 53%/);
+    expect(successCollapse(0.53, 8, rft, 0.3)).toBeNull();
   });
 });
 
