@@ -81,7 +81,9 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       await page.getByRole('link', { name: 'Evaluate' }).click();
       await page.getByTestId('eval-tasks').fill('2');
       await page.getByTestId('eval-n').fill('2');
-      await expect.poll(() => page.locator('select option').filter({ hasText: '/policy' }).count()).toBeGreaterThan(0);
+      // the view chooses the live adapter once its list is read: wait for the choice, not only the option
+      // (clicking between the two ran the base alone, and the difference never came: a CI failure)
+      await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toMatch(/\/policy$/);
       await page.getByTestId('eval-run').click();
       await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
       await page.getByTestId('passkt-base').waitFor();
