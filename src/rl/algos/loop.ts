@@ -241,7 +241,7 @@ export class TrainingLoop {
     if (!collapsed && echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
     if (failure) {
       const target = this.lastClean ?? { iteration: it, states: good };
-      for (const s of target.states) this.algo.learners[s.target]?.load(s);
+      this.load(target.states);
       for (const l of Object.values(this.algo.learners)) if (l) l.lr *= cfg.rollback.lrDecay;
       this.rollbacks++;
       warnings.push(`rolled back to the adapters of iteration ${target.iteration} (${failure}); learning rate lowered to ${this.lr().toPrecision(3)}`);
@@ -313,7 +313,7 @@ export class TrainingLoop {
     }
     const [best, now] = [this.best, this.validated];
     if (!warning && now && !now.isBest) {
-      for (const s of best.states) this.algo.learners[s.target]?.load(s);
+      this.load(best.states);
       warning = `kept the adapters of iteration ${best.iteration}, the best validated (${(100 * meanOf(best.outcomes)).toFixed(0)}% on the validation tasks): the final adapters scored ${(100 * now.score).toFixed(0)}%, not 2 standard errors above them`;
     }
     if (warning) {
@@ -352,6 +352,11 @@ export class TrainingLoop {
 
   private states(): LearnerState[] {
     return this.targets().map((t) => (this.algo.learners[t] as NonNullable<Algorithm['learners'][LearnerTarget]>).state());
+  }
+
+  /** Returns the learners to saved states (a rollback's or the validation guard's adapters and AdamW state). */
+  private load(states: readonly LearnerState[]): void {
+    for (const s of states) this.algo.learners[s.target]?.load(s);
   }
 
   private checkpoint(): TrainCheckpoint {
@@ -404,9 +409,9 @@ export class TrainingLoop {
     const modes: { sampled: number; greedy: number; start?: number } = { sampled: meanOf(played.sampled), greedy: meanOf(played.greedy) };
     if (this.best && this.best.outcomes.length === 0) {
       const now = this.states();
-      for (const s of this.best.states) this.algo.learners[s.target]?.load(s);
+      this.load(this.best.states);
       const first = await this.validationOutcomes();
-      for (const s of now) this.algo.learners[s.target]?.load(s);
+      this.load(now);
       if (!first) return null;
       this.best = { ...this.best, outcomes: first.outcomes };
       modes.start = meanOf(first.outcomes);
@@ -419,7 +424,7 @@ export class TrainingLoop {
       this.validated = { iteration, score, isBest };
       return { score, ...modes, warning: null };
     }
-    for (const s of best.states) this.algo.learners[s.target]?.load(s);
+    this.load(best.states);
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     this.lastClean = null;
