@@ -1,4 +1,5 @@
-// The live adapter in real Chromium on wasm: one GRPO iteration makes an adapter live; Play names it
+// The live adapter in real Chromium on wasm: one GRPO iteration makes an adapter live; Evaluate
+// chooses it by itself; Play names it
 // and records it on the episode it plays; after a reload the live policy is the base again, and both
 // Play and Evaluate offer the stored adapter, which loads from IndexedDB into the policy worker and
 // plays (Evaluate's Pass@(K,T), a Play episode recorded under it).
@@ -47,6 +48,10 @@ describe.runIf(shipped)('the live adapter', () => {
       expect(await page.getByTestId('train-error').count()).toBe(0);
       const adapter = `${await page.getByTestId('train-progress').getAttribute('data-run')}/policy`;
       await page.getByTestId('adapters').getByText('live').waitFor();
+
+      // Evaluate, with no adapter chosen, evaluates the live one beside the base
+      await page.getByRole('link', { name: 'Evaluate', exact: true }).click();
+      await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toBe(adapter);
 
       // Play: the live adapter is the one in the menu, named on the episode, and recorded with it
       await page.getByRole('link', { name: 'Play', exact: true }).click();

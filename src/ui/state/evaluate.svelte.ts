@@ -46,7 +46,8 @@ export class EvaluateState {
   n = $state(4);
   tasks = $state(8);
   seed = $state(1000);
-  adapter = $state<string | null>(null);
+  /** The adapter the person chose (null: the base only); undefined until they choose. */
+  private chosen = $state<string | null | undefined>(undefined);
   base = $state.raw<PassGrid | null>(null);
   tuned = $state.raw<PassGrid | null>(null);
   perFamily = $state.raw<FamilyRow[]>([]);
@@ -67,8 +68,21 @@ export class EvaluateState {
     private readonly engine: () => PolicyClient | null,
     private readonly policy: () => ModelMeta | undefined,
     private readonly store: () => TrajectoryWriter | null = () => null,
-    private readonly adapters: () => Pick<AdapterShelf, 'refresh' | 'active' | 'ensureLoaded'> | null = () => null,
+    private readonly adapters: () => Pick<AdapterShelf, 'active' | 'ensureLoaded'> | null = () => null,
   ) {}
+
+  /**
+   * The adapter evaluated beside the base: the person's choice, else the live one (the latest a
+   * training run published), read whenever it changes, so one that goes live while the view is open
+   * is chosen too.
+   */
+  get adapter(): string | null {
+    return this.chosen !== undefined ? this.chosen : (this.adapters()?.active ?? null);
+  }
+
+  set adapter(id: string | null) {
+    this.chosen = id;
+  }
 
   /** The families the loaded policy was forged on. */
   readonly families = $derived(this.forgedFamilies());
@@ -85,14 +99,6 @@ export class EvaluateState {
   private turnLimit(family: FamilyName): number {
     const t = taskOptions(this.policy(), family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
     return typeof t === 'number' ? t : 10;
-  }
-
-  /** Re-reads the adapters; with none chosen yet, the live one (the latest a training run published) is chosen. */
-  async refreshAdapters(): Promise<void> {
-    const shelf = this.adapters();
-    if (!shelf) return;
-    await shelf.refresh();
-    if (this.adapter === null && shelf.active) this.adapter = shelf.active;
   }
 
   /** Plays n episodes on each held-out task with one policy (adapter null = base). */
@@ -126,9 +132,10 @@ export class EvaluateState {
     this.cancelled = false;
     this.base = null;
     this.tuned = null;
+    const adapter = this.adapter; // the live adapter may change while the base plays
     try {
       this.base = await this.grid(this.family, null, 'base policy', this.tasks, this.n);
-      if (this.adapter) this.tuned = await this.grid(this.family, this.adapter, `adapter ${this.adapter}`, this.tasks, this.n);
+      if (adapter) this.tuned = await this.grid(this.family, adapter, `adapter ${adapter}`, this.tasks, this.n);
     } catch (e) {
       this.error = (e as Error).message;
     } finally {
@@ -142,10 +149,11 @@ export class EvaluateState {
     this.storedRuns = [];
     this.cancelled = false;
     const rows: typeof this.perFamily = [];
+    const adapter = this.adapter;
     try {
       for (const family of families) {
         const base = await this.grid(family, null, `${family}: base`, this.tasks, 1);
-        const tuned = this.adapter ? await this.grid(family, this.adapter, `${family}: adapter`, this.tasks, 1) : null;
+        const tuned = adapter ? await this.grid(family, adapter, `${family}: adapter`, this.tasks, 1) : null;
         rows.push({ family, base: base.interval, tuned: tuned?.interval ?? null, diff: tuned ? pairedDifference(base.perTask, tuned.perTask) : null, episodes: base.episodes });
         this.perFamily = [...rows];
       }

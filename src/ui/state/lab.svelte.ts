@@ -57,7 +57,11 @@ export class Lab {
   presets = $state.raw<Presets>({});
   readonly workshop = new Workshop(this);
   /** The Train view's run: owned here so a run, its charts and its adapters outlive a switch to another view. */
-  readonly train = new TrainState(() => this.policyEngine(), () => this.store);
+  readonly train = new TrainState(
+    () => this.policyEngine(),
+    () => this.store,
+    () => void this.adapters.refresh(),
+  );
   /** The policy adapters in the worker and in the store (Play, Evaluate). */
   readonly adapters = new AdapterShelf(
     () => (this.loaded.policy ? this.policyEngine() : null),

@@ -95,9 +95,15 @@ export class TrainState {
   /** Counts run() calls: only the latest one moves the phase when its iterations end. */
   private runCall = 0;
 
+  /**
+   * `liveChanged`: called after this view changes the policy worker's live adapter (a publish, "use as
+   * live"), so the lab's adapter shelf, which Play's and Evaluate's menus read, learns it at once
+   * (the store's checkpoint events come later, and not at all without a store).
+   */
   constructor(
     private readonly policy: () => PolicyClient | null,
     private readonly store: () => TrajectoryStore | null = () => null,
+    private readonly liveChanged: () => void = () => undefined,
   ) {}
 
   /** Reads the training runs the store holds (those an algorithm of src/rl/algos made). */
@@ -242,6 +248,7 @@ export class TrainState {
     if (!engine) return;
     await engine.activateAdapter(id);
     this.liveAdapter = id;
+    this.liveChanged();
   }
 
   /** Downloads the run's latest policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json); works after Stop too. */
@@ -270,6 +277,7 @@ export class TrainState {
     this.latest = adapter;
     await engine?.setAdapter(id, adapter, { activate: true });
     this.liveAdapter = id;
+    this.liveChanged();
     this.workerActive = engine ? (await engine.adapters()).active : null;
     const iteration = this.reports.length + 1;
     this.adapters = [...this.adapters.filter((a) => a.id !== id), { id, target, runId: this.runId ?? '', algo: this.algo, iteration }];
