@@ -45,7 +45,7 @@ export interface RollbackConfig {
    * them (guards.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
    * points. A run ends on the best validated adapters, those it began with unless an update beat them
-   * by 2 paired standard errors (guards.ts validationGain, TrainingLoop.finish). validateEvery 0 turns
+   * by 2 paired standard errors (guards.ts validationGain, validation.ts ValidationGuard). validateEvery 0 turns
    * the guard off; validateDrop 1 only its rollbacks.
    */
   validateEvery: number;

@@ -17,7 +17,7 @@ import { TrainerError } from '../runtime/train/trainer.ts';
 import { hashString, Rng } from '../util/rng.ts';
 import type { Split } from '../envs/types.ts';
 import type { ModelRef } from '../store/index.ts';
-import { iterationTasks, validateLoopConfig, validationTasks, type LoopConfig } from './config.ts';
+import { iterationTasks, validateLoopConfig, type LoopConfig } from './config.ts';
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, withInfoGainRewards, type FeedbackSource } from './feedback.ts';
@@ -27,10 +27,11 @@ import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';
 import type { Row } from './rows.ts';
-import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint, type ValidationBest } from './types.ts';
+import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
-import { successCollapse, validationDrop, validationGain } from './guards.ts';
+import { successCollapse } from './guards.ts';
+import { playValidation, ValidationGuard, type ValidationPlay } from './validation.ts';
 import { meanOf } from '../util/stats.ts';
 
 /** Everything a loop needs. */
@@ -90,10 +91,8 @@ export class TrainingLoop {
    * failing update may already have collapsed (spread gone, templates) without a loss spike.
    */
   private lastClean: { iteration: number; states: LearnerState[] } | null = null;
-  /** The validation guard's best adapters so far (validationGain replaces them, validationDrop returns to them); null until the first validation. */
-  private best: ValidationBest | null = null;
-  /** The latest validation: its iteration, the adapters' score, and whether those it left are the best (finish reads it). */
-  private validated: { iteration: number; score: number; isBest: boolean } | null = null;
+  /** The best validated adapters, every `validateEvery` iterations and at the run's end (validation.ts). */
+  private readonly validation: ValidationGuard;
   private stopping = false;
   /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
@@ -103,7 +102,9 @@ export class TrainingLoop {
     private readonly ctx: AlgoContext,
     private readonly algo: Algorithm,
     readonly runId: string,
-  ) {}
+  ) {
+    this.validation = new ValidationGuard({ states: () => this.states(), load: (s) => this.load(s), play: () => this.playValidation() }, ctx.config.rollback);
+  }
 
   /** Builds the algorithm's learners, resumes from the run's checkpoint when there is one, and publishes the adapters. */
   static async create(o: TrainingLoopOptions): Promise<TrainingLoop> {
@@ -182,8 +183,7 @@ export class TrainingLoop {
     const cfg = this.ctx.config;
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
-    // the validation guard's first reference, the adapters the run begins with, scored when first needed
-    if (cfg.rollback.validateEvery > 0 && !this.best) this.best = { iteration: it, outcomes: [], states: this.states() };
+    this.validation.begin(it);
     const tasks = iterationTasks(cfg, it);
     const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
@@ -240,11 +240,7 @@ export class TrainingLoop {
     // the adapters that played this iteration showed no sign in their rollouts: a safe return point
     if (!collapsed && echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
     if (failure) {
-      const target = this.lastClean ?? { iteration: it, states: good };
-      this.load(target.states);
-      for (const l of Object.values(this.algo.learners)) if (l) l.lr *= cfg.rollback.lrDecay;
-      this.rollbacks++;
-      warnings.push(`rolled back to the adapters of iteration ${target.iteration} (${failure}); learning rate lowered to ${this.lr().toPrecision(3)}`);
+      warnings.push(this.rollBack(this.lastClean ?? { iteration: it, states: good }, failure));
     } else if (update) {
       for (const [target, losses] of Object.entries(update.losses)) {
         const h = (this.lossHistory[target] ??= []);
@@ -258,13 +254,14 @@ export class TrainingLoop {
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
     if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
-    if (!failure && cfg.rollback.validateEvery > 0 && (it + 1) % cfg.rollback.validateEvery === 0) {
-      const v = await this.validate(it + 1);
+    if (!failure && this.validation.due(it + 1)) {
+      const v = await this.validation.check(it + 1);
       if (!v) warnings.push('validation skipped: the run was stopped during it');
       else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.start === undefined ? {} : { validation_start: v.start });
-      if (v?.warning) {
-        failure = v.warning;
-        warnings.push(v.warning);
+      if (v?.fell) {
+        failure = this.rollBack(v.fell.to, v.fell.why);
+        this.lastClean = null;
+        warnings.push(failure);
       }
     }
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
@@ -291,35 +288,17 @@ export class TrainingLoop {
   }
 
   /**
-   * The validation guard at the end of a run: validates the adapters as they are (unless this
-   * iteration already did) and ends the run on the best validated ones (validate keeps as best only
-   * adapters that beat the previous best by 2 paired standard errors, guards.ts validationGain, so
-   * the best is the adapters the run began with until an update clearly beat them). A fall past
-   * validationDrop rolls back as mid-run (and lowers the learning rate); anything else short of a
-   * new best only selects: early stopping, which keeps a run that drifted down within the mid-run
-   * guard's margin from ending below where it began (issue #19: GRPO on backend ended 3.5 points
-   * under its base, its validation 0.92 at the start and 0.86 at the end). Publishes and
-   * checkpoints what it returns to. Returns the warning, or null. A run shorter than one validation
-   * period is not validated (a one-iteration try in the Train view would cost it 128 more episodes).
+   * The validation guard's end of the run (ValidationGuard.finish): a clear fall rolls back as mid-run
+   * (and lowers the learning rate); adapters that did not clearly beat the best so far give way to it.
+   * Publishes and checkpoints what it returns to. Returns the warning, or null.
    */
   private async finish(): Promise<string | null> {
-    const every = this.ctx.config.rollback.validateEvery;
-    if (every === 0 || !this.best || this.iterationValue < every) return null;
-    let warning: string | null = null;
-    if (this.validated?.iteration !== this.iterationValue) {
-      const v = await this.validate(this.iterationValue);
-      if (!v) return null;
-      warning = v.warning;
-    }
-    const [best, now] = [this.best, this.validated];
-    if (!warning && now && !now.isBest) {
-      this.load(best.states);
-      warning = `kept the adapters of iteration ${best.iteration}, the best validated (${(100 * meanOf(best.outcomes)).toFixed(0)}% on the validation tasks): the final adapters scored ${(100 * now.score).toFixed(0)}%, not 2 standard errors above them`;
-    }
-    if (warning) {
-      await this.publish();
-      await this.o.checkpoints?.save(this.checkpoint());
-    }
+    const end = await this.validation.finish(this.iterationValue);
+    if (!end) return null;
+    const warning = end.kind === 'kept' ? end.warning : this.rollBack(end.to, end.why);
+    if (end.kind === 'fell') this.lastClean = null;
+    await this.publish();
+    await this.o.checkpoints?.save(this.checkpoint());
     return warning;
   }
 
@@ -359,6 +338,14 @@ export class TrainingLoop {
     for (const s of states) this.algo.learners[s.target]?.load(s);
   }
 
+  /** A guard's rollback: returns the learners to `to`'s adapters, lowers the learning rate and counts it; returns the warning. */
+  private rollBack(to: { iteration: number; states: readonly LearnerState[] }, why: string): string {
+    this.load(to.states);
+    for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
+    this.rollbacks++;
+    return `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}`;
+  }
+
   private checkpoint(): TrainCheckpoint {
     return {
       runId: this.runId,
@@ -370,7 +357,7 @@ export class TrainingLoop {
       gradNormHistory: this.gradNormHistory,
       spreadHistory: this.spreadHistory,
       successHistory: this.successHistory,
-      best: this.best,
+      best: this.validation.best,
       firstDistinct: this.firstDistinct,
       learners: this.states(),
     };
@@ -392,71 +379,16 @@ export class TrainingLoop {
     this.spreadHistory = c.spreadHistory;
     this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
-    this.best = c.best ?? null;
+    this.validation.best = c.best ?? null;
   }
 
-  /**
-   * Scores the policy's adapters on the validation tasks and keeps them as the best if they clearly
-   * beat the best so far (validationGain); if they fell below it (validationDrop), loads the best and
-   * lowers the learning rate.
-   * Null when stop() came during it: nothing changes.
-   */
-  private async validate(iteration: number): Promise<{ score: number; sampled: number; greedy: number; start?: number; warning: string | null } | null> {
-    const played = await this.validationOutcomes();
-    if (!played) return null;
-    const { outcomes } = played;
-    const score = meanOf(outcomes);
-    const modes: { sampled: number; greedy: number; start?: number } = { sampled: meanOf(played.sampled), greedy: meanOf(played.greedy) };
-    if (this.best && this.best.outcomes.length === 0) {
-      const now = this.states();
-      this.load(this.best.states);
-      const first = await this.validationOutcomes();
-      this.load(now);
-      if (!first) return null;
-      this.best = { ...this.best, outcomes: first.outcomes };
-      modes.start = meanOf(first.outcomes);
-    }
-    const best = this.best;
-    const why = best ? validationDrop(outcomes, best.outcomes, this.ctx.config.rollback.validateDrop) : null;
-    if (!why || !best) {
-      const isBest = !best || validationGain(outcomes, best.outcomes);
-      if (isBest) this.best = { iteration, outcomes, states: this.states() };
-      this.validated = { iteration, score, isBest };
-      return { score, ...modes, warning: null };
-    }
-    this.load(best.states);
-    for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
-    this.rollbacks++;
-    this.lastClean = null;
-    this.validated = { iteration, score: meanOf(best.outcomes), isBest: true };
-    return { score, ...modes, warning: `rolled back to the adapters of iteration ${best.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}` };
-  }
-
-  /**
-   * The policy learner's current adapter on each validation task: success (0/1) of one sampled
-   * episode (fixed seeds) and of the greedy one, and their mean, the guard's outcome. Greedy play
-   * changes only where the adapter's argmax does, so its paired differences are far less noisy than
-   * sampled ones (whose episodes decorrelate once the adapter moves); sampled play keeps a fall that
-   * greedy hides in view. Null when stop() came during it.
-   */
-  private async validationOutcomes(): Promise<{ outcomes: number[]; sampled: number[]; greedy: number[] } | null> {
+  /** The policy learner's current adapter on the validation tasks (validation.ts playValidation); null when stop() came during it. */
+  private async playValidation(): Promise<ValidationPlay | null> {
     const policy = this.algo.learners.policy;
     if (!policy) return { outcomes: [], sampled: [], greedy: [] };
-    const cfg = this.ctx.config;
     const id = `${this.ctx.adapterIds.policy}#validation`;
     await this.o.engine.setAdapter(id, policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
-    const signal = this.stopSignal.signal;
-    const [sampled, greedy] = [[] as number[], [] as number[]];
-    for (const [temperature, out] of [[1, sampled], [0, greedy]] as const) {
-      const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: id, sampling: { temperature, maxNewTokens: this.ctx.windows.policyReserve } });
-      const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed: hashString(`validate/${cfg.seed}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, { signal }).catch((e: unknown) => {
-        if (signal.aborted) return null;
-        throw e;
-      });
-      if (!r) return null;
-      out.push(...r.episodes.map((e) => (e.success ? 1 : 0)));
-    }
-    return { outcomes: sampled.map((x, i) => (x + greedy[i]) / 2), sampled, greedy };
+    return playValidation(this.o.engine, id, this.ctx.config, this.ctx.windows.policyReserve, this.stopSignal.signal);
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */

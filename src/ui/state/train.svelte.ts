@@ -116,7 +116,7 @@ export class TrainState {
   readonly echoTrap = $derived(this.warnings.filter((w) => /echo trap/i.test(w.text)));
   /** Iterations whose update the loop's guards undid (loop.ts step, and at a run's end finish): the live adapter stayed the last good one. */
   readonly rollbacks = $derived(this.warnings.filter((w) => /^(at the end of the run: )?rolled back/.test(w.text)));
-  /** A run that ended on earlier adapters because the final ones did not clearly beat them on the validation tasks (loop.ts finish). */
+  /** A run that ended on earlier adapters because the final ones did not clearly beat them on the validation tasks (algos/validation.ts ValidationGuard.finish). */
   readonly kept = $derived(this.warnings.findLast((w) => w.text.startsWith('at the end of the run: kept')) ?? null);
   /** Seconds per iteration so far, for the ETA. */
   readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
