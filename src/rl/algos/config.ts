@@ -34,7 +34,7 @@ export interface RollbackConfig {
   /**
    * Rollout success falling more than this (absolute) below the mean of the last `window`
    * iterations, and more than 3 × their noise (guards.ts successCollapse), rolls back to the adapters
-   * before it. 1 turns it off.
+   * before it, if those win the same tasks clearly more often (guards.ts collapseConfirmed). 1 turns it off.
    */
   successDrop: number;
   /**

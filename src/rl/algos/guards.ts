@@ -60,3 +60,16 @@ export function successCollapse(success: number, n: number, history: readonly nu
   }
   return null;
 }
+
+/**
+ * Whether a success collapse is the adapters' and not the tasks': per task, the success share of its
+ * K episodes by the current adapters and by those a rollback would return to, on the same tasks. Only
+ * a reference clearly better (by more than half of `drop` and 2 standard errors of the mean paired
+ * difference) confirms it. One iteration's 8 tasks can be hard for every adapter: on guess seed 1,
+ * iteration 7's drew 53–64% from every algorithm against a recent mean of 86–89%, and the guard
+ * rolled each run back and halved its learning rate (docs/training.md, "The success guard").
+ */
+export function collapseConfirmed(current: readonly number[], reference: readonly number[], drop: number): boolean {
+  const { n, fell, se } = pairedFall(current, reference);
+  return n >= 2 && fell > drop / 2 && fell > 2 * se;
+}

@@ -30,7 +30,8 @@ import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
-import { successCollapse } from './guards.ts';
+import { collapseConfirmed, successCollapse } from './guards.ts';
+import { perTaskSuccess } from '../rollout/successStats.ts';
 import { playValidation, ValidationGuard, type ValidationPlay } from './validation.ts';
 import { meanOf } from '../util/stats.ts';
 
@@ -185,9 +186,8 @@ export class TrainingLoop {
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
     this.validation.begin(it);
     const tasks = iterationTasks(cfg, it);
-    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: this.ctx.adapterIds.policy, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
-    const r = await rollout({ tasks, k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, sink ? { onEvent: sink.onEvent } : {});
+    const r = await this.play(this.ctx.adapterIds.policy, it, sink ? { onEvent: sink.onEvent } : {});
     let episodes = r.episodes;
     const rolloutSeconds = (performance.now() - started) / 1000;
     if (this.o.rateRollouts) {
@@ -206,6 +206,14 @@ export class TrainingLoop {
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
     let failure: string | null = successCollapse(metrics.success, tasks.length, this.successHistory, cfg.rollback.successDrop);
+    if (failure && this.lastClean) {
+      // hard tasks or bad adapters? those a rollback would return to play the same tasks
+      const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
+      if (!collapseConfirmed(perTaskSuccess(episodes, cfg.k), reference, cfg.rollback.successDrop)) {
+        warnings.push(`not rolled back: ${failure.replace('rollout success ', '')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
+        failure = null;
+      }
+    }
     const collapsed = failure !== null;
     if (!failure) {
       try {
@@ -380,6 +388,26 @@ export class TrainingLoop {
     this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
     this.validation.best = c.best ?? null;
+  }
+
+  /** Iteration `it`'s rollouts (its tasks, K each, its sampling seed) played by the policy adapter `adapterId`. */
+  private async play(adapterId: string, it: number, opts: Parameters<typeof rollout>[2] = {}): Promise<Awaited<ReturnType<typeof rollout>>> {
+    const cfg = this.ctx.config;
+    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: adapterId, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
+    return rollout({ tasks: iterationTasks(cfg, it), k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, opts);
+  }
+
+  /** Per task of iteration `it`, the success share of the K episodes the policy adapters in `states` play on it. */
+  private async perTaskSuccessOf(states: readonly LearnerState[], it: number): Promise<number[]> {
+    const policy = this.algo.learners.policy;
+    if (!policy) return [];
+    const now = this.states();
+    this.load(states);
+    const adapter = policy.adapter();
+    this.load(now);
+    const id = `${this.ctx.adapterIds.policy}#reference`;
+    await this.o.engine.setAdapter(id, adapter, { model: MODEL_NAMES.policy, activate: false });
+    return perTaskSuccess((await this.play(id, it)).episodes, this.ctx.config.k);
   }
 
   /** The policy learner's current adapter on the validation tasks (validation.ts playValidation); null when stop() came during it. */

@@ -7,7 +7,7 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
-import { successCollapse, validationDrop, validationGain } from '../../../src/rl/algos/guards.ts';
+import { collapseConfirmed, successCollapse, validationDrop, validationGain } from '../../../src/rl/algos/guards.ts';
 import { meanOf } from '../../../src/rl/util/stats.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
@@ -171,6 +171,18 @@ describe('success collapse guard', () => {
     const rft = [0.86, 0.95, 0.91, 0.73, 0.89, 0.8];
     expect(successCollapse(0.53, 64, rft, 0.3)).toMatch(/collapsed to 53%/);
     expect(successCollapse(0.53, 8, rft, 0.3)).toBeNull();
+  });
+
+  it('is confirmed only when the adapters a rollback returns to clearly win the same tasks', () => {
+    // per task, the share of its K = 8 episodes won
+    const hard = [0.5, 0.25, 0.75, 0.5, 0.625, 0.375, 0.5, 0.875];
+    // the same hard tasks for the reference adapters, a few episodes either way: the tasks, not a collapse
+    expect(collapseConfirmed(hard, [0.625, 0.25, 0.625, 0.5, 0.75, 0.375, 0.375, 0.875], 0.3)).toBe(false);
+    // the reference wins them: the current adapters collapsed
+    expect(collapseConfirmed(hard, [1, 0.875, 1, 0.875, 1, 0.75, 1, 1], 0.3)).toBe(true);
+    // a fall of half the threshold on one task only is within the paired noise
+    expect(collapseConfirmed(hard, [0.5, 0.25, 0.75, 0.5, 0.625, 0.375, 0.5, 1], 0.3)).toBe(false);
+    expect(collapseConfirmed([0], [1], 0.3)).toBe(false);
   });
 });
 
