@@ -210,7 +210,7 @@ export class TrainingLoop {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
       const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
       if (!collapseConfirmed(perTaskSuccess(episodes, cfg.k), reference, cfg.rollback.successDrop)) {
-        warnings.push(`not rolled back: ${failure.replace('rollout success ', '')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
+        warnings.push(`not rolled back: ${failure.replace('collapsed to', 'fell to')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
         failure = null;
       }
     }
