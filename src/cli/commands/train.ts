@@ -8,7 +8,7 @@ import { intOption, jsonOption, parseOptions, report, UsageError, type Command }
 import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
 import { iterationTasks, resolveLoopConfig } from '../../rl/algos/config.ts';
-import { DEFAULT_LR, defaultLr, PAIRWISE_LR } from '../../rl/algos/algoSettings.ts';
+import { CRITIC_LR, defaultLr, PAIRWISE_LR, POLICY_LR } from '../../rl/algos/algoSettings.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
@@ -45,7 +45,7 @@ export const train: Command = {
     '                          [--eval-split test|train]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
     `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --models public/models, --backend node.`,
-    `--lr: the policy adapter's AdamW step (default ${PAIRWISE_LR} for mtdpo and sweet, ${DEFAULT_LR} for the others; the critic's is criticLr, ${DEFAULT_LR}).`,
+    `--lr: the policy adapter's AdamW step (default ${PAIRWISE_LR} for mtdpo and sweet, ${POLICY_LR} for the others; the critic's is criticLr, ${CRITIC_LR}).`,
     'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
     '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',

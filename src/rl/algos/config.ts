@@ -7,7 +7,7 @@ import { hashString } from '../util/rng.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
 import { PAIRINGS } from './groups.ts';
 import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
-import { DEFAULT_LR, defaultLr, defaultSettings, type AlgoSettings } from './algoSettings.ts';
+import { CRITIC_LR, defaultLr, defaultSettings, type AlgoSettings } from './algoSettings.ts';
 
 /**
  * Rollback guards: on NaN/inf or a loss spike (losses), and on outcomes — an update that moves the
@@ -142,7 +142,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     k: 8,
     lora: DEFAULT_LORA,
     lr: defaultLr(algo),
-    criticLr: DEFAULT_LR,
+    criticLr: CRITIC_LR,
     maxGradNorm: 1,
     feedbackWeight: 1,
     infoGainReward: 0,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { agentSide, gapPairs, pairTrajectories, trajectoryPairs } from '../../../src/rl/algos/groups.ts';
 import { defaultLoopConfig, overrideConfig, validateLoopConfig } from '../../../src/rl/algos/config.ts';
-import { DEFAULT_LR, PAIRWISE_LR } from '../../../src/rl/algos/algoSettings.ts';
+import { CRITIC_LR, PAIRWISE_LR, POLICY_LR } from '../../../src/rl/algos/algoSettings.ts';
 import { AlgoError } from '../../../src/rl/algos/types.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
@@ -108,10 +108,10 @@ describe('pairing config', () => {
     expect(m.algo === 'mtdpo' && m.mtdpo.pairing).toBe('rank');
   });
 
-  it('steps the pairwise methods\' policy at PAIRWISE_LR and every critic at DEFAULT_LR', () => {
-    for (const algo of ['mtdpo', 'sweet'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: PAIRWISE_LR, criticLr: DEFAULT_LR });
-    for (const algo of ['grpo', 'ppo', 'starpo', 'rft'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: DEFAULT_LR, criticLr: DEFAULT_LR });
-    expect(PAIRWISE_LR).toBeLessThan(DEFAULT_LR);
+  it('steps the pairwise methods\' policy at PAIRWISE_LR, the others\' at POLICY_LR and every critic at CRITIC_LR', () => {
+    for (const algo of ['mtdpo', 'sweet'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: PAIRWISE_LR, criticLr: CRITIC_LR });
+    for (const algo of ['grpo', 'ppo', 'starpo', 'rft'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: POLICY_LR, criticLr: CRITIC_LR });
+    expect(PAIRWISE_LR).toBeLessThan(POLICY_LR);
     expect(defaultLoopConfig('sweet', 'guess', { lr: 3e-4 }).lr).toBe(3e-4);
   });
 
