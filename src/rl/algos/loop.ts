@@ -185,7 +185,6 @@ export class TrainingLoop {
     const it = this.iterationValue;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
     this.validation.begin(it);
-    const tasks = iterationTasks(cfg, it);
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
     const r = await this.play(this.ctx.adapterIds.policy, it, sink ? { onEvent: sink.onEvent } : {});
     let episodes = r.episodes;
@@ -205,7 +204,7 @@ export class TrainingLoop {
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
-    let failure: string | null = successCollapse(metrics.success, tasks.length, this.successHistory, cfg.rollback.successDrop);
+    let failure: string | null = successCollapse(metrics.success, cfg.tasksPerIteration, this.successHistory, cfg.rollback.successDrop);
     if (failure && this.lastClean) {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
       const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
