@@ -81,9 +81,8 @@ describe.runIf(shipped)('the lab on the shipped models', () => {
       await page.getByRole('link', { name: 'Evaluate' }).click();
       await page.getByTestId('eval-tasks').fill('2');
       await page.getByTestId('eval-n').fill('2');
-      // choose the adapter this run trained, as a person would: on two CI runs the view had not chosen the
-      // live one by itself (the base ran alone and the difference never came); workshop.test checks that
-      // default choice on its own
+      // choose the adapter this run trained, as a person would (adapters.test and workshop.test check
+      // that the view chooses the live one by itself)
       const trained = page.getByTestId('eval-adapter').locator('option', { hasText: '/policy' }).first();
       await trained.waitFor({ state: 'attached' });
       await page.getByTestId('eval-adapter').selectOption(await trained.evaluate((o) => (o as HTMLOptionElement).value));
