@@ -13,6 +13,17 @@ export interface FamilyMix {
   weight: number;
   /** TaskSpec options for this family (training and held-out evaluation alike). */
   options?: JsonObject;
+  /**
+   * Options laid over `options` for the forge's own episodes only (the tokenizer's sample, teacher
+   * dialogues, DAgger plays), never for the held-out check or the model's metadata: data
+   * augmentation, e.g. backend's `{"freeValues": 0.5}` (numbers the policy must copy, not recall).
+   */
+  augment?: JsonObject;
+}
+
+/** The options of the forge's own episodes of a family: its task options with the augmentation laid over them. */
+export function dataOptions(m: FamilyMix): JsonObject | undefined {
+  return m.augment ? { ...m.options, ...m.augment } : m.options;
 }
 
 /**
@@ -310,6 +321,9 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   for (const m of cfg.mix) {
     if (!FAMILY_NAMES.includes(m.family)) throw new ForgeConfigError('mix', `forge: unknown family "${m.family}"`);
     if (!(m.weight > 0)) throw new ForgeConfigError('mix', `forge: family ${m.family} needs a weight > 0, got ${m.weight}`);
+    for (const [field, v] of [['options', m.options], ['augment', m.augment]] as const) {
+      if (v !== undefined && (typeof v !== 'object' || v === null || Array.isArray(v))) throw new ForgeConfigError('mix', `forge: family ${m.family}: ${field} must be a JSON object, got ${JSON.stringify(v)}`);
+    }
   }
   const families = new Set(cfg.mix.map((m) => m.family));
   const badRows = (n: number | undefined) => n !== undefined && !(Number.isInteger(n) && n >= 16 && n <= cfg.seqLen);

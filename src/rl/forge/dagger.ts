@@ -21,7 +21,7 @@ import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
-import type { FamilyMix } from './config.ts';
+import { dataOptions, type FamilyMix } from './config.ts';
 import type { PackSegment } from './data.ts';
 
 /** One labelled chat: the dialogue and a weight per agent turn, in order. */
@@ -86,7 +86,7 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
   for (const [i, m] of o.mix.entries()) {
     const n = Math.max(1, Math.round((o.episodes * m.weight) / total));
     // task seeds far from the teacher streams' and the held-out check's, one block per round and family
-    const tasks = taskSpecs(m.family, 'train', n, 900_000_000 + o.seed * 10_000 + i * 1_000, m.options);
+    const tasks = taskSpecs(m.family, 'train', n, 900_000_000 + o.seed * 10_000 + i * 1_000, dataOptions(m));
     let episodes;
     try {
       ({ episodes } = await rollout({ tasks, k: 1, seed: o.seed }, agent, { phrasings: o.phrasings ?? 'canonical' }));

@@ -11,7 +11,7 @@ import { NEG_BIAS } from '../model/llama/emit.ts';
 import type { TensorData } from '../runtime/ort.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
-import type { FamilyMix } from './config.ts';
+import { dataOptions, type FamilyMix } from './config.ts';
 
 /** Which scripted agent plays an episode. */
 export type Player = { kind: 'noisy'; noise: number } | { kind: 'expert' } | { kind: 'random' };
@@ -60,7 +60,8 @@ export class EpisodeStream {
     const seed = this.rng.int(1_000_000_000);
     const p = this.player(this.rng, m.family);
     const agent = createAgent(p.kind, m.family, { seed, ...(p.kind === 'noisy' ? { noise: p.noise } : {}) });
-    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) }, { phrasings: this.phrasings });
+    const options = dataOptions(m);
+    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(options ? { options } : {}) }, { phrasings: this.phrasings });
   }
 }
 

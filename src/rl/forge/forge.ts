@@ -26,7 +26,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
-import { ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type DaggerConfig, type ForgeConfig, type RefineStage } from './config.ts';
+import { dataOptions, ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type DaggerConfig, type ForgeConfig, type RefineStage } from './config.ts';
 import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
@@ -70,10 +70,11 @@ export interface ForgeResult {
 async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
   const corpus: string[] = [];
   for (const m of cfg.mix) {
+    const options = dataOptions(m);
     for (let i = 0; i < cfg.tokenizerEpisodes; i++) {
       const kind = (['expert', 'noisy', 'random'] as const)[i % 3];
       const seed = 7_000_000 + i;
-      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(m.options ? { options: m.options } : {}) });
+      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(options ? { options } : {}) });
       corpus.push(ep.task.prompt, hiddenText(ep.task.hidden));
       for (const t of ep.turns) corpus.push(t.action, t.observation);
     }

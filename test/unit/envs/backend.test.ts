@@ -8,7 +8,7 @@ import { readValue } from '../../../src/rl/envs/backend/agents.ts';
 import { run } from '../../../src/rl/envs/backend/interp.ts';
 import { DslError } from '../../../src/rl/envs/backend/lexer.ts';
 import { parse, type Expr } from '../../../src/rl/envs/backend/parser.ts';
-import { TEMPLATES } from '../../../src/rl/envs/backend/templates.ts';
+import { freeValuesOf, TEMPLATES } from '../../../src/rl/envs/backend/templates.ts';
 
 const err = (src: string, env = {}) => {
   try {
@@ -154,4 +154,27 @@ describe('templates and the environment', () => {
     env.reset({ family: 'backend', split: 'test', seed: 13 });
     expect(env.step('I WANT TO ANSWER: ((((').info).toMatchObject({ reason: 'code-error', errorKind: 'syntax' });
   });
+
+  it('freeValues draws parameters outside the template lists, keeps references passing, and leaves the default tasks as they were', () => {
+    const env = new BackendEnv();
+    let outside = 0;
+    for (let seed = 0; seed < 300; seed++) {
+      const spec = { family: 'backend' as const, split: seed % 2 ? ('train' as const) : ('test' as const), seed };
+      const plain = env.reset(spec);
+      expect(env.reset({ ...spec, options: { freeValues: 0 } }).hidden).toEqual(plain.hidden);
+      const task = env.reset({ ...spec, options: { freeValues: 1 } });
+      const template = TEMPLATES.find((t) => t.fn === task.hidden.fn)!;
+      const params = task.hidden.params as Record<string, number | string>;
+      for (const p of template.params) {
+        expect(freeValuesOf(p)).toContain(params[p.name]);
+        if (!p.values.includes(params[p.name])) outside++;
+      }
+      const tests = task.hidden.tests as { inputs: Record<string, number | string>; expected: number | string | boolean }[];
+      expect(scoreCode(task.hidden.reference as string, tests)).toEqual({ passed: tests.length, error: null, kind: null });
+    }
+    expect(outside).toBeGreaterThan(300);
+    expect(freeValuesOf(TEMPLATES.find((t) => t.fn === 'savings')!.params[1])).toEqual(Array.from({ length: 190 }, (_, i) => i + 1));
+    expect(() => env.reset({ family: 'backend', split: 'train', seed: 1, options: { freeValues: 2 } })).toThrow(/freeValues/);
+  });
 });
+

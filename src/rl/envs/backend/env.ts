@@ -11,7 +11,7 @@ import { CANONICAL_PHRASINGS, choosePhrasing, fillStatement, fillUnsure, type Ba
 import { DslError } from './lexer.ts';
 import { parse } from './parser.ts';
 import { evaluate, run, sameValue, type Value } from './interp.ts';
-import { TEMPLATES, type Template } from './templates.ts';
+import { freeValuesOf, TEMPLATES, type Template } from './templates.ts';
 
 export interface BackendOptions {
   [k: string]: number;
@@ -21,12 +21,20 @@ export interface BackendOptions {
   tests: number;
   /** Simulated collaborator's error rate: half wrong numbers, half "I am not sure". */
   noise: number;
+  /**
+   * Share of tasks whose parameters take free values (templates.ts freeValuesOf: any whole number in
+   * a range three times the template's list, more words) instead of the template's list: data that
+   * makes a learner copy the collaborator's numbers rather than recall the likely ones. 0 (default)
+   * draws exactly the tasks it always drew.
+   */
+  freeValues: number;
 }
-export const BACKEND_DEFAULTS: BackendOptions = { maxTurns: 10, tests: 8, noise: 0 };
+export const BACKEND_DEFAULTS: BackendOptions = { maxTurns: 10, tests: 8, noise: 0, freeValues: 0 };
 const BOUNDS: { [K in keyof BackendOptions]: OptionBound } = {
   maxTurns: { min: 1, max: 40, integer: true },
   tests: { min: 1, max: 64, integer: true },
   noise: { min: 0, max: 1, integer: false },
+  freeValues: { min: 0, max: 1, integer: false },
 };
 
 export const ANSWER_MARKER = 'I WANT TO ANSWER:';
@@ -101,8 +109,10 @@ export class BackendEnv extends BaseEnv {
       spec.split,
       (r) => {
         const t = r.pick(TEMPLATES);
+        // no draw at freeValues 0, so the default tasks stay exactly what they were
+        const free = this.opts.freeValues > 0 && r.chance(this.opts.freeValues);
         const params: Record<string, Value> = {};
-        for (const p of t.params) params[p.name] = r.pick(p.values);
+        for (const p of t.params) params[p.name] = r.pick(free ? freeValuesOf(p) : p.values);
         return { t, params };
       },
       (v) => `${v.t.fn}|${JSON.stringify(v.params)}`,

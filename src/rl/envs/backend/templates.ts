@@ -11,6 +11,8 @@ export interface Param {
   unit: string;
   /** Values drawn uniformly. */
   values: readonly Value[];
+  /** Strings a task with free values draws from instead (backend option `freeValues`); numbers need none (freeValuesOf). */
+  free?: readonly string[];
   /** True when test inputs should include this value (a boundary). */
   edge?: boolean;
 }
@@ -78,7 +80,7 @@ export const TEMPLATES: readonly Template[] = [
     params: [{ name: 'lower', unit: '', values: range(-20, 20, 5), edge: true }, { name: 'upper', unit: '', values: range(50, 150, 10), edge: true }],
     code: (p) => `clamp(x, ${lit(p.lower)}, ${lit(p.upper)})` },
   { fn: 'greet', args: [{ name: 'name', choices: NAMES }], description: 'Greet the person: the greeting word, a comma and a space, then the name.',
-    params: [{ name: 'word', unit: '', values: ['hello', 'hi', 'welcome', 'hey', 'greetings'] }],
+    params: [{ name: 'word', unit: '', values: ['hello', 'hi', 'welcome', 'hey', 'greetings'], free: ['hello', 'hi', 'welcome', 'hey', 'greetings', 'howdy', 'hiya', 'ahoy', 'hola', 'ciao', 'salut', 'morning', 'cheers', 'yo'] }],
     code: (p) => `${lit(p.word)} + ", " + name` },
   { fn: 'size_label', args: [{ name: 'n', lo: 0, hi: 200 }], description: 'Label a number "big" when it is above a limit, otherwise "small".',
     params: [{ name: 'limit', unit: '', values: range(20, 150, 10), edge: true }],
@@ -105,7 +107,7 @@ export const TEMPLATES: readonly Template[] = [
     params: [{ name: 'minimum', unit: 'characters', values: range(6, 16), edge: true }],
     code: (p) => `length >= ${lit(p.minimum)}` },
   { fn: 'user_code', args: [{ name: 'name', choices: NAMES }], description: 'Make a code: the prefix, a dash, then the name in upper case.',
-    params: [{ name: 'prefix', unit: '', values: ['id', 'usr', 'emp', 'acc', 'mem'] }],
+    params: [{ name: 'prefix', unit: '', values: ['id', 'usr', 'emp', 'acc', 'mem'], free: ['id', 'usr', 'emp', 'acc', 'mem', 'cust', 'ref', 'ord', 'inv', 'grp', 'dev', 'tmp', 'adm', 'key'] }],
     code: (p) => `${lit(p.prefix)} + "-" + upper(name)` },
   { fn: 'weather', args: [{ name: 'temp', lo: -20, hi: 45 }], description: 'Say "cold" below a low mark, "hot" above a high mark, otherwise "mild".',
     params: [{ name: 'low', unit: 'degrees', values: range(0, 12, 2), edge: true }, { name: 'high', unit: 'degrees', values: range(24, 34, 2), edge: true }],
@@ -131,3 +133,21 @@ export const TEMPLATES: readonly Template[] = [
 ];
 
 export const TEMPLATE_BY_FN: ReadonlyMap<string, Template> = new Map(TEMPLATES.map((t) => [t.fn, t]));
+
+/**
+ * The values a task with free values (backend option `freeValues`) draws a parameter from: for a
+ * number, every whole number from a span below the template's list to a span above it (span = the
+ * list's max − min, at least 10), never below 1 (or 0, or the list's minimum when it is negative)
+ * where the list is; for a string, the parameter's `free` list. The template lists step by 5 or 10,
+ * and digits are single tokens, so a policy forged on them alone learns that a number's last digit
+ * is 0 or 5 and misreads "55" as 50 on held-out tasks (docs/forge.md "Copying numbers"); any whole
+ * number leaves no last digit to guess.
+ */
+export function freeValuesOf(p: Param): readonly Value[] {
+  if (p.values.every((v) => typeof v === 'string')) return p.free ?? p.values;
+  const nums = p.values as readonly number[];
+  const [lo, hi] = [Math.min(...nums), Math.max(...nums)];
+  const span = Math.max(10, hi - lo);
+  const floor = lo >= 1 ? 1 : Math.min(0, lo);
+  return range(Math.max(floor, lo - span), hi + span);
+}
