@@ -242,7 +242,8 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
-    { family: 'backend', weight: 0.2 },
+    // half of the forge's own backend tasks take free values, so numbers are copied, not recalled (docs/forge.md "Copying numbers")
+    { family: 'backend', weight: 0.2, augment: { freeValues: 0.5 } },
     { family: 'bandit', weight: 0.15 },
     { family: 'frontend', weight: 0.14 },
     { family: 'frozenlake', weight: 0.11 },
@@ -265,10 +266,13 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   afterDagger: [
     { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
     { steps: 150, lr: 5e-4, weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 }, promptWeight: 0.25, noise: { guess: 0, backend: 0, bandit: 0 } },
+    // the short families again, noise-free, backend with free values (docs/forge.md "Copying numbers")
+    { steps: 400, lr: 5e-4, weights: { guess: 0.3, backend: 0.5, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
   ],
-  // then guess's own states: the policy plays guess, the expert labels every state it visited; a fifth
-  // of the rows stay the noise-free teacher's dialogues of all six families (docs/forge.md "DAgger on guess")
-  finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 1 } },
+  // then the policy's own states on guess and backend: it plays, the expert labels every state it
+  // visited; a fifth of the rows stay the noise-free teacher's dialogues of all six families
+  // (docs/forge.md "DAgger on guess", "Copying numbers")
+  finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 0.5, backend: 0.5 } },
   valueSteps: 200,
   sweetCritic: null,
 };
