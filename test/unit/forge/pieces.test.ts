@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, Packer } from '../../../src/rl/forge/data.ts';
+import { dataOptions, SMOKE_FORGE, validateForgeConfig } from '../../../src/rl/forge/config.ts';
+import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/forge/train.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
 import { sampleToken } from '../../../src/rl/runtime/engine/sampling.ts';
@@ -94,6 +96,15 @@ describe('EpisodeStream', () => {
       if (bandit) expect(ep.success).toBe(true);
     }
     expect([...seen].sort()).toEqual(['bandit', 'guess']);
+  });
+
+  it('plays a family\'s tasks with its augmentation laid over its options (the held-out check and metadata keep the options)', async () => {
+    const mix = [{ family: 'backend' as const, weight: 1, options: { maxTurns: 6 }, augment: { freeValues: 1 } }];
+    expect(dataOptions(mix[0])).toEqual({ maxTurns: 6, freeValues: 1 });
+    expect(dataOptions({ family: 'backend', weight: 1, options: { maxTurns: 6 } })).toEqual({ maxTurns: 6 });
+    const stream = new EpisodeStream(mix, 'augment');
+    for (let i = 0; i < 5; i++) expect((await stream.next()).task.spec.options).toMatchObject({ maxTurns: 6, freeValues: 1 });
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [{ family: 'guess', weight: 1, augment: [] as unknown as JsonObject }] })).toThrow('forge: family guess: augment must be a JSON object, got []');
   });
 });
 
