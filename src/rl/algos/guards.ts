@@ -39,7 +39,7 @@ export function validationGain(current: readonly number[], best: readonly number
 }
 
 /**
- * Why rollout success counts as collapsed, or null: more than `drop` (absolute) below the mean of the
+ * Whether rollout success counts as collapsed (the fall, else null): more than `drop` (absolute) below the mean of the
  * recent iterations and more than 3 × their noise, the larger of a share's standard error over the
  * iteration's n tasks and the spread the recent iterations showed between themselves. Each iteration
  * draws new tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
@@ -49,16 +49,26 @@ export function validationGain(current: readonly number[], best: readonly number
  * (64), the guard rolled back every algorithm on guess seed 1 at the same iteration 7, whose 8 tasks
  * the policy won 53–64% of the time against a mean of 86% (six-f, 2026-12-03).
  */
-export function successCollapse(success: number, n: number, history: readonly number[], drop: number): string | null {
+export function successCollapse(success: number, n: number, history: readonly number[], drop: number): SuccessFall | null {
   if (!history.length || drop >= 1) return null;
   const mean = meanOf(history);
   const binomial = Math.sqrt((mean * (1 - mean)) / Math.max(1, n));
   const spread = history.length > 1 ? Math.sqrt(history.reduce((a, b) => a + (b - mean) ** 2, 0) / (history.length - 1)) : 0;
   const fell = mean - success;
-  if (fell > drop && fell > 3 * Math.max(binomial, spread)) {
-    return `rollout success collapsed to ${(100 * success).toFixed(0)}% from a mean of ${(100 * mean).toFixed(0)}% over the last ${history.length} iterations`;
-  }
-  return null;
+  return fell > drop && fell > 3 * Math.max(binomial, spread) ? { success, mean, iterations: history.length } : null;
+}
+
+/** A fall of rollout success below the mean of the recent iterations (successCollapse). */
+export interface SuccessFall {
+  success: number;
+  mean: number;
+  /** How many recent iterations the mean is over. */
+  iterations: number;
+}
+
+/** The fall in words: "rollout success collapsed to 40% from a mean of 83% over the last 2 iterations" (or "fell to", when not confirmed). */
+export function describeFall(f: SuccessFall, verb: 'collapsed' | 'fell'): string {
+  return `rollout success ${verb} to ${(100 * f.success).toFixed(0)}% from a mean of ${(100 * f.mean).toFixed(0)}% over the last ${f.iterations} iterations`;
 }
 
 /**

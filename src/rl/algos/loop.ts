@@ -30,7 +30,7 @@ import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
-import { collapseConfirmed, successCollapse } from './guards.ts';
+import { collapseConfirmed, describeFall, successCollapse } from './guards.ts';
 import { perTaskSuccess } from '../rollout/successStats.ts';
 import { playValidation, ValidationGuard, type ValidationPlay } from './validation.ts';
 import { meanOf } from '../util/stats.ts';
@@ -204,12 +204,13 @@ export class TrainingLoop {
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
-    let failure: string | null = successCollapse(metrics.success, cfg.tasksPerIteration, this.successHistory, cfg.rollback.successDrop);
-    if (failure && this.lastClean) {
+    const fall = successCollapse(metrics.success, cfg.tasksPerIteration, this.successHistory, cfg.rollback.successDrop);
+    let failure: string | null = fall ? describeFall(fall, 'collapsed') : null;
+    if (fall && this.lastClean) {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
       const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
       if (!collapseConfirmed(perTaskSuccess(episodes, cfg.k), reference, cfg.rollback.successDrop)) {
-        warnings.push(`not rolled back: ${failure.replace('collapsed to', 'fell to')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
+        warnings.push(`not rolled back: ${describeFall(fall, 'fell')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
         failure = null;
       }
     }

@@ -7,7 +7,7 @@ import { keptCount, trajectoryPairs, varianceFilter } from '../../../src/rl/algo
 import { episodeRow, packRows, turnRow } from '../../../src/rl/algos/rows.ts';
 import { echoTrapWarnings, isLossSpike } from '../../../src/rl/algos/metrics.ts';
 import { groupSpreads, isEarlyAnswer, rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
-import { collapseConfirmed, successCollapse, validationDrop, validationGain } from '../../../src/rl/algos/guards.ts';
+import { collapseConfirmed, describeFall, successCollapse, validationDrop, validationGain } from '../../../src/rl/algos/guards.ts';
 import { meanOf } from '../../../src/rl/util/stats.ts';
 import { applyThumbs } from '../../../src/rl/algos/feedback.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
@@ -148,7 +148,10 @@ describe('monitors', () => {
 
 describe('success collapse guard', () => {
   it('fires on a drop below the recent mean beyond the threshold and 3 × the noise, not on the noise of a small iteration', () => {
-    expect(successCollapse(0.4, 128, [0.85, 0.8], 0.3)).toMatch(/collapsed to 40% from a mean of 83% over the last 2 iterations/);
+    const fall = successCollapse(0.4, 128, [0.85, 0.8], 0.3);
+    expect(fall).toMatchObject({ success: 0.4, iterations: 2 });
+    expect(describeFall(fall!, 'collapsed')).toBe('rollout success collapsed to 40% from a mean of 83% over the last 2 iterations');
+    expect(describeFall(fall!, 'fell')).toBe('rollout success fell to 40% from a mean of 83% over the last 2 iterations');
     expect(successCollapse(0.6, 128, [0.85, 0.8], 0.3)).toBeNull();
     // 8 tasks: 3 standard errors of a share near 0.85 are ~0.38, so a 0.35 drop is noise
     expect(successCollapse(0.5, 8, [0.85], 0.3)).toBeNull();
@@ -162,14 +165,14 @@ describe('success collapse guard', () => {
     const healthy = [0.7, 0.63, 0.76, 0.77, 0.57, 0.78, 0.87, 0.66];
     expect(successCollapse(0.58, 128, [...healthy.slice(0, 6), 0.88], 0.3)).toBeNull();
     // a steady run falling by half collapses
-    expect(successCollapse(0.35, 128, [0.8, 0.82, 0.78, 0.81], 0.3)).toMatch(/collapsed to 35%/);
+    expect(successCollapse(0.35, 128, [0.8, 0.82, 0.78, 0.81], 0.3)).toMatchObject({ success: 0.35 });
     // the same fall within a run that swings ±0.15 per iteration is inside its noise
     expect(successCollapse(0.35, 128, [0.95, 0.6, 0.9, 0.6], 0.3)).toBeNull();
     // rejection fine-tuning on guess, seed 1 (six-f): iteration 7's 8 tasks were hard for every
     // algorithm; counted as 64 independent episodes the fall was a collapse, counted as 8 tasks it is
     // within their draw
     const rft = [0.86, 0.95, 0.91, 0.73, 0.89, 0.8];
-    expect(successCollapse(0.53, 64, rft, 0.3)).toMatch(/collapsed to 53%/);
+    expect(successCollapse(0.53, 64, rft, 0.3)).toMatchObject({ success: 0.53 });
     expect(successCollapse(0.53, 8, rft, 0.3)).toBeNull();
   });
 
