@@ -212,6 +212,18 @@ export class Learner {
     return { spec: this.spec.lora, weights };
   }
 
+  /** The adapter a saved state holds (its parameters, not its AdamW moments), read without loading the state. */
+  adapterOf(state: LearnerState): Adapter {
+    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `state holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
+    const weights: Adapter['weights'] = {};
+    for (const name of this.paramNames()) {
+      const w = state.trainer.tensors[name];
+      if (!w) throw new AlgoError('bad-checkpoint', `state has no adapter parameter "${name}"`);
+      weights[name] = w.slice();
+    }
+    return { spec: state.spec, weights };
+  }
+
   state(): LearnerState {
     const dims: Record<string, number[]> = {};
     for (const p of this.paramSpecs()) dims[p.name] = [...p.shape];

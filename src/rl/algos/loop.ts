@@ -400,11 +400,9 @@ export class TrainingLoop {
   /** Per task of iteration `it`, the success share of the K episodes the policy adapters in `states` play on it. */
   private async perTaskSuccessOf(states: readonly LearnerState[], it: number): Promise<number[]> {
     const policy = this.algo.learners.policy;
-    if (!policy) return [];
-    const now = this.states();
-    this.load(states);
-    const adapter = policy.adapter();
-    this.load(now);
+    const saved = states.find((s) => s.target === 'policy');
+    if (!policy || !saved) return [];
+    const adapter = policy.adapterOf(saved);
     const id = `${this.ctx.adapterIds.policy}#reference`;
     await this.o.engine.setAdapter(id, adapter, { model: MODEL_NAMES.policy, activate: false });
     return perTaskSuccess((await this.play(id, it)).episodes, this.ctx.config.k);

@@ -91,7 +91,12 @@ describe('packed turn rows', () => {
     });
     try {
       const batch = rows.slice(0, 4);
+      const [before, initial] = [learner.state(), learner.adapter()];
       const r = await learner.step(batch);
+      // a saved state's adapter reads back without loading it (the success guard's reference adapters)
+      expect(learner.adapterOf(before)).toEqual(initial);
+      expect(learner.adapterOf(learner.state())).toEqual(learner.adapter());
+      expect(learner.adapterOf(before)).not.toEqual(learner.adapter());
       expect(Math.abs(r.stats.approx_kl)).toBeLessThan(1e-5);
       expect(r.stats.clip_frac).toBe(0);
       const longest = Math.max(...batch.map((x) => x.ids.length));
