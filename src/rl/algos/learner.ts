@@ -214,7 +214,7 @@ export class Learner {
 
   /** The adapter a saved state holds (its parameters, not its AdamW moments), read without loading the state. */
   adapterOf(state: LearnerState): Adapter {
-    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `state holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
+    this.checkTarget(state);
     const weights: Adapter['weights'] = {};
     for (const name of this.paramNames()) {
       const w = state.trainer.tensors[name];
@@ -231,7 +231,7 @@ export class Learner {
   }
 
   load(state: LearnerState): void {
-    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `checkpoint holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
+    this.checkTarget(state);
     const a = state.spec;
     const b = this.spec.lora;
     if (a.rank !== b.rank || a.alpha !== b.alpha || a.targets.join() !== b.targets.join()) {
@@ -244,6 +244,10 @@ export class Learner {
       for (const name of [d.name, momentName(d.name, 'm'), momentName(d.name, 'v')]) tensors[name] = new Float32Array(numel(d.shape));
     }
     this.trainer.importState({ ...state.trainer, tensors });
+  }
+
+  private checkTarget(state: LearnerState): void {
+    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `checkpoint holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
   }
 
   private paramSpecs(): ParamSpec[] {

@@ -177,4 +177,3 @@ describe('templates and the environment', () => {
     expect(() => env.reset({ family: 'backend', split: 'train', seed: 1, options: { freeValues: 2 } })).toThrow(/freeValues/);
   });
 });
-
