@@ -4,11 +4,12 @@
 // every family; an episode waiting
 // for the person survives a switch to another view and back; a RAGEN game goes move by move on
 // "Next move", and starting another episode mid-way closes the unfinished one in the store (the
-// Data view lists it as aborted beside the finished one).
+// Data view lists it as aborted beside the finished one); an episode started while the store is still
+// opening waits for it and is saved.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
-import { readCredit } from './storeDb.ts';
+import { readCredit, readDb } from './storeDb.ts';
 import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 
@@ -177,6 +178,48 @@ describe('Play view', () => {
       const statuses = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')).sort());
       expect(statuses).toEqual(['aborted', 'complete']);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('saves an episode started while the store is still opening', async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      // the lab creates its database, then this page holds a write transaction on its episodes, so a
+      // second lab's store cannot open (it reads the in-progress episodes first) until it is let go
+      await b.page.goto(`${server.url}#/data`);
+      await b.page.getByTestId('episode-table').or(b.page.getByTestId('empty')).first().waitFor({ timeout: 30_000 });
+      await b.page.evaluate(
+        () =>
+          new Promise<void>((held) => {
+            const open = indexedDB.open('turnwise');
+            open.onsuccess = () => {
+              const tx = open.result.transaction(['episodes'], 'readwrite');
+              const w = window as unknown as { release?: boolean };
+              const spin = (): void => {
+                if (!w.release) tx.objectStore('episodes').count().onsuccess = spin;
+              };
+              spin();
+              held();
+            };
+          }),
+      );
+      const page = await b.context.newPage();
+      await page.goto(`${server.url}#/play`);
+      await page.getByTestId('family').selectOption('guess');
+      await page.getByTestId('agent-kind').selectOption('noisy');
+      await page.getByTestId('new-episode').click();
+      // Play waits for the store rather than playing an episode it cannot save
+      await page.waitForTimeout(1_000);
+      expect(await page.getByTestId('simulate-reply').count()).toBe(0);
+      await b.page.evaluate(() => ((window as unknown as { release?: boolean }).release = true));
+      await page.getByTestId('simulate-reply').click({ timeout: 30_000 });
+      await page.getByTestId('agent-turn').first().waitFor();
+      const stored = await readDb(page);
+      expect(stored).toHaveLength(1);
+      expect(stored[0].agentTexts[0]).toBe(await page.getByTestId('agent-turn').first().locator('.text').innerText());
+      expect(await page.getByTestId('save-error').count()).toBe(0);
     } finally {
       await b.close();
     }

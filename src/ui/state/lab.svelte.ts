@@ -70,6 +70,7 @@ export class Lab {
   /** Play's episode: created once, so switching views neither ends nor forgets it. */
   readonly play = new PlaySession({
     store: () => this.store,
+    openedStore: () => this.openedStore(),
     engine: () => (this.loaded.policy ? this.policyEngine() : null),
     policyLoading: () => this.phase !== 'error' && !this.modelsSettled,
     sampling: () => ({ ...this.preferences.data.sampling }),
@@ -96,6 +97,11 @@ export class Lab {
     return p;
   }
   storeError = $state<string | null>(null);
+  /** Why the store could not open (openStore), for Play's note on an unsaved episode. */
+  private storeOpenError: string | null = null;
+  /** Settles when openStore has opened the store or failed to. */
+  private readonly storeSettled: Promise<void>;
+  private settleStore: () => void = () => undefined;
 
   private engine: PolicyClient | null = null;
   private worker: Worker | null = null;
@@ -109,12 +115,19 @@ export class Lab {
   });
 
   constructor() {
+    this.storeSettled = new Promise((resolve) => (this.settleStore = resolve));
     addEventListener('hashchange', () => (this.view = viewFromHash()));
   }
 
   go(view: ViewId): void {
     location.hash = `/${view}`;
     this.view = view;
+  }
+
+  /** The store once openStore has opened it or failed to (then null, and why). */
+  async openedStore(): Promise<{ store: TrajectoryStore | null; error: string | null }> {
+    await this.storeSettled;
+    return { store: this.store, error: this.storeOpenError };
   }
 
   /** Opens the trajectory store; episodes left in progress by a closed tab show as interrupted. */
@@ -131,8 +144,11 @@ export class Lab {
       this.store = store;
       void this.adapters.refresh();
     } catch (e) {
-      this.storeError = `Episodes cannot be saved: ${(e as Error).message}`;
+      this.storeOpenError = (e as Error).message;
+      this.storeError = `Episodes cannot be saved: ${this.storeOpenError}`;
       this.notices.push(this.storeError);
+    } finally {
+      this.settleStore();
     }
   }
 

@@ -47,7 +47,13 @@ function askedAttribute(request: CollaboratorRequest | null): number | null {
 
 /** Where Play finds what it needs from the rest of the lab. */
 export interface PlayContext {
+  /** The trajectory store now; null while it opens or when it could not open. */
   store(): TrajectoryStore | null;
+  /**
+   * The store once its opening has settled, with why it is null if it could not open. An episode
+   * started during a page's first moments waits for it, so it is saved like any other.
+   */
+  openedStore(): Promise<{ store: TrajectoryStore | null; error: string | null }>;
   /** The policy worker's engine, null until it is ready. */
   engine(): PolicyClient | null;
   /** The engine is starting or the models are still loading (the policy may yet become ready). */
@@ -190,8 +196,8 @@ export class PlaySession {
    * they reproduce) and plays on with the agent that began it, writing to the same stored episode.
    */
   async resume(episodeId: string): Promise<void> {
-    const store = this.ctx.store();
-    if (!store) return this.fail(new Error('the trajectory store is not open'));
+    const { store, error } = await this.ctx.openedStore();
+    if (!store) return this.fail(new Error(error ?? 'the trajectory store is not open'));
     const ep = this.reset(0, []);
     try {
       const record = await store.resumeEpisode(episodeId);
@@ -375,8 +381,11 @@ export class PlaySession {
 
   /** Where the episode is saved, tagged with the agent and the adapter it plays with. */
   private async openSink(agent: string, adapter: string | null): Promise<StoreSink | null> {
-    const store = this.ctx.store();
-    if (!store) return null;
+    const { store, error } = await this.ctx.openedStore();
+    if (!store) {
+      this.saveError = `This episode is not being saved: ${error ?? 'the trajectory store is not open'}`;
+      return null;
+    }
     try {
       return storeSink(store, { policy: agent, adapter, critic: null });
     } catch (e) {
