@@ -46,7 +46,10 @@ export interface RollbackConfig {
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
    * points. A run ends on the best validated adapters, those it began with unless an update beat them
    * by 2 paired standard errors (guards.ts validationGain, validation.ts ValidationGuard). validateEvery 0 turns
-   * the guard off; validateDrop 1 only its rollbacks.
+   * the guard off; validateDrop 1 only its rollbacks. 128 tasks, not 64: on backend (six-g, 2026-12-04)
+   * GRPO's and rejection fine-tuning's validation rose 4–5 points over 50 iterations, short of
+   * 2 standard errors of 64 tasks, so 64 ended every such run on its start; with 128 each kept a
+   * later adapter (docs/training.md, "A validation set of 128 tasks").
    */
   validateEvery: number;
   validateTasks: number;
@@ -146,7 +149,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     maxGradNorm: 1,
     feedbackWeight: 1,
     infoGainReward: 0,
-    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, validateEvery: 8, validateTasks: 64, validateDrop: 0.05 },
+    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, validateEvery: 8, validateTasks: 128, validateDrop: 0.05 },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
