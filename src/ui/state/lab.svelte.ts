@@ -97,11 +97,8 @@ export class Lab {
     return p;
   }
   storeError = $state<string | null>(null);
-  /** Why the store could not open (openStore), for Play's note on an unsaved episode. */
-  private storeOpenError: string | null = null;
-  /** Settles when openStore has opened the store or failed to. */
-  private readonly storeSettled: Promise<void>;
-  private settleStore: () => void = () => undefined;
+  /** openStore's one attempt, shared by every caller (Play waits on it through openedStore). */
+  private opening: Promise<void> | null = null;
 
   private engine: PolicyClient | null = null;
   private worker: Worker | null = null;
@@ -115,7 +112,6 @@ export class Lab {
   });
 
   constructor() {
-    this.storeSettled = new Promise((resolve) => (this.settleStore = resolve));
     addEventListener('hashchange', () => (this.view = viewFromHash()));
   }
 
@@ -124,14 +120,18 @@ export class Lab {
     this.view = view;
   }
 
-  /** The store once openStore has opened it or failed to (then null, and why). */
+  /** The store once openStore has opened it or failed to (then null, and why: storeError). */
   async openedStore(): Promise<{ store: TrajectoryStore | null; error: string | null }> {
-    await this.storeSettled;
-    return { store: this.store, error: this.storeOpenError };
+    await this.openStore();
+    return { store: this.store, error: this.storeError };
   }
 
-  /** Opens the trajectory store; episodes left in progress by a closed tab show as interrupted. */
-  async openStore(): Promise<void> {
+  /** Opens the trajectory store, once however often it is called; episodes left in progress by a closed tab show as interrupted. */
+  openStore(): Promise<void> {
+    return (this.opening ??= this.open());
+  }
+
+  private async open(): Promise<void> {
     try {
       const store = await TrajectoryStore.open();
       store.subscribe((e) => {
@@ -144,11 +144,8 @@ export class Lab {
       this.store = store;
       void this.adapters.refresh();
     } catch (e) {
-      this.storeOpenError = (e as Error).message;
-      this.storeError = `Episodes cannot be saved: ${this.storeOpenError}`;
+      this.storeError = `Episodes cannot be saved: ${(e as Error).message}`;
       this.notices.push(this.storeError);
-    } finally {
-      this.settleStore();
     }
   }
 

@@ -50,8 +50,8 @@ export interface PlayContext {
   /** The trajectory store now; null while it opens or when it could not open. */
   store(): TrajectoryStore | null;
   /**
-   * The store once its opening has settled, with why it is null if it could not open. An episode
-   * started during a page's first moments waits for it, so it is saved like any other.
+   * The store once its opening has settled, with why it is null if it could not open (the lab's
+   * notice, "Episodes cannot be saved: …"). An episode started during a page's first moments waits for it, so it is saved like any other.
    */
   openedStore(): Promise<{ store: TrajectoryStore | null; error: string | null }>;
   /** The policy worker's engine, null until it is ready. */
@@ -383,7 +383,7 @@ export class PlaySession {
   private async openSink(agent: string, adapter: string | null): Promise<StoreSink | null> {
     const { store, error } = await this.ctx.openedStore();
     if (!store) {
-      this.saveError = `This episode is not being saved: ${error ?? 'the trajectory store is not open'}`;
+      this.saveError = error ?? 'This episode is not being saved: the trajectory store is not open';
       return null;
     }
     try {
