@@ -32,7 +32,7 @@ import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
 import { collapseConfirmed, describeFall, successCollapse } from './guards.ts';
 import { perTaskSuccess } from '../rollout/successStats.ts';
-import { playValidation, ValidationGuard, type ValidationPlay } from './validation.ts';
+import { playValidation, unconfirmed, ValidationGuard, type ValidationPlay } from './validation.ts';
 import { meanOf } from '../util/stats.ts';
 
 /** Everything a loop needs. */
@@ -104,7 +104,7 @@ export class TrainingLoop {
     private readonly algo: Algorithm,
     readonly runId: string,
   ) {
-    this.validation = new ValidationGuard({ states: () => this.states(), load: (s) => this.load(s), play: () => this.playValidation() }, ctx.config.rollback);
+    this.validation = new ValidationGuard({ states: () => this.states(), load: (s) => this.load(s), play: (draw) => this.playValidation(draw) }, ctx.config.rollback);
   }
 
   /** Builds the algorithm's learners, resumes from the run's checkpoint when there is one, and publishes the adapters. */
@@ -266,6 +266,11 @@ export class TrainingLoop {
       const v = await this.validation.check(it + 1);
       if (!v) warnings.push('validation skipped: the run was stopped during it');
       else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.start === undefined ? {} : { validation_start: v.start });
+      if (v?.confirmation) {
+        const c = v.confirmation;
+        Object.assign(metrics, { validation_confirmed: c.held ? 1 : 0, validation_pooled: c.candidate, validation_pooled_best: c.reference });
+        if (!c.held) warnings.push(`validation: ${unconfirmed(c)}; those stay the best`);
+      }
       if (v?.fell) {
         failure = this.rollBack(v.fell.to, v.fell.why);
         this.lastClean = null;
@@ -408,13 +413,13 @@ export class TrainingLoop {
     return perTaskSuccess((await this.play(id, it)).episodes, this.ctx.config.k);
   }
 
-  /** The policy learner's current adapter on the validation tasks (validation.ts playValidation); null when stop() came during it. */
-  private async playValidation(): Promise<ValidationPlay | null> {
+  /** The policy learner's current adapter on the validation tasks (validation.ts playValidation, draw as there); null when stop() came during it. */
+  private async playValidation(draw: number): Promise<ValidationPlay | null> {
     const policy = this.algo.learners.policy;
     if (!policy) return { outcomes: [], sampled: [], greedy: [] };
     const id = `${this.ctx.adapterIds.policy}#validation`;
     await this.o.engine.setAdapter(id, policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
-    return playValidation(this.o.engine, id, this.ctx.config, this.ctx.windows.policyReserve, this.stopSignal.signal);
+    return playValidation(this.o.engine, id, this.ctx.config, this.ctx.windows.policyReserve, this.stopSignal.signal, draw);
   }
 
   /** Sends every adapter to the engine (not activated: requests name it) and to the publish listener. */
