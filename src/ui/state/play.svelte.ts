@@ -27,6 +27,7 @@ import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type Sa
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
 import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
+import { PlaySaving } from './playSaving.svelte.ts';
 import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
@@ -96,17 +97,16 @@ interface Running {
 }
 
 export class PlaySession {
-  /** Set when saving failed; the episode goes on, unsaved. */
-  saveError = $state<string | null>(null);
-  /** Turns on screen the store refused (quota), kept for retrySave(). */
-  unsaved = $state(0);
-  /** Sinks (this episode's, or an earlier one's) holding turns the store refused. */
-  private unsavedSinks: StoreSink[] = [];
+  /** Saving the episode: the notice when it failed, turns waiting to be written, Retry saving. */
+  readonly saving: PlaySaving;
 
   /** The agent's reply as it streams in, token by token (policy only). */
   streaming = $state('');
 
-  constructor(private readonly ctx: PlayContext) {}
+  constructor(private readonly ctx: PlayContext) {
+    this.saving = new PlaySaving(() => ctx.openedStore());
+    this.annotations = new PlayAnnotations((message) => (this.saving.error = message));
+  }
 
   family = $state<FamilyName>('guess');
   split = $state<Split>('test');
@@ -135,7 +135,7 @@ export class PlaySession {
   private fitCall = 0;
 
   private running: Running | null = null;
-  private readonly annotations = new PlayAnnotations((message) => (this.saveError = message));
+  private readonly annotations: PlayAnnotations;
   /** Callers of agentTurn() waiting for the step to land. */
   private landed: (() => void)[] = [];
 
@@ -183,7 +183,7 @@ export class PlaySession {
       const adapter = kind === 'policy' ? await this.liveAdapter() : null;
       const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
       this.playing(kind, adapter);
-      ep.sink = await this.openSink(agent.name, adapter);
+      ep.sink = await this.saving.open({ policy: agent.name, adapter, critic: null });
       await this.play(ep, { spec, seed: this.seed }, agent);
     } catch (e) {
       this.fail(e);
@@ -349,7 +349,7 @@ export class PlaySession {
     const store = this.ctx.store();
     // while turns wait to be written the credit would not fit the stored episode; reading `unsaved`
     // here makes the caller's effect run again once Retry saving has written them
-    if (!id || !store || this.status !== 'done' || this.unsaved > 0) return;
+    if (!id || !store || this.status !== 'done' || this.saving.unsaved > 0) return;
     this.annotations.saveLive(store, id, rows, scores);
   }
 
@@ -377,21 +377,6 @@ export class PlaySession {
   private playing(kind: PlayAgentKind, adapter: string | null): void {
     this.adapter = adapter;
     this.playedBy = agentLabel(kind, adapter);
-  }
-
-  /** Where the episode is saved, tagged with the agent and the adapter it plays with. */
-  private async openSink(agent: string, adapter: string | null): Promise<StoreSink | null> {
-    const { store, error } = await this.ctx.openedStore();
-    if (!store) {
-      this.saveError = error ?? 'This episode is not being saved: the trajectory store is not open';
-      return null;
-    }
-    try {
-      return storeSink(store, { policy: agent, adapter, critic: null });
-    } catch (e) {
-      this.saveError = `This episode is not being saved: ${(e as Error).message}`;
-      return null;
-    }
   }
 
   /** The agent, waiting for the person's "next move" unless the episode runs to its end. */
@@ -433,47 +418,14 @@ export class PlaySession {
   private async land(ep: Running, e: RolloutEvent): Promise<void> {
     if (ep !== this.running) throw new Superseded('a new episode was started');
     const sink = ep.sink;
-    if (sink) {
-      try {
-        await sink.onEvent(e);
-        if (e.kind === 'start') this.episodeId = sink.ids.get(0) ?? null;
-        if (this.unsavedSinks.includes(sink)) this.noteSaved();
-      } catch (err) {
-        if (e.kind === 'start') {
-          this.saveError = `This episode is not being saved: ${(err as Error).message}`;
-          ep.sink = null;
-        } else {
-          // The turn stays on screen and in the sink's backlog (rollout/recorder.ts): the next turn,
-          // or Retry saving, writes it once the store takes writes again. Nothing is dropped.
-          if (!this.unsavedSinks.includes(sink)) this.unsavedSinks.push(sink);
-          this.noteSaved((err as Error).message);
-        }
-      }
-    }
+    if (sink && (await this.saving.save(sink, e))) {
+      if (e.kind === 'start') this.episodeId = sink.ids.get(0) ?? null;
+    } else if (sink) ep.sink = null;
     if (e.kind === 'start') this.task = e.task;
     else if (e.kind === 'turn') {
       this.request = null;
       this.turns = [...this.turns, { ...e.turn, feedback: null }];
     } else this.setStatus('done');
-  }
-
-  /** Writes the turns the store refused, in order; the notice says how many are still unsaved. */
-  async retrySave(): Promise<void> {
-    let error: string | undefined;
-    for (const sink of [...this.unsavedSinks]) await sink.flush().catch((e: Error) => (error ??= e.message));
-    this.noteSaved(error);
-  }
-
-  /** Recounts the refused turns and words the notice: why (the store's message), how many, what to do. */
-  private noteSaved(error?: string): void {
-    this.unsavedSinks = this.unsavedSinks.filter((sink) => sink.unsaved() > 0);
-    this.unsaved = this.unsavedSinks.reduce((n, sink) => n + sink.unsaved(), 0);
-    if (this.unsaved === 0) {
-      if (this.saveError?.includes('not saved yet')) this.saveError = null;
-      return;
-    }
-    const turns = this.unsaved === 1 ? '1 turn is' : `${this.unsaved} turns are`;
-    this.saveError = `${turns} not saved yet${error ? `: ${error}` : '.'} They stay on screen and are saved, in order, with the next turn or by Retry saving.`;
   }
 
   /** Ends the current episode's waits; its unfinished stored episode is closed with `reason`. */

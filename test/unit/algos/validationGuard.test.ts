@@ -1,0 +1,86 @@
+// The validation guard's second draw (validation.ts ValidationGuard.confirm): a gain over the best
+// adapters is taken only if it holds when both sides' sampled episodes are played again with fresh
+// seeds. The host here plays scripted outcomes per adapter and draw, so each case is exact.
+import { describe, expect, it } from 'vitest';
+import type { LearnerState } from '../../../src/rl/algos/types.ts';
+import { ValidationGuard, type ValidationHost, type ValidationPlay } from '../../../src/rl/algos/validation.ts';
+
+const TASKS = 128;
+
+/** Successes on tasks [from, from + count), failures elsewhere. */
+function wins(from: number, count: number): number[] {
+  return Array.from({ length: TASKS }, (_, i) => (i >= from && i < from + count ? 1 : 0));
+}
+
+/** A learner state that names its adapters (the guard only stores, loads and compares them). */
+function stateOf(name: string): LearnerState[] {
+  return [{ target: 'policy', spec: { rank: 1, alpha: 1, targets: [] }, trainer: { step: 0, tensors: {} }, dims: { [name]: [] } } as unknown as LearnerState];
+}
+
+/** A host whose adapters `name` play `sampled[name][draw]` sampled and `greedy[name]` greedy; counts plays per draw. */
+function host(sampled: Record<string, Record<number, number[]>>, greedy: Record<string, number[]>) {
+  let current = 'start';
+  const plays: string[] = [];
+  const h: ValidationHost & { use(name: string): void; plays: string[] } = {
+    plays,
+    use: (name) => (current = name),
+    states: () => stateOf(current),
+    load: (s) => (current = Object.keys(s[0].dims)[0]),
+    play: async (draw): Promise<ValidationPlay> => {
+      plays.push(`${current}@${draw}`);
+      const s = sampled[current][draw] ?? sampled[current][0];
+      const g = greedy[current];
+      return { outcomes: s.map((x, i) => (x + g[i]) / 2), sampled: s, greedy: g };
+    },
+  };
+  return h;
+}
+
+describe('validation guard: the second draw', () => {
+  const config = { validateEvery: 8, validateDrop: 0.05 };
+  const greedy = wins(0, 110);
+
+  it('does not take a gain that came from the best adapters\' unlucky first draw', async () => {
+    // the start's first sampled draw wins 100 tasks, the candidate's 108 (a gain past 2 standard
+    // errors); played again, both win 104 (different tasks), so the lead was the first draw's luck
+    const h = host({ start: { 0: wins(0, 100), 8: wins(0, 104) }, tuned: { 0: wins(0, 108), 8: wins(10, 104) } }, { start: greedy, tuned: greedy });
+    const guard = new ValidationGuard(h, config);
+    guard.begin(0);
+    h.use('tuned');
+    const v = await guard.check(8);
+    expect(v?.confirmation).toMatchObject({ against: 0, held: false });
+    expect(v?.confirmation?.candidate).toBeGreaterThan(v?.confirmation?.reference ?? 1);
+    expect(h.plays).toEqual(['tuned@0', 'start@0', 'tuned@8', 'start@8']);
+    // the best stays the start, now scored over both its draws; the run ends on it and says why
+    expect(guard.best?.iteration).toBe(0);
+    expect(guard.best?.outcomes[100]).toBe(0.75);
+    const end = await guard.finish(8);
+    expect(end).toMatchObject({ kind: 'kept' });
+    expect(end?.kind === 'kept' && end.warning).toMatch(/^kept the adapters of iteration 0, .*: the final adapters scored \d+%, a gain not confirmed on a second draw of the sampled episodes \(over both draws [\d.]+% against [\d.]+% for the adapters of iteration 0\)$/);
+    expect(Object.keys(h.states()[0].dims)).toEqual(['start']);
+  });
+
+  it('takes a gain that holds on the second draw, scored over both', async () => {
+    const h = host({ start: { 0: wins(0, 96), 16: wins(5, 95) }, tuned: { 0: wins(0, 115), 16: wins(0, 116) } }, { start: greedy, tuned: greedy });
+    const guard = new ValidationGuard(h, config);
+    guard.begin(0);
+    h.use('tuned');
+    const v = await guard.check(16);
+    expect(v?.confirmation).toMatchObject({ against: 0, held: true });
+    expect(guard.best?.iteration).toBe(16);
+    expect(guard.best?.outcomes[115]).toBe(0.5 * 0 + 0.5 * 0.5);
+    expect(guard.best?.outcomes[0]).toBe(1);
+    expect(await guard.finish(16)).toBeNull();
+    expect(Object.keys(h.states()[0].dims)).toEqual(['tuned']);
+  });
+
+  it('plays no second draw when there is no gain to confirm', async () => {
+    const h = host({ start: { 0: wins(0, 100) }, tuned: { 0: wins(0, 101) } }, { start: greedy, tuned: greedy });
+    const guard = new ValidationGuard(h, config);
+    guard.begin(0);
+    h.use('tuned');
+    const v = await guard.check(8);
+    expect(v?.confirmation).toBeUndefined();
+    expect(h.plays).toEqual(['tuned@0', 'start@0']);
+  });
+});
