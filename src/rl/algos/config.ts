@@ -45,7 +45,8 @@ export interface RollbackConfig {
    * them (guards.ts validationDrop). Rollout success alone cannot see a fall of 18 points over the last
    * iterations of a run (SWEET-RL on guess, 2026-12-02): each iteration's 8 new tasks swing it ±10
    * points. A run ends on the best validated adapters, those it began with unless an update beat them
-   * by 2 paired standard errors (guards.ts validationGain, validation.ts ValidationGuard). validateEvery 0 turns
+   * by 2 paired standard errors, on a second draw of the sampled episodes too (guards.ts validationGain,
+   * validation.ts ValidationGuard.confirm). validateEvery 0 turns
    * the guard off; validateDrop 1 only its rollbacks. 128 tasks, not 64: a rise of 4–5 points is short of
    * 2 standard errors of 64 tasks (GRPO on backend, six-g, seed 1: 0.906 → 0.95 and the run ended
    * on its start, 72.5% held-out; with 128 it kept iteration 48's adapters, 81.5%; docs/training.md,
