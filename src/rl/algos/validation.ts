@@ -90,7 +90,7 @@ export class ValidationGuard {
 
   /**
    * Scores the current adapters and keeps them as the best if they clearly beat the best so far
-   * (validationGain); if they fell below it (validationDrop), says so and to which adapters the loop
+   * (validationGain), again on a second draw (confirm); if they fell below it (validationDrop), says so and to which adapters the loop
    * must return. Null when the run was stopped during it: nothing changes.
    */
   async check(iteration: number): Promise<ValidationResult | null> {
@@ -138,7 +138,8 @@ export class ValidationGuard {
    * validation is compared with that one draw: when it fell low, every later adapter looks better.
    * The candidate is also the luckiest of several validations. On guess, seed 3, four algorithms kept
    * adapters that had risen 3–4 points above the start's 0.855 on the validation tasks, and all four
-   * ended 0.5–2.5 points below their base on the test split (learning benchmark, 2026-12-04). Each side's
+   * ended 0.5–2.5 points below their base on the test split; with the second draw three of them end
+   * on their start (docs/training.md, "A second draw for the validation guard"). Each side's
    * outcomes are pooled over its draws (the mean of the standing and the fresh one), and the pooled
    * gain must again pass validationGain. Null when the run was stopped during it.
    */
