@@ -418,9 +418,11 @@ export class PlaySession {
   private async land(ep: Running, e: RolloutEvent): Promise<void> {
     if (ep !== this.running) throw new Superseded('a new episode was started');
     const sink = ep.sink;
-    if (sink && (await this.saving.save(sink, e))) {
-      if (e.kind === 'start') this.episodeId = sink.ids.get(0) ?? null;
-    } else if (sink) ep.sink = null;
+    if (sink) {
+      // a start the store refused: the episode plays on unsaved (saving.error says so)
+      if (!(await this.saving.save(sink, e))) ep.sink = null;
+      else if (e.kind === 'start') this.episodeId = sink.ids.get(0) ?? null;
+    }
     if (e.kind === 'start') this.task = e.task;
     else if (e.kind === 'turn') {
       this.request = null;

@@ -17,70 +17,65 @@ function stateOf(name: string): LearnerState[] {
   return [{ target: 'policy', spec: { rank: 1, alpha: 1, targets: [] }, trainer: { step: 0, tensors: {} }, dims: { [name]: [] } } as unknown as LearnerState];
 }
 
-/** A host whose adapters `name` play `sampled[name][draw]` sampled and `greedy[name]` greedy; counts plays per draw. */
-function host(sampled: Record<string, Record<number, number[]>>, greedy: Record<string, number[]>) {
-  let current = 'start';
+/** Every adapter's greedy episodes win the same 110 tasks (greedy play is the same in every draw). */
+const GREEDY = wins(0, 110);
+
+/**
+ * A guard whose host plays adapters `name` as `sampled[name][draw]` (draw 0 when a draw is not
+ * scripted) and GREEDY greedy, and lists the plays as "name@draw"; begun on the adapters "start",
+ * then trained to the adapters "tuned".
+ */
+function trained(sampled: Record<'start' | 'tuned', Record<number, number[]>>) {
+  let current: 'start' | 'tuned' = 'start';
   const plays: string[] = [];
-  const h: ValidationHost & { use(name: string): void; plays: string[] } = {
-    plays,
-    use: (name) => (current = name),
+  const host: ValidationHost = {
     states: () => stateOf(current),
-    load: (s) => (current = Object.keys(s[0].dims)[0]),
+    load: (s) => (current = Object.keys(s[0].dims)[0] as 'start' | 'tuned'),
     play: async (draw): Promise<ValidationPlay> => {
       plays.push(`${current}@${draw}`);
       const s = sampled[current][draw] ?? sampled[current][0];
-      const g = greedy[current];
-      return { outcomes: s.map((x, i) => (x + g[i]) / 2), sampled: s, greedy: g };
+      return { outcomes: s.map((x, i) => (x + GREEDY[i]) / 2), sampled: s, greedy: GREEDY };
     },
   };
-  return h;
+  const guard = new ValidationGuard(host, { validateEvery: 8, validateDrop: 0.05 });
+  guard.begin(0);
+  current = 'tuned';
+  return { guard, plays, loaded: () => Object.keys(host.states()[0].dims)[0] };
 }
 
 describe('validation guard: the second draw', () => {
-  const config = { validateEvery: 8, validateDrop: 0.05 };
-  const greedy = wins(0, 110);
-
   it('does not take a gain that came from the best adapters\' unlucky first draw', async () => {
     // the start's first sampled draw wins 100 tasks, the candidate's 108 (a gain past 2 standard
     // errors); played again, both win 104 (different tasks), so the lead was the first draw's luck
-    const h = host({ start: { 0: wins(0, 100), 8: wins(0, 104) }, tuned: { 0: wins(0, 108), 8: wins(10, 104) } }, { start: greedy, tuned: greedy });
-    const guard = new ValidationGuard(h, config);
-    guard.begin(0);
-    h.use('tuned');
+    const { guard, plays, loaded } = trained({ start: { 0: wins(0, 100), 8: wins(0, 104) }, tuned: { 0: wins(0, 108), 8: wins(10, 104) } });
     const v = await guard.check(8);
     expect(v?.confirmation).toMatchObject({ against: 0, held: false });
     expect(v?.confirmation?.candidate).toBeGreaterThan(v?.confirmation?.reference ?? 1);
-    expect(h.plays).toEqual(['tuned@0', 'start@0', 'tuned@8', 'start@8']);
+    expect(plays).toEqual(['tuned@0', 'start@0', 'tuned@8', 'start@8']);
     // the best stays the start, now scored over both its draws; the run ends on it and says why
     expect(guard.best?.iteration).toBe(0);
     expect(guard.best?.outcomes[100]).toBe(0.75);
     const end = await guard.finish(8);
     expect(end).toMatchObject({ kind: 'kept' });
     expect(end?.kind === 'kept' && end.warning).toMatch(/^kept the adapters of iteration 0, .*: the final adapters scored \d+%, a gain not confirmed on a second draw of the sampled episodes \(over both draws [\d.]+% against [\d.]+% for the adapters of iteration 0\)$/);
-    expect(Object.keys(h.states()[0].dims)).toEqual(['start']);
+    expect(loaded()).toBe('start');
   });
 
   it('takes a gain that holds on the second draw, scored over both', async () => {
-    const h = host({ start: { 0: wins(0, 96), 16: wins(5, 95) }, tuned: { 0: wins(0, 115), 16: wins(0, 116) } }, { start: greedy, tuned: greedy });
-    const guard = new ValidationGuard(h, config);
-    guard.begin(0);
-    h.use('tuned');
+    const { guard, loaded } = trained({ start: { 0: wins(0, 96), 16: wins(5, 95) }, tuned: { 0: wins(0, 115), 16: wins(0, 116) } });
     const v = await guard.check(16);
     expect(v?.confirmation).toMatchObject({ against: 0, held: true });
     expect(guard.best?.iteration).toBe(16);
     expect(guard.best?.outcomes[115]).toBe(0.5 * 0 + 0.5 * 0.5);
     expect(guard.best?.outcomes[0]).toBe(1);
     expect(await guard.finish(16)).toBeNull();
-    expect(Object.keys(h.states()[0].dims)).toEqual(['tuned']);
+    expect(loaded()).toBe('tuned');
   });
 
   it('plays no second draw when there is no gain to confirm', async () => {
-    const h = host({ start: { 0: wins(0, 100) }, tuned: { 0: wins(0, 101) } }, { start: greedy, tuned: greedy });
-    const guard = new ValidationGuard(h, config);
-    guard.begin(0);
-    h.use('tuned');
+    const { guard, plays } = trained({ start: { 0: wins(0, 100) }, tuned: { 0: wins(0, 101) } });
     const v = await guard.check(8);
     expect(v?.confirmation).toBeUndefined();
-    expect(h.plays).toEqual(['tuned@0', 'start@0']);
+    expect(plays).toEqual(['tuned@0', 'start@0']);
   });
 });
