@@ -14,6 +14,7 @@ import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
 import { phrasingsOption } from '../phrasings.ts';
+import { expertAgreement } from '../../rl/rollout/agreement.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
@@ -46,7 +47,8 @@ export const evalCommand: Command = {
     '  e.g. test/fixtures/phrasings-heldout.json, phrasings the forge never trained on.',
     '--out writes the played episodes as Turnwise JSONL (header, a run record per family × agent, its episodes):',
     '  the input of `turnwise credit --in`, `turnwise export --in` and the lab\'s import.',
-    '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1).',
+    '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1);',
+    '  its metrics add expertAgreement, the share of its turns on which the scripted expert would have sent the same message.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -80,6 +82,8 @@ export const evalCommand: Command = {
           const agent: BatchAgent = kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
           // scripted agents' episode seeds follow the task seeds; the policy's also --sample-seed
           const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent, phrasings ? { phrasings } : {});
+          // how far imitation got, turn by turn, where success alone is coarse (rollout/agreement.ts)
+          if (kind === 'policy') summary.metrics.expertAgreement = expertAgreement(eps);
           summaries.push(summary);
           if (values.out) {
             const policy = kind === 'policy';

@@ -29,6 +29,7 @@ export const forge: Command = {
     '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
     '--final-dagger JSON replaces the DAgger rounds after those (null for none), in --dagger\'s form plus "weights", the families',
     'the policy plays, e.g. \'{"rounds":4,"episodes":800,"steps":100,"lr":0.0005,"share":0.8,"expertShare":1,"weights":{"guess":1}}\';',
+    '--finish JSON replaces the policy stages after the final DAgger rounds, in --refine\'s form ([] for none);',
     '--first-stage JSON sets the first stage\'s shares and rows,',
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
@@ -50,7 +51,7 @@ export const forge: Command = {
     const { values } = parseOptions(argv, {
       out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
       'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'final-dagger': { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
+      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'final-dagger': { type: 'string' }, finish: { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
       'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
@@ -84,6 +85,10 @@ export const forge: Command = {
     if (values['after-dagger'] !== undefined) {
       cfg.afterDagger = jsonOption(values['after-dagger'], 'after-dagger', 'JSON: [{"steps":N,"lr":X,"weights":{"guess":0.5,…},"expertShare":1}, …]') as RefineStage[];
       if (!Array.isArray(cfg.afterDagger)) throw new UsageError('--after-dagger must be a JSON array of stages');
+    }
+    if (values.finish !== undefined) {
+      cfg.finish = jsonOption(values.finish, 'finish', 'JSON: [{"steps":N,"lr":X,"weights":{"frozenlake":0.6,…},"expertShare":1}, …]') as RefineStage[];
+      if (!Array.isArray(cfg.finish)) throw new UsageError('--finish must be a JSON array of stages');
     }
     if (values['first-stage'] !== undefined) {
       const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as ForgeConfig['firstStage'] | null;

@@ -140,6 +140,12 @@ export interface ForgeConfig {
    * the teacher's dialogues never reach (docs/forge.md "DAgger on guess").
    */
   finalDagger?: DaggerConfig | null;
+  /**
+   * Policy stages after the final DAgger rounds (default none). The shipped forge ends with the long
+   * games on the noise-free expert's dialogues: frozenlake and sokoban need far more of their own rows
+   * than the six-family stages gave them (docs/forge.md "The long games, given their steps").
+   */
+  finish?: RefineStage[];
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -273,6 +279,14 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   // visited; a fifth of the rows stay the noise-free teacher's dialogues of all six families
   // (docs/forge.md "DAgger on guess", "Copying numbers")
   finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 0.5, backend: 0.5 } },
+  // then the long games on the noise-free expert's dialogues, the short families and frontend beside
+  // them so they are not forgotten: 900 frozenlake-heavy steps, 600 sokoban-heavy ones (docs/forge.md
+  // "The long games, given their steps")
+  finish: [
+    { steps: 300, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
+    { steps: 600, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
+    { steps: 600, lr: 5e-4, weights: { sokoban: 0.45, frozenlake: 0.2, frontend: 0.1, guess: 0.1, backend: 0.1, bandit: 0.05 }, promptWeight: 0.25, expertShare: 1 },
+  ],
   valueSteps: 200,
   sweetCritic: null,
 };
@@ -341,9 +355,10 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   }
   const after = cfg.afterDagger ?? [];
-  const later = [...cfg.refine, ...after];
+  const finish = cfg.finish ?? [];
+  const later = [...cfg.refine, ...after, ...finish];
   if (badRows(first?.seqLen) || later.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
-  const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger') => {
+  const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger' | 'finish') => {
     for (const [i, st] of stages.entries()) {
       const name = `${field} stage ${i + 1}`;
       if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
@@ -355,6 +370,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   };
   checkStages(cfg.refine, 'refine');
   checkStages(after, 'afterDagger');
+  checkStages(finish, 'finish');
   if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
   if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
@@ -370,7 +386,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: cfg.dagger ? copyDagger(cfg.dagger) : null, ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}), sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}) });
+  return Object.freeze({ ...cfg, dagger: cfg.dagger ? copyDagger(cfg.dagger) : null, ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}), sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}), ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}) });
 }
 
 function copyStage(st: RefineStage): RefineStage {
@@ -387,8 +403,8 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
 }
 
 /** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds. */
-export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger'>): number {
-  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0);
+export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>): number {
+  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0) + (cfg.finish?.length ?? 0);
 }
 
 /** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */

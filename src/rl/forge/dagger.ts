@@ -19,6 +19,7 @@ import { segments, toChat } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
+import { expertLabels, sameMove } from '../rollout/agreement.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type FamilyMix } from './config.ts';
@@ -43,12 +44,10 @@ export interface DaggerRoundStats {
   turns: number;
 }
 
-const same = (a: string, b: string) => a.trim() === b.trim();
-
 /** The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue. */
 export function labelEpisode(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string, obsWeight: number): { chats: LabelledChat[]; agreed: number } {
-  const labels = ep.turns.map((_, t) => expert(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
-  const agree = ep.turns.map((turn, t) => same(turn.action, labels[t]));
+  const labels = expertLabels(ep, expert);
+  const agree = ep.turns.map((turn, t) => sameMove(turn.action, labels[t]));
   const chats: LabelledChat[] = [];
   if (agree.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: agree.map((a) => (a ? 1 : 0)), obsWeight });
   agree.forEach((a, t) => {

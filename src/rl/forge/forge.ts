@@ -131,8 +131,10 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
   if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
-  const finalFrom = allStages - (cfg.finalDagger?.rounds ?? 0);
-  if (done > finalFrom && done < allStages) throw new ForgeConfigError('finalDagger', `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${allStages}); resume from stage ${finalFrom}`);
+  const finish = cfg.finish ?? [];
+  const finishFrom = allStages - finish.length;
+  const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
+  if (done > finalFrom && done < finishFrom) throw new ForgeConfigError('finalDagger', `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`);
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
@@ -144,7 +146,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     policy = r;
     phases.push(r.report);
   }
-  // a later SFT stage (refine or after the DAgger rounds): its own shares, teacher, rows and learning rate
+  // a later SFT stage (refine, after the DAgger rounds, or the finish): its own shares, teacher, rows and learning rate
   const sftStage = async (stage: RefineStage, n: number) => {
     const S = stage.seqLen ?? cfg.seqLen;
     const expertShare = stage.expertShare ?? cfg.expertShare;
@@ -190,7 +192,8 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     const n = sftStages + daggerRounds + i + 1;
     if (n > done) await sftStage(stage, n);
   }
-  if (cfg.finalDagger && done < allStages) await dagger(cfg.finalDagger, finalFrom, true);
+  if (cfg.finalDagger && done < finishFrom) await dagger(cfg.finalDagger, finalFrom, true);
+  for (const [i, stage] of finish.entries()) if (finishFrom + i + 1 > done) await sftStage(stage, finishFrom + i + 1);
 
   // the critic: SFT with the hidden information, SWEET-RL pairs and Bradley–Terry adapter, value head (critic.ts)
   const critic = await criticPhase(cfg, { runtime: run.runtime, log }, { tokenizer: tok, config: model, weights: policy.weights });

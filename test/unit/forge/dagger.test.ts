@@ -123,21 +123,25 @@ describe('DAgger rounds in the forge (smoke)', () => {
     }
   }, 180_000);
 
-  it('final DAgger rounds after the later stages play only their families, and resume before them, not inside', async () => {
+  it('final DAgger rounds after the later stages play only their families, the finish stages follow them, and a forge resumes before the rounds or after them, not inside', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
     try {
       const runtime = await OrtRuntime.create('node');
       const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
       const finalDagger = { rounds: 2, episodes: 6, steps: 2, lr: 1e-3, share: 0.8, expertShare: 1, weights: { guess: 1 } };
       const afterDagger = [{ steps: 2, lr: 1e-3, weights: { bandit: 1 } }];
-      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 4, dagger: null, afterDagger, finalDagger, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
+      const finish = [{ steps: 2, lr: 1e-3, weights: { bandit: 1 }, expertShare: 1 }];
+      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 4, dagger: null, afterDagger, finalDagger, finish, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
-      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'policy stage 3 (final DAgger round 1)', 'policy stage 4 (final DAgger round 2)']);
-      for (const p of r.phases.slice(2)) expect(p.dagger?.map((d) => [d.family, d.episodes])).toEqual([['guess', 6]]);
+      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'policy stage 3 (final DAgger round 1)', 'policy stage 4 (final DAgger round 2)', 'policy stage 5']);
+      for (const p of r.phases.slice(2, 4)) expect(p.dagger?.map((d) => [d.family, d.episodes])).toEqual([['guess', 6]]);
       expect(lines.filter((l) => l.startsWith('[forge] final DAgger round'))).toHaveLength(2);
       const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 3 };
       await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the final DAgger rounds (stages 3–4); resume from stage 2');
+      // after the rounds, only the finish runs
+      const resumed = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start: { ...start, stagesDone: 4 } });
+      expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 5']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,31 @@
+// Agreement with the scripted expert: on each of an episode's agent turns, what the family's expert
+// (a function of the visible dialogue only, envs/agent.ts) would have sent from the same state, and
+// whether the agent sent exactly that. The forge's DAgger rounds label states with it (forge/dagger.ts);
+// `eval --agent policy` reports the share of agreeing turns, which says how far imitation got where
+// success alone is too coarse (docs/forge.md "The long games, given their steps").
+import { dialogueOf } from '../envs/episode.ts';
+import { FAMILIES } from '../envs/registry.ts';
+import type { Episode, Message } from '../envs/types.ts';
+
+/** The expert's move at each agent turn's state. */
+export function expertLabels(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string): string[] {
+  return ep.turns.map((_, t) => expert(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
+}
+
+/** The same move, up to surrounding whitespace. */
+export const sameMove = (a: string, b: string): boolean => a.trim() === b.trim();
+
+/** Share of all agent turns, over the episodes, on which the family's expert would have moved the same way. */
+export function expertAgreement(episodes: readonly Pick<Episode, 'task' | 'turns'>[]): number {
+  let turns = 0;
+  let agreed = 0;
+  for (const ep of episodes) {
+    const expert = FAMILIES[ep.task.spec.family].agents.expert;
+    const labels = expertLabels(ep, expert);
+    ep.turns.forEach((turn, t) => {
+      turns++;
+      if (sameMove(turn.action, labels[t])) agreed++;
+    });
+  }
+  return turns ? agreed / turns : 0;
+}
