@@ -37,7 +37,7 @@ export const forge: Command = {
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
-    'DAgger rounds, a noise-free finish, DAgger rounds on guess); --dagger JSON replaces its first DAgger rounds (null for none), e.g.',
+    'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     'adapter, value head; src/rl/forge/critic.ts) on DIR\'s policy and writes DIR\'s policy unchanged plus the new critic to --out;',

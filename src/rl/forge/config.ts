@@ -280,8 +280,8 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
   // (docs/forge.md "DAgger on guess", "Copying numbers")
   finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 0.5, backend: 0.5 } },
   // then the long games on the noise-free expert's dialogues, the short families and frontend beside
-  // them so they are not forgotten: 900 frozenlake-heavy steps, 600 sokoban-heavy ones (docs/forge.md
-  // "The long games, given their steps")
+  // them so they are not forgotten: 900 frozenlake-heavy steps (two stages, each its own warm-up and
+  // decay, as they were measured), 600 sokoban-heavy ones (docs/forge.md "The long games, given their steps")
   finish: [
     { steps: 300, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
     { steps: 600, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
@@ -402,7 +402,7 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
-/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds. */
+/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds, the finish. */
 export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>): number {
   return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0) + (cfg.finish?.length ?? 0);
 }
