@@ -19,7 +19,7 @@ import { segments, toChat } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
-import { expertLabels, sameMove } from '../rollout/agreement.ts';
+import { judgeTurns } from '../rollout/agreement.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type FamilyMix } from './config.ts';
@@ -46,8 +46,7 @@ export interface DaggerRoundStats {
 
 /** The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue. */
 export function labelEpisode(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string, obsWeight: number): { chats: LabelledChat[]; agreed: number } {
-  const labels = expertLabels(ep, expert);
-  const agree = ep.turns.map((turn, t) => sameMove(turn.action, labels[t]));
+  const { labels, agree } = judgeTurns(ep, expert);
   const chats: LabelledChat[] = [];
   if (agree.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: agree.map((a) => (a ? 1 : 0)), obsWeight });
   agree.forEach((a, t) => {

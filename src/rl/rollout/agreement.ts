@@ -7,25 +7,20 @@ import { dialogueOf } from '../envs/episode.ts';
 import { FAMILIES } from '../envs/registry.ts';
 import type { Episode, Message } from '../envs/types.ts';
 
-/** The expert's move at each agent turn's state. */
-export function expertLabels(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string): string[] {
-  return ep.turns.map((_, t) => expert(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
+/** At each agent turn's state, the expert's move (`labels`) and whether the agent sent exactly it, up to surrounding whitespace (`agree`). */
+export function judgeTurns(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string): { labels: string[]; agree: boolean[] } {
+  const labels = ep.turns.map((_, t) => expert(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
+  return { labels, agree: ep.turns.map((turn, t) => turn.action.trim() === labels[t].trim()) };
 }
-
-/** The same move, up to surrounding whitespace. */
-export const sameMove = (a: string, b: string): boolean => a.trim() === b.trim();
 
 /** Share of all agent turns, over the episodes, on which the family's expert would have moved the same way. */
 export function expertAgreement(episodes: readonly Pick<Episode, 'task' | 'turns'>[]): number {
   let turns = 0;
   let agreed = 0;
   for (const ep of episodes) {
-    const expert = FAMILIES[ep.task.spec.family].agents.expert;
-    const labels = expertLabels(ep, expert);
-    ep.turns.forEach((turn, t) => {
-      turns++;
-      if (sameMove(turn.action, labels[t])) agreed++;
-    });
+    const { agree } = judgeTurns(ep, FAMILIES[ep.task.spec.family].agents.expert);
+    turns += agree.length;
+    agreed += agree.filter(Boolean).length;
   }
   return turns ? agreed / turns : 0;
 }

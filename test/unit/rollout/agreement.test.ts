@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../../src/rl/envs/types.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { expertAgreement, expertLabels } from '../../../src/rl/rollout/agreement.ts';
+import { expertAgreement, judgeTurns } from '../../../src/rl/rollout/agreement.ts';
 
 const play = (kind: 'expert' | 'random', family: FamilyName, seed: number) =>
   playEpisode(createAgent(kind, family, { seed }), { family, split: 'test', seed });
@@ -21,7 +21,7 @@ describe('agreement with the scripted expert', () => {
     expect(a).toBeGreaterThan(0.1);
     expect(a).toBeLessThan(0.45);
     const ep = eps[0];
-    const labels = expertLabels(ep, FAMILIES.frozenlake.agents.expert);
+    const { labels } = judgeTurns(ep, FAMILIES.frozenlake.agents.expert);
     expect(labels).toHaveLength(ep.turns.length);
     for (const l of labels) expect(l).toMatch(/^<answer>(Left|Down|Right|Up)<\/answer>$/);
   });
