@@ -13,6 +13,7 @@ import { ui } from './entries/ui.ts';
 import { engineBrowser } from './entries/engineBrowser.ts';
 import { iteration } from './entries/iteration.ts';
 import { forgeContext } from './entries/forgeContext.ts';
+import { trainMemory } from './entries/trainMemory.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -26,3 +27,4 @@ BENCHES.push(ui);
 BENCHES.push(engineBrowser);
 BENCHES.push(iteration);
 BENCHES.push(forgeContext);
+BENCHES.push(trainMemory);

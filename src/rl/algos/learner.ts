@@ -31,6 +31,12 @@ export interface LearnerSpec {
   seqLen: number;
   /** Every batch at seqLen, no buckets: the path before issue 17, kept so a benchmark can run both side by side. */
   fixedLength?: boolean;
+  /**
+   * Give each bucket's session a CPU memory arena of its own (default false: runs share the heap).
+   * True is the path before, which kept 0.5–1 GB per bucket on onnxruntime-node (a GRPO frozenlake
+   * run reached 10 GB); kept so `bench train-memory` can run both side by side.
+   */
+  memArena?: boolean;
   adamw: Partial<AdamWConfig>;
   /** Seeds the adapter's A matrices (B starts at zero: a fresh adapter is the base model). */
   seed: number;
@@ -92,7 +98,7 @@ export class Learner {
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
     const fresh = initLora(spec.model.config, spec.lora, spec.seed, spec.initStd, heads(spec));
-    const trainer = await Trainer.create(runtime, graph, { ...fresh, ...spec.init }, spec.adamw);
+    const trainer = await Trainer.create(runtime, graph, { ...fresh, ...spec.init }, spec.adamw, { memArena: spec.memArena ?? false });
     return new Learner(spec, trainer, floats, graph);
   }
 

@@ -89,6 +89,11 @@ export interface SessionOptions {
   optimization?: 'disabled' | 'basic' | 'extended' | 'all';
   /** Outputs that runMixed leaves on the GPU (preferredOutputLocation 'gpu-buffer'); ignored off WebGPU. */
   gpuOutputs?: readonly string[];
+  /**
+   * false: the session keeps no CPU memory arena of its own, so what a run allocates returns to the
+   * process's heap when it ends and sessions that run one after another share it; default true.
+   */
+  memArena?: boolean;
 }
 
 /**
@@ -342,6 +347,7 @@ export class OrtRuntime {
         this.ort.InferenceSession.create(model, {
           executionProviders: [this.info.kind === 'node' ? 'cpu' : this.info.kind],
           graphOptimizationLevel: options.optimization ?? 'all',
+          ...(options.memArena === false ? { enableCpuMemArena: false } : {}),
           ...this.logOptions,
           ...(this.info.kind === 'webgpu' && options.gpuOutputs?.length
             ? { preferredOutputLocation: Object.fromEntries(options.gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) }

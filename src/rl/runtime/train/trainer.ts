@@ -21,6 +21,17 @@ export interface AdamWConfig {
   maxGradNorm: number;
 }
 
+/** How a trainer opens its sessions. */
+export interface TrainerOptions {
+  /**
+   * Whether each session keeps a CPU memory arena of its own (default true). A trainer with one
+   * session per length bucket turns it off: on onnxruntime-node every bucket's arena kept what its
+   * steps had used, 0.5–1 GB each for the shipped policy at B 8 (6.4 GB after nine buckets, 0.36 GB
+   * without; `npx turnwise bench train-memory`).
+   */
+  memArena?: boolean;
+}
+
 export const DEFAULT_ADAMW: AdamWConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
 
 /** The result of one step. */
@@ -63,13 +74,14 @@ export class Trainer {
     private readonly runtime: OrtRuntime,
     private readonly graph: TrainStepGraph,
     public config: AdamWConfig,
+    private readonly options: TrainerOptions,
   ) {}
 
   /**
    * Opens a session for `graph` and takes ownership of copies of `init` (one Float32Array per
    * parameter, in the parameter's shape). Moments start at zero.
    */
-  static async create(runtime: OrtRuntime, graph: TrainStepGraph, init: Record<string, Float32Array>, config: Partial<AdamWConfig> = {}): Promise<Trainer> {
+  static async create(runtime: OrtRuntime, graph: TrainStepGraph, init: Record<string, Float32Array>, config: Partial<AdamWConfig> = {}, options: TrainerOptions = {}): Promise<Trainer> {
     if (graph.dtype !== 'float32') throw new TrainerError('bad-param', `Trainer runs float32 graphs, got ${graph.dtype}`);
     for (const p of graph.params) {
       const size = p.dims.reduce((a, b) => a * b, 1);
@@ -77,7 +89,7 @@ export class Trainer {
       if (!v) throw new TrainerError('bad-param', `no initial value for parameter "${p.name}"`);
       if (v.length !== size) throw new TrainerError('bad-param', `parameter "${p.name}": ${v.length} values for shape [${p.dims}]`);
     }
-    const trainer = new Trainer(runtime, graph, { ...DEFAULT_ADAMW, ...config });
+    const trainer = new Trainer(runtime, graph, { ...DEFAULT_ADAMW, ...config }, { ...options });
     await trainer.addGraph(graph);
     for (const p of graph.params) {
       const size = init[p.name].length;
@@ -101,7 +113,7 @@ export class Trainer {
     // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
     // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.
     const optimization = this.runtime.info.kind === 'webgpu' ? 'disabled' : 'all';
-    this.sessions.set(graph, await this.runtime.createSession(graph.bytes, { label: 'train_step', optimization }));
+    this.sessions.set(graph, await this.runtime.createSession(graph.bytes, { label: 'train_step', optimization, memArena: this.options.memArena ?? true }));
   }
 
   /** Updates applied so far. */
