@@ -5,7 +5,7 @@
 // and, for `guess`, with each question's information gain: Spearman and Kendall, pooled over turns
 // and within episodes, with bootstrap intervals over episodes (src/rl/credit/fidelity.ts).
 import { intOption, parseOptions, report, type Command } from '../command.ts';
-import { fidelityReport, type FidelityEpisode, type FidelityReport } from '../../rl/credit/fidelity.ts';
+import { fidelityReport, truthReliability, type FidelityEpisode, type FidelityReport, type TruthReliability } from '../../rl/credit/fidelity.ts';
 import type { Interval } from '../../rl/credit/bootstrap.ts';
 import type { CreditResult } from '../../rl/credit/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
@@ -32,6 +32,19 @@ export function fidelityText(title: string, r: FidelityReport): string {
   return lines.join('\n');
 }
 
+/** The truth's reliability as text. */
+function reliabilityText(r: TruthReliability, m: number): string {
+  return [
+    `the truth itself: a second draw (M=${m} fresh re-rolls per turn and kind) against the first, pooled Spearman ${fmt(r.secondDraw.pooled.spearman)}, within-episode ${fmt(r.secondDraw.withinEpisode.spearman)};`,
+    `ceiling √r = ${fmt(r.ceiling)}: no estimator's pooled Spearman against one draw can be expected above it`,
+  ].join('\n');
+}
+
+/** The re-roll seed of the reliability's second draw: any seed other than the first's gives independent re-rolls. */
+function secondDrawSeed(seed: number): number {
+  return seed + 1_000_003;
+}
+
 export const creditReport: Command = {
   name: 'credit-report',
   summary: 'fidelity of every credit estimator vs counterfactual ground truth (and information gain for guess)',
@@ -39,7 +52,7 @@ export const creditReport: Command = {
     'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
     '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
-    '                                  [--phrasings FILE.json] [--json]',
+    '                                  [--phrasings FILE.json] [--reliability] [--json]',
     '',
     'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
     'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
@@ -48,6 +61,9 @@ export const creditReport: Command = {
     'with 95% bootstrap intervals over episodes; for guess also against each question\'s information gain.',
     'Default --options: the family options the shipped policy was forged on; --options \'{}\' for the family defaults.',
     '--phrasings FILE.json: the simulated collaborator (in the rollouts and the re-rolls) words its answers by sampling from the file (docs/envs.md).',
+    '--reliability: re-rolls every turn a second time with fresh seeds and reports how well the two draws of the',
+    'counterfactual truth agree (pooled Spearman r) and √r, the most any estimator can be expected to reach against',
+    'one draw (correction for attenuation). Doubles the re-rolls.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -58,6 +74,7 @@ export const creditReport: Command = {
       estimators: { type: 'string' },
       resamples: { type: 'string' },
       'turn-limit': { type: 'string' },
+      reliability: { type: 'boolean' },
     });
     const a = await commonArgs(values, 'policy');
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
@@ -85,7 +102,12 @@ export const creditReport: Command = {
       const perEpisode = (i: number): Record<string, Float32Array> => Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn]));
       const cfEpisodes: FidelityEpisode[] = played.map((_, i) => ({ truth: truth[i].perTurn, credits: perEpisode(i) }));
       const bootstrap = { resamples, seed: a.seed };
-      const reports: { truth: string; report: FidelityReport }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, estimators, bootstrap) }];
+      const reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, estimators, bootstrap) }];
+      if (values.reliability) {
+        // the same episodes, every re-roll seeded afresh (the episode's own return is a taken sample of both draws)
+        const second = await counterfactualTruth(played, rerollAgent, { m, seed: secondDrawSeed(a.seed), turnLimit, ...phrased });
+        reports[0].reliability = truthReliability(truth.map((t) => t.perTurn), second.map((t) => t.perTurn), bootstrap);
+      }
       if (a.family === 'guess') {
         const ig: FidelityEpisode[] = played.map((e, i) => ({ truth: informationGainOf(e.turns), credits: perEpisode(i) }));
         reports.push({ truth: 'information-gain', report: fidelityReport(ig, estimators, bootstrap) });
@@ -104,7 +126,7 @@ export const creditReport: Command = {
       report(!!values.json, summary, () =>
         [
           `credit fidelity, ${a.family} ${a.split}, ${agent.name}: ${summary.episodes} episodes (${summary.turns} turns, success ${(100 * summary.successRate).toFixed(1)}%), K=${k}, M=${m}; ${summary.seconds.toFixed(1)} s`,
-          ...reports.map((r) => fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report)),
+          ...reports.map((r) => fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report) + (r.reliability ? `\n${reliabilityText(r.reliability, m)}` : '')),
         ].join('\n\n'),
       );
       return 0;

@@ -113,3 +113,31 @@ export function fidelityReport(episodes: readonly FidelityEpisode[], estimators?
   });
   return { rows, bootstrap };
 }
+
+/**
+ * The ground truth's own reliability and what it allows (Spearman 1904, "the proof and measurement of
+ * association between two things": correction for attenuation). A truth measured with noise, T = A + e,
+ * correlates with a second independent draw T' = A + e' by r = var A / var T; an estimator X can
+ * correlate with T by at most corr(X, A) · √r ≤ √r, so √r is the ceiling of any estimator's
+ * pooled correlation against one draw, even an estimator that knows A exactly. (For Spearman the
+ * bound is approximate.) Each bound of r's interval maps to its square root (negative r: 0).
+ */
+export interface TruthReliability {
+  /** The second draw scored as if it were an estimator against the first. */
+  secondDraw: FidelityRow;
+  /** √r of the pooled Spearman r between the two draws, with its interval. */
+  ceiling: Interval;
+}
+
+/** The attenuation ceiling √r of each bound of a test–retest correlation r (null stays null). */
+export function attenuationCeiling(r: Interval): Interval {
+  const root = (x: number | null) => (x === null ? null : Math.sqrt(Math.max(0, x)));
+  return { estimate: root(r.estimate), low: root(r.low), high: root(r.high), defined: r.defined };
+}
+
+/** Reliability of a ground truth from two independent draws of it over the same episodes ([episode][T] each). */
+export function truthReliability(first: readonly Float32Array[], second: readonly Float32Array[], options: BootstrapOptions = {}): TruthReliability {
+  if (second.length !== first.length) throw new CreditError('length-mismatch', `second draw has ${second.length} episodes, expected ${first.length} (one per episode of the first)`);
+  const [row] = fidelityReport(first.map((truth, i) => ({ truth, credits: { 'second draw': second[i] } })), ['second draw'], options).rows;
+  return { secondDraw: row, ceiling: attenuationCeiling(row.pooled.spearman) };
+}

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bootstrapInterval } from '../../../src/rl/credit/bootstrap.ts';
+import { attenuationCeiling, truthReliability } from '../../../src/rl/credit/fidelity.ts';
 import { averageRanks, kendallTauB, spearman } from '../../../src/rl/credit/rank.ts';
 import { expectClose, expectCreditError } from './helpers.ts';
 
@@ -98,5 +99,29 @@ describe('bootstrap interval', () => {
   it('refuses bad settings', () => {
     expectCreditError(() => bootstrapInterval(3, () => 0, { resamples: 0 }), 'bad-param', /resamples = 0/);
     expectCreditError(() => bootstrapInterval(3, () => 0, { level: 1 }), 'bad-param', /level = 1/);
+  });
+});
+
+describe("the ground truth's reliability (correction for attenuation)", () => {
+  it('maps each bound of r to √r, negative r to 0', () => {
+    expect(attenuationCeiling({ estimate: 0.36, low: -0.1, high: 0.64, defined: 10 })).toEqual({ estimate: 0.6, low: 0, high: 0.8, defined: 10 });
+    expect(attenuationCeiling({ estimate: null, low: null, high: null, defined: 0 }).estimate).toBeNull();
+  });
+  it('two identical draws agree fully (ceiling 1); a reversed one gives r = −1 and ceiling 0', () => {
+    const first = [Float32Array.of(0.1, -0.5, 0.3), Float32Array.of(0.9, 0, -0.2)];
+    const same = truthReliability(first, first.map((t) => t.slice()), { resamples: 50, seed: 1 });
+    expect(same.secondDraw.pooled.spearman.estimate).toBeCloseTo(1, 12);
+    expect(same.ceiling.estimate).toBeCloseTo(1, 12);
+    const reversed = truthReliability(first, first.map((t) => t.map((x) => -x)), { resamples: 50, seed: 1 });
+    expect(reversed.secondDraw.pooled.spearman.estimate).toBeCloseTo(-1, 12);
+    expect(reversed.ceiling.estimate).toBe(0);
+  });
+  it('by hand: pooled ranks (1, 2, 3, 4) against (2, 1, 3, 4) give ρ = 1 − 6·2/(4·15) = 0.8, ceiling √0.8', () => {
+    const r = truthReliability([Float32Array.of(1, 2), Float32Array.of(3, 4)], [Float32Array.of(2, 1), Float32Array.of(3, 4)], { resamples: 20, seed: 1 });
+    expect(r.secondDraw.pooled.spearman.estimate).toBeCloseTo(0.8, 6);
+    expect(r.ceiling.estimate).toBeCloseTo(Math.sqrt(0.8), 6);
+  });
+  it('refuses draws over different episodes', () => {
+    expectCreditError(() => truthReliability([Float32Array.of(1)], []), 'length-mismatch', /second draw has 0 episodes, expected 1/);
   });
 });

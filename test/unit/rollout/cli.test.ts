@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../../src/cli/command.ts';
 import { passkt } from '../../../src/cli/commands/passkt.ts';
 import { creditReport } from '../../../src/cli/commands/credit-report.ts';
+import type { FidelityReport, TruthReliability } from '../../../src/rl/credit/fidelity.ts';
 import { credit } from '../../../src/cli/commands/credit.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
@@ -42,7 +43,7 @@ interface PassKT {
 
 interface Report {
   episodes: number;
-  reports: { truth: string; report: { rows: { estimator: string; episodes: number }[] } }[];
+  reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[];
 }
 
 describe('turnwise passkt', () => {
@@ -72,6 +73,23 @@ describe('turnwise credit-report', () => {
     expect(r.episodes).toBe(6);
     expect(r.reports.map((x) => x.truth)).toEqual(['counterfactual', 'information-gain']);
     expect(r.reports[0].report.rows.map((x) => x.estimator)).toEqual(['mc', 'grpo']);
+    expect(r.reports[0].reliability).toBeUndefined();
+  });
+
+  it('--reliability: a second draw of the counterfactual truth over the same episodes, and the ceiling √r it allows', async () => {
+    const args = ['--family', 'guess', '--agent', 'noisy', '--estimators', 'mc', '--episodes', '6', '--k', '2', '--m', '2', '--resamples', '20'];
+    const plain = await run<Report>(creditReport, args);
+    const r = await run<Report>(creditReport, [...args, '--reliability']);
+    // the first draw and its table are those of the plain report; the second draw's re-rolls are fresh
+    expect(r.reports[0].report).toEqual(plain.reports[0].report);
+    const rel = r.reports[0].reliability as TruthReliability;
+    expect(rel.secondDraw.estimator).toBe('second draw');
+    expect(rel.secondDraw.turns).toBe(plain.reports[0].report.rows[0].turns);
+    const rho = rel.secondDraw.pooled.spearman.estimate as number;
+    expect(rho).toBeGreaterThan(-1);
+    expect(rho).toBeLessThan(1);
+    expect(rel.ceiling.estimate).toBeCloseTo(Math.sqrt(Math.max(0, rho)), 12);
+    expect(r.reports[1].reliability).toBeUndefined();
   });
 
   it('uses the critic for critic-based estimators, with the policy as agent', async () => {
