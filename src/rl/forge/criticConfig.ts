@@ -33,6 +33,12 @@ export interface SweetCriticConfig {
   lr: number;
   /** β of A = β · mean log-ratio (the SWEET-RL trainer's criticBeta; rankings do not depend on it). */
   beta: number;
+  /**
+   * λ of the ridge on per-token advantages added to the Bradley–Terry loss (model/train/losses.ts):
+   * pulls the log-ratio toward 0 on turns the pairs do not contrast, so that levels might compare across
+   * states; measured at 0.1–10 it did not reliably improve turn ranking (docs/forge.md). 0: none.
+   */
+  ridge: number;
 }
 
 /**
@@ -40,7 +46,7 @@ export interface SweetCriticConfig {
  * on 2 cores before swaps; the expert and random swaps add two branches per policy episode and more
  * branch pairs (at 100 tasks: 1,094 training pairs instead of 414, 24 min on 2 loaded cores).
  */
-export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: ['expert', 'random'], noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1 };
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: ['expert', 'random'], noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1, ridge: 0 };
 
 /** Seconds-long (tests, --smoke). */
-export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1 };
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1, ridge: 0 };

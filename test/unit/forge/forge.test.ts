@@ -74,7 +74,9 @@ describe('forge (smoke)', () => {
       expect(() => validateForgeConfig(cfg)).toThrow('must name families of the mixture');
       const final = { rounds: 1, episodes: 2, steps: 1, lr: 1e-3, share: 0.5, weights: { frontend: 1 } };
       expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: final })).toThrow('forge: finalDagger weights must name families of the mixture');
-      const r = await forgeCriticOnly({ ...cfg, finalDagger: final }, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
+      const finish = [{ steps: 2, lr: 1e-3, weights: { frozenlake: 1 } }];
+      expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish })).toThrow('forge: finish stage 1 weights must name families of the mixture');
+      const r = await forgeCriticOnly({ ...cfg, finalDagger: final, finish }, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
       expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'critic bradley-terry', 'value']);
       expect(r.manifest.policy.files.map((f) => f.sha256)).toEqual(result.manifest.policy.files.map((f) => f.sha256));
     } finally {

@@ -13,6 +13,7 @@ const LOSSES: { spec: LossSpec; batch?: number }[] = [
   { spec: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28, aggregation: 'seq-mean-token-mean' } },
   { spec: { kind: 'dpo', beta: 0.5, nllCoef: 0.1, pairs: 2 }, batch: 4 },
   { spec: { kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 2 }, batch: 4 },
+  { spec: { kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 2, ridge: 0.3 }, batch: 4 },
   { spec: { kind: 'bradley-terry', source: 'value', beta: 1, pairs: 2 }, batch: 4 },
   { spec: { kind: 'value-mse', clip: 0.2 } },
 ];

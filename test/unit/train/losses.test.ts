@@ -116,6 +116,13 @@ describe('loss values vs hand computation', () => {
     expect(r.loss).toBeCloseTo(Math.log(1.25), 12);
     expect(r.bt_margin).toBeCloseTo(Math.log(4), 12);
     expect(r.bt_accuracy).toBe(1);
+    // the ridge: a² weighted by turn_weights over Σ turn_weights = (0 + 0 + ln²2 + ln²2) / 3
+    const ridged = await lossOutputs(runtime, { kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 1, ridge: 0.5 }, pairModel, {
+      ...pairBatch, turn_weights: [0.5, 0.5, 1, 1],
+    });
+    expect(ridged.bt_ridge).toBeCloseTo((2 * LN2 * LN2) / 3, 12);
+    expect(ridged.bt_loss).toBeCloseTo(Math.log(1.25), 12);
+    expect(ridged.loss).toBeCloseTo(Math.log(1.25) + (0.5 * 2 * LN2 * LN2) / 3, 12);
   });
 
   it('Bradley–Terry on a value head: ΣA_c = 1, ΣA_r = −0.5 gives log(1 + e^−1.5)', async () => {
@@ -141,6 +148,7 @@ describe('loss values vs hand computation', () => {
       buildTrainStep({ forward: () => (logits ? { logits: 'p' } : {}), loss, params: [{ name: 'p', dims: [1, 2, 3] }], batch: 1, seqLen: 2 });
     expect(build({ kind: 'dpo', beta: 0, pairs: 1 })).toThrow(LossSpecError);
     expect(build({ kind: 'dpo', beta: 0, pairs: 1 })).toThrow(/beta must be > 0/);
+    expect(build({ kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 1, ridge: -1 })).toThrow(/ridge must be ≥ 0/);
     expect(build({ kind: 'sft' }, false)).toThrow(/needs logits/);
     expect(build({ kind: 'value-mse' })).toThrow(/value-mse needs values/);
   });

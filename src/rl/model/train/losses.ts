@@ -55,6 +55,14 @@ export interface BradleyTerryLoss {
   beta: number;
   /** P: number of pairs. */
   pairs: number;
+  /**
+   * Coefficient λ of a ridge on the per-token advantages: + λ · Σ_b,t a_t² w_t / Σ_b,t w_t (w =
+   * turn_weights), the mean over turns of each turn's mean a². Bradley–Terry sees only differences of
+   * Σ_t A between two trajectories, so a turn's level is free wherever pairs do not contrast it; the
+   * ridge pulls it toward 0 there. On the SWEET-RL critic it gave no reliable gain in turn ranking
+   * (docs/forge.md "A ridge on the log-ratio"). 0 or absent: none.
+   */
+  ridge?: number;
 }
 
 /** Squared error of a value head, optionally clipped around the old values. */
@@ -173,12 +181,17 @@ export function emitLoss(spec: LossSpec, ctx: LossContext): LossOutput {
         perToken = e.op('Mul', [e.op('Sub', [lp.logp, f('ref_logp')]), e.s(spec.beta)]);
       }
       const [chosen, rejected] = pairIdx(spec.pairs);
-      const total = e.sumLast(e.op('Mul', [perToken, f('turn_weights')])); // [B]: Σ_turns A
+      const w = f('turn_weights');
+      const total = e.sumLast(e.op('Mul', [perToken, w])); // [B]: Σ_turns A
       const diff = e.op('Sub', [e.op('Gather', [total, chosen], { axis: 0 }), e.op('Gather', [total, rejected], { axis: 0 })]);
-      return {
-        loss: e.op('Neg', [e.mean(e.logSigmoid(diff, spec.pairs))]),
-        stats: { bt_margin: e.mean(diff), bt_accuracy: e.mean(e.asFloat(e.op('Greater', [diff, e.s(0)]))) },
-      };
+      const bt = e.op('Neg', [e.mean(e.logSigmoid(diff, spec.pairs))]);
+      const stats: Record<string, string> = { bt_margin: e.mean(diff), bt_accuracy: e.mean(e.asFloat(e.op('Greater', [diff, e.s(0)]))) };
+      if (spec.ridge !== undefined && !(spec.ridge >= 0)) throw new LossSpecError(`bradley-terry: ridge must be ≥ 0, got ${spec.ridge}`);
+      if (!spec.ridge) return { loss: bt, stats };
+      stats.bt_loss = bt;
+      const sq = e.op('Div', [e.sumAll(e.op('Mul', [e.op('Mul', [perToken, perToken]), w])), e.op('Max', [e.sumAll(w), e.s(1e-9)])]);
+      stats.bt_ridge = sq;
+      return { loss: e.op('Add', [bt, e.op('Mul', [sq, e.s(spec.ridge)])]), stats };
     }
     case 'value-mse': {
       if (!ctx.values) throw new LossSpecError('value-mse needs values from the forward pass');
