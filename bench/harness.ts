@@ -45,6 +45,12 @@ function quantile(sorted: number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
+/** The median of `xs` (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 /** Runs `fn` `warmup` times untimed, then until `iterations` samples or `budgetMs` elapse. */
 export async function time(fn: () => Promise<unknown> | unknown, opts: { warmup?: number; iterations?: number; budgetMs?: number } = {}): Promise<Timing> {
   const { warmup = 3, iterations = 50, budgetMs = 5000 } = opts;

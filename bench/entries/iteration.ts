@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchEntry, BenchRow } from '../harness.ts';
+import { median, type BenchEntry, type BenchRow } from '../harness.ts';
 import { modelsDir, projectRoot } from '../../src/cli/paths.ts';
 import { resolveLoopConfig } from '../../src/rl/algos/config.ts';
 import { AlgoContext } from '../../src/rl/algos/context.ts';
@@ -32,10 +32,6 @@ const OPTIONS = { candidates: 4, maxTurns: 4 };
 const ITERATIONS = 4;
 const ROUNDS = 2;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
   const read = nodeReader(modelsDir());

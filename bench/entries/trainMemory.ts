@@ -6,7 +6,7 @@
 // the median time of each bucket's second step (its first builds and opens the session). A wasm heap
 // only grows, so on wasm the second case reuses what the first grew: read wasm's figures as "no
 // growth per bucket in either case" (the lab's trainer worker was never affected), node's as the fix.
-import type { BenchEntry, BenchRow } from '../harness.ts';
+import { median, type BenchEntry, type BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
 import { DEFAULT_LORA } from '../../src/rl/algos/config.ts';
 import { Learner } from '../../src/rl/algos/learner.ts';
@@ -19,10 +19,6 @@ const BATCH = 8;
 const BUCKETS = [512, 480, 448, 416, 384, 352, 320, 288, 256];
 
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** B rows of `len` tokens, every prediction trained with a small advantage (the clipped objective's inputs). */
 function rows(len: number): Row[] {
