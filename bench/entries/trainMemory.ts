@@ -1,7 +1,8 @@
 // Resident memory of a learner's train-step sessions, one per length bucket (learner.ts SEQ_BUCKET):
 // the shipped policy's LoRA learner at B 8 takes two steps at each of nine buckets (512 down to 256
-// tokens, what a frozenlake or sokoban run visits), with each session's own CPU memory arena (the path
-// before) and without (runs share the process heap), side by side in one process, on onnxruntime-node
+// tokens, what a frozenlake or sokoban run visits), with ORT's memory pattern in each session (the path
+// before: a block for all of a graph's intermediates kept in the session's arena) and without (the
+// arena keeps only a run's live peak), side by side in one process, on onnxruntime-node
 // and on onnxruntime-web's wasm in Node. Reported: resident memory gained over the nine buckets, and
 // the median time of each bucket's second step (its first builds and opens the session). A wasm heap
 // only grows, so on wasm the second case reuses what the first grew: read wasm's figures as "no
@@ -38,11 +39,11 @@ export const trainMemory: BenchEntry = {
     for (const backend of ['node', 'wasm'] as const) {
       const runtime = await OrtRuntime.create(backend);
       if (runtime.info.kind !== backend) continue;
-      // without the arena first: what it leaves behind cannot inflate the other case's growth
-      for (const memArena of [false, true]) {
-        const label = `${memArena ? 'an arena per session (before)' : 'no arena (shared heap)'}, ${backend === 'node' ? 'onnxruntime-node' : 'wasm (Node)'}`;
+      // without the pattern first: what it leaves behind cannot inflate the other case's growth
+      for (const memPattern of [false, true]) {
+        const label = `${memPattern ? 'memory pattern (before)' : 'no memory pattern'}, ${backend === 'node' ? 'onnxruntime-node' : 'wasm (Node)'}`;
         const before = rssMb();
-        const learner = await Learner.create(runtime, { target: 'policy', model, lora: DEFAULT_LORA, base: 'fp32', loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, batch: BATCH, seqLen: 512, memArena, adamw: { lr: 1e-4 }, seed: 1, initStd: 0.05 });
+        const learner = await Learner.create(runtime, { target: 'policy', model, lora: DEFAULT_LORA, base: 'fp32', loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, batch: BATCH, seqLen: 512, memPattern, adamw: { lr: 1e-4 }, seed: 1, initStd: 0.05 });
         const times: number[] = [];
         for (const t of BUCKETS) {
           const r = rows(t - 1);

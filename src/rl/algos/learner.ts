@@ -32,11 +32,11 @@ export interface LearnerSpec {
   /** Every batch at seqLen, no buckets: the path before issue 17, kept so a benchmark can run both side by side. */
   fixedLength?: boolean;
   /**
-   * Give each bucket's session a CPU memory arena of its own (default false: runs share the heap).
-   * True is the path before, which kept 0.5–1 GB per bucket on onnxruntime-node (a GRPO frozenlake
-   * run reached 10 GB); kept so `bench train-memory` can run both side by side.
+   * Open each bucket's session with ORT's memory pattern (default false). True is the path before,
+   * which kept 0.5–1 GB per bucket on onnxruntime-node (a GRPO frozenlake run reached 10 GB); kept so
+   * `bench train-memory` can run both side by side.
    */
-  memArena?: boolean;
+  memPattern?: boolean;
   adamw: Partial<AdamWConfig>;
   /** Seeds the adapter's A matrices (B starts at zero: a fresh adapter is the base model). */
   seed: number;
@@ -98,7 +98,7 @@ export class Learner {
     const names = new Set(graph.batchInputs.map((v) => v.name));
     const floats = ROW_FLOATS.filter((n) => names.has(n));
     const fresh = initLora(spec.model.config, spec.lora, spec.seed, spec.initStd, heads(spec));
-    const trainer = await Trainer.create(runtime, graph, { ...fresh, ...spec.init }, spec.adamw, { memArena: spec.memArena ?? false });
+    const trainer = await Trainer.create(runtime, graph, { ...fresh, ...spec.init }, spec.adamw, { memPattern: spec.memPattern ?? false });
     return new Learner(spec, trainer, floats, graph);
   }
 

@@ -90,10 +90,11 @@ export interface SessionOptions {
   /** Outputs that runMixed leaves on the GPU (preferredOutputLocation 'gpu-buffer'); ignored off WebGPU. */
   gpuOutputs?: readonly string[];
   /**
-   * false: the session keeps no CPU memory arena of its own, so what a run allocates returns to the
-   * process's heap when it ends and sessions that run one after another share it; default true.
+   * false: no memory pattern (ORT's plan that, after the first run, pre-allocates one block for all
+   * of a graph's intermediates and keeps it in the session's arena); the arena then holds only the
+   * run's live peak. Default true.
    */
-  memArena?: boolean;
+  memPattern?: boolean;
 }
 
 /**
@@ -347,7 +348,7 @@ export class OrtRuntime {
         this.ort.InferenceSession.create(model, {
           executionProviders: [this.info.kind === 'node' ? 'cpu' : this.info.kind],
           graphOptimizationLevel: options.optimization ?? 'all',
-          ...(options.memArena === false ? { enableCpuMemArena: false } : {}),
+          ...(options.memPattern === false ? { enableMemPattern: false } : {}),
           ...this.logOptions,
           ...(this.info.kind === 'webgpu' && options.gpuOutputs?.length
             ? { preferredOutputLocation: Object.fromEntries(options.gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) }

@@ -120,17 +120,17 @@ describe('train step and Trainer', () => {
     expect(worst).toBeLessThan(1e-4);
   });
 
-  it('without a memory arena per session (what a bucketed learner opens) steps exactly as with one', async () => {
+  it('without a memory pattern (what a bucketed learner opens) steps exactly as with one', async () => {
     const c: TinyConfig = { ...TINY, nbits: true, d: 32, ff: 16 };
     const graph = sftGraph(c);
     const batch = sftBatch(c);
     const node = await OrtRuntime.create('node');
     const opened: (boolean | undefined)[] = [];
     const create = node.createSession.bind(node);
-    node.createSession = (model, options) => (opened.push(options.memArena), create(model, options));
+    node.createSession = (model, options) => (opened.push(options.memPattern), create(model, options));
     const runs = [];
-    for (const memArena of [true, false]) {
-      const t = await Trainer.create(node, graph, tinyInit(c), { lr: 0.01 }, { memArena });
+    for (const memPattern of [true, false]) {
+      const t = await Trainer.create(node, graph, tinyInit(c), { lr: 0.01 }, { memPattern });
       const losses = [];
       for (let i = 0; i < 3; i++) losses.push((await t.step(batch)).loss);
       runs.push({ losses, weights: graph.params.map((p) => Array.from(t.param(p.name))) });

@@ -24,12 +24,13 @@ export interface AdamWConfig {
 /** How a trainer opens its sessions. */
 export interface TrainerOptions {
   /**
-   * Whether each session keeps a CPU memory arena of its own (default true). A trainer with one
-   * session per length bucket turns it off: on onnxruntime-node every bucket's arena kept what its
-   * steps had used, 0.5–1 GB each for the shipped policy at B 8 (6.4 GB after nine buckets, 0.36 GB
-   * without; `npx turnwise bench train-memory`).
+   * Whether each session uses ORT's memory pattern (default true). A trainer with one session per
+   * length bucket turns it off: on onnxruntime-node every bucket's session kept a block for all of its
+   * graph's intermediates, 0.5–1 GB each for the shipped policy at B 8 (`npx turnwise bench
+   * train-memory`). Turning the arena off instead freed that too, but made frozenlake's train steps
+   * 3.5× slower (docs/training.md).
    */
-  memArena?: boolean;
+  memPattern?: boolean;
 }
 
 export const DEFAULT_ADAMW: AdamWConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
@@ -113,7 +114,7 @@ export class Trainer {
     // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
     // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.
     const optimization = this.runtime.info.kind === 'webgpu' ? 'disabled' : 'all';
-    this.sessions.set(graph, await this.runtime.createSession(graph.bytes, { label: 'train_step', optimization, memArena: this.options.memArena ?? true }));
+    this.sessions.set(graph, await this.runtime.createSession(graph.bytes, { label: 'train_step', optimization, memPattern: this.options.memPattern ?? true }));
   }
 
   /** Updates applied so far. */
