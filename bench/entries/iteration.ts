@@ -32,7 +32,6 @@ const OPTIONS = { candidates: 4, maxTurns: 4 };
 const ITERATIONS = 4;
 const ROUNDS = 2;
 
-
 async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
   const read = nodeReader(modelsDir());
   const engine = new PolicyEngine();

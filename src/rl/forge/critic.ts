@@ -316,7 +316,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
       model: base,
       lora: DEFAULT_LORA,
       base: 'fp32',
-      loss: { kind: 'bradley-terry', source: 'log-ratio', beta: sc.beta, pairs: sc.pairBatch, ...(sc.ridge ? { ridge: sc.ridge } : {}) },
+      loss: { kind: 'bradley-terry', source: 'log-ratio', beta: sc.beta, pairs: sc.pairBatch, ridge: sc.ridge },
       batch: 2 * sc.pairBatch,
       seqLen: cfg.seqLen,
       adamw: { lr: sc.lr, maxGradNorm: 1, weightDecay: 0 },

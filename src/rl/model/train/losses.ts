@@ -189,7 +189,7 @@ export function emitLoss(spec: LossSpec, ctx: LossContext): LossOutput {
       if (spec.ridge !== undefined && !(spec.ridge >= 0)) throw new LossSpecError(`bradley-terry: ridge must be ≥ 0, got ${spec.ridge}`);
       if (!spec.ridge) return { loss: bt, stats };
       stats.bt_loss = bt;
-      const sq = e.op('Div', [e.sumAll(e.op('Mul', [e.op('Mul', [perToken, perToken]), w])), e.op('Max', [e.sumAll(w), e.s(1e-9)])]);
+      const sq = e.maskedMean(e.op('Mul', [perToken, perToken]), w); // Σ turn_weights is the number of turns
       stats.bt_ridge = sq;
       return { loss: e.op('Add', [bt, e.op('Mul', [sq, e.s(spec.ridge)])]), stats };
     }
