@@ -399,6 +399,8 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   }
   if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0)) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
   if (!Array.isArray(sc.swaps) || sc.swaps.some((k) => k !== 'expert' && k !== 'random')) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
+  if (typeof sc.trajectoryPairs !== 'boolean') throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.trajectoryPairs must be true or false, got ${JSON.stringify(sc.trajectoryPairs)}`);
+  if (!sc.trajectoryPairs && sc.branches === 0 && sc.swaps.length === 0) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.trajectoryPairs false leaves only branch pairs, so it needs branches > 0 or swaps');
   if (!(sc.ridge >= 0)) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.ridge must be ≥ 0, got ${sc.ridge}`);
   if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }

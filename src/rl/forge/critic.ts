@@ -287,7 +287,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
     const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
     const paired = [
-      ...sweetPairs(pool.map((i) => ({ task: played.task[i], reward: played.episodes[i].totalReward, success: played.episodes[i].success })), sc.maxRejected, cfg.seed).map(([c, r]): TrajectoryPair => [pool[c], pool[r]]),
+      ...(sc.trajectoryPairs ? sweetPairs(pool.map((i) => ({ task: played.task[i], reward: played.episodes[i].totalReward, success: played.episodes[i].success })), sc.maxRejected, cfg.seed).map(([c, r]): TrajectoryPair => [pool[c], pool[r]]) : []),
       ...branched,
     ];
     const rowOf = new Map<number, Row>();

@@ -21,6 +21,11 @@ export interface SweetCriticConfig {
   swaps: ('expert' | 'random')[];
   /** Noise levels of the noisy experts: one episode each per task (the expert and random add one each). */
   noises: number[];
+  /**
+   * Whether each task's best success is paired against its failed trajectories (SWEET-RL's pairs). false:
+   * branch pairs only, every pair two trajectories that share their first turns (criticPairs.ts branchPairs).
+   */
+  trajectoryPairs: boolean;
   /** At most this many failed trajectories are paired with each task's best. */
   maxRejected: number;
   /** Every this-many-th task's pairs are held out to measure pair accuracy (0: none). */
@@ -46,7 +51,7 @@ export interface SweetCriticConfig {
  * on 2 cores before swaps; the expert and random swaps add two branches per policy episode and more
  * branch pairs (at 100 tasks: 1,094 training pairs instead of 414, 24 min on 2 loaded cores).
  */
-export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: ['expert', 'random'], noises: [0.3, 0.5, 0.7], maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1, ridge: 0 };
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: ['expert', 'random'], noises: [0.3, 0.5, 0.7], trajectoryPairs: true, maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1, ridge: 0 };
 
 /** Seconds-long (tests, --smoke). */
-export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1, ridge: 0 };
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], trajectoryPairs: true, maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1, ridge: 0 };

@@ -202,6 +202,13 @@ describe('forge config', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 1, episodes: 8, steps: 2, lr: 1e-3, share: 2 } })).toThrow('share in [0, 1]');
   });
 
+  it('checks which pairs the SWEET-RL critic trains on', () => {
+    const sc = SMOKE_FORGE.sweetCritic!;
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: 'no' as unknown as boolean } })).toThrow('forge: sweetCritic.trajectoryPairs must be true or false, got "no"');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: false, branches: 0, swaps: [] } })).toThrow('needs branches > 0 or swaps');
+    expect(validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: false } }).sweetCritic?.trajectoryPairs).toBe(false);
+  });
+
   it('a refine stage keeps the mixture\'s options and takes its own shares', () => {
     const cfg = { ...SMOKE_FORGE, mix: [{ family: 'guess' as const, weight: 0.9, options: { candidates: 4 } }, { family: 'bandit' as const, weight: 0.1 }] };
     expect(stageMix(cfg, { bandit: 0.7, guess: 0.3 })).toEqual([
