@@ -1,7 +1,7 @@
 // The import boundaries of docs/architecture.md as one ESLint rule, so a backwards import fails CI.
 // A source file may import its own layer and any layer listed before it in LAYERS; the forge (build
 // time) is imported only by the CLI; the UI reaches ONNX Runtime's owner only through
-// src/rl/runtime/api.ts; onnxruntime-* is imported only inside src/rl/runtime (STYLE.md point 5);
+// src/rl/runtime/api.ts; onnxruntime-* is imported only inside src/rl/runtime (docs/style.md point 5);
 // a store's internal module is imported only inside its folder. Tests and benchmarks are not bound.
 import path from 'node:path';
 

@@ -1,6 +1,6 @@
 // The Llama-style decoder's inference speed: prefill and KV-cache decode tokens/s at B = 1 and B = 8,
 // fp32 and 4-bit (block linears), on wasm and onnxruntime-node in Node; plus the 4-bit logit error
-// of the same random model. Sizes: the calibration model of DESIGN.md (d 128, 4 layers, 0.8M).
+// of the same random model. Sizes: the calibration model of docs/design.md (d 128, 4 layers, 0.8M).
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
 import { OrtRuntime } from '../../src/rl/runtime/ort.ts';
 import { validateConfig } from '../../src/rl/model/llama/config.ts';

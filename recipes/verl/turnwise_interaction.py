@@ -12,7 +12,7 @@ are those of src/rl/envs/guess/env.ts with noise 0:
   - after max_turns agent messages: "No turns left. It was X." (score 0).
 Turn scores: -turn_cost per turn, -useless_cost more for a question that cannot split the remaining
 candidates or was asked before, +1 for a correct guess; format penalty -0.1. veRL's final reward comes
-from turnwise_reward.compute_score (success only), as in DESIGN.md's calibration runs.
+from turnwise_reward.compute_score (success only), as in docs/design.md's calibration runs.
 
 Not executed here (no Python ML stack in the Turnwise build machine); written against verl 0.5.0's
 BaseInteraction (start_interaction / generate_response / calculate_score / finalize_interaction).

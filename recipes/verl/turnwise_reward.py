@@ -3,7 +3,7 @@
 veRL decodes the whole multi-turn response (agent turns and the interaction's replies) and calls
 compute_score(data_source, solution_str, ground_truth, extra_info). The interaction
 (turnwise_interaction.py) answers a correct guess with "Correct! It is <item>.", so success is read
-from that reply; the reward is success only (1/0), as in DESIGN.md's calibration runs. Not executed here.
+from that reply; the reward is success only (1/0), as in docs/design.md's calibration runs. Not executed here.
 """
 
 import json

@@ -1,6 +1,6 @@
 // Browser-test plumbing: serve the built app (vite preview, with COOP/COEP) and drive Debian's
 // Chromium through playwright-core with WebGPU enabled (SwiftShader on these machines: correct,
-// slow, never for timing). Flags from DESIGN.md, "Testing here".
+// slow, never for timing). Flags from docs/design.md, "Testing here".
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { CHROMIUM_MISSING, locateChromium } from '../support/chromium.ts';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// `turnwise passkt`: the Pass@(K,T) grid (src/rl/rollout/passkt.ts; DESIGN.md) of an agent over a
+// `turnwise passkt`: the Pass@(K,T) grid (src/rl/rollout/passkt.ts; docs/design.md) of an agent over a
 // held-out task set: n episodes per task in one batched rollout, each run to T_max, then the unbiased
 // 1 − C(n−c(T), K)/C(n, K) for every K ≤ n and T ≤ T_max (src/rl/rollout/evaluate.ts evaluatePassKT).
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';

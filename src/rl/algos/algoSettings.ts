@@ -61,9 +61,9 @@ export interface StarpoConfig {
   advantage: 'gae' | 'grpo';
   /** Share of task groups kept, those with the highest reward spread (StarPO-S: 0.25; 1 keeps all). */
   keepFraction: number;
-  /** Skip groups whose returns are all equal (no learning signal; DESIGN.md collapse modes). */
+  /** Skip groups whose returns are all equal (no learning signal; docs/design.md collapse modes). */
   skipZeroSpread: boolean;
-  /** GRPO: divide by the group's standard deviation (paper: true; DESIGN.md calibration: false). */
+  /** GRPO: divide by the group's standard deviation (paper: true; docs/design.md calibration: false). */
   divideByStd: boolean;
   /** ε_low of the ratio clip. */
   clipLow: number;

@@ -1,5 +1,5 @@
 // Configuration of the training loop: the algorithm's settings (algoSettings.ts), LoRA, rollback and
-// Echo Trap guards, budgets, and overrides from JSON, validated once where it enters (STYLE.md point 3).
+// Echo Trap guards, budgets, and overrides from JSON, validated once where it enters (docs/style.md point 3).
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import { taskOptions, type ModelMeta } from '../model/meta.ts';
 import type { FamilyName, JsonObject, TaskSpec } from '../envs/types.ts';

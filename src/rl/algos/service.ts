@@ -1,4 +1,4 @@
-// The trainer service: what the trainer worker exposes over comlink (STYLE.md point 4) and what runs
+// The trainer service: what the trainer worker exposes over comlink (docs/style.md point 4) and what runs
 // in-thread under tests. It owns its own PolicyEngine (rollouts and scoring; the train-step sessions
 // run on the engine's runtime, so the worker has one OrtRuntime and one run queue), a TrainingLoop,
 // and optionally the IndexedDB store for checkpoints, metrics and the rollout episodes; every new

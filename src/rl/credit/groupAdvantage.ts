@@ -2,7 +2,7 @@
 // RAGEN/StarPO applies it to whole multi-turn episodes (arXiv 2504.20073): the K episodes of one
 // task form a group, each episode's return R_i = Σ_t r_t is compared with the group's,
 //   A_i = (R_i − mean_j R_j) / (std_j R_j + ε)       (divideByStd)
-//   A_i =  R_i − mean_j R_j                            (mean only, as in DESIGN.md's calibration)
+//   A_i =  R_i − mean_j R_j                            (mean only, as in docs/design.md's calibration)
 // and every turn (and token) of episode i gets A_i.
 // Safe values: a group of one, or one whose returns are all equal (zero spread), gets zeros, never
 // NaN or round-off noise divided by a tiny std (returns within 1e-6 relative count as equal); an

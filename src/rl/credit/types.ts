@@ -1,4 +1,4 @@
-// Shared types of the credit estimators (DESIGN.md "Credit"; issue #6 point 2): what an episode
+// Shared types of the credit estimators (docs/design.md "Credit"; issue #6 point 2): what an episode
 // offers an estimator, what one turn offers an incremental estimator, and what every estimator
 // returns. Plain typed arrays, no classes, so results cross comlink and go to IndexedDB unchanged.
 //

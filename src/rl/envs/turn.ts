@@ -1,4 +1,4 @@
-// The one shape of a turn (DESIGN.md "Data"): the agent's message and the reply it got, together, with
+// The one shape of a turn (docs/design.md "Data"): the agent's message and the reply it got, together, with
 // what the agent side recorded (tokens, log-probs, token counts, latency, backend). Its TypeScript
 // type is inferred from the valibot schema below, and the same object travels from the rollout
 // (envs/episode.ts playTurn, rollout/rollout.ts) through the recorder into IndexedDB, and back out of

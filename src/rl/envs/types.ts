@@ -1,4 +1,4 @@
-// The one environment interface every task family implements (DESIGN.md "Task families"):
+// The one environment interface every task family implements (docs/design.md "Task families"):
 // ColBench's collaborative tasks (SWEET-RL, arXiv 2503.15478: backend, frontend), twenty questions
 // (ArCHer's `guess`) and RAGEN's single-agent games (arXiv 2504.20073: bandit, frozenlake, sokoban).
 //

@@ -1,6 +1,6 @@
-// The forge's configuration (issue #4 point 5, DESIGN.md "The default models are ours"): which task
+// The forge's configuration (issue #4 point 5, docs/design.md "The default models are ours"): which task
 // families the default policy imitates and how much of each, the model's size, the SFT budget, and
-// the held-out check. Validated once where it enters (STYLE.md point 3); presets for the shipped
+// the held-out check. Validated once where it enters (docs/style.md point 3); presets for the shipped
 // forge and for a seconds-long smoke run.
 import type { FamilyName, JsonObject } from '../envs/types.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';

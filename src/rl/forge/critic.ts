@@ -1,5 +1,5 @@
 // The forge's critic phase: an asymmetric critic trained as SWEET-RL trains it (Zhou et al., arXiv
-// 2503.15478, §4; DESIGN.md "How the anchors train"), called after the policy stages:
+// 2503.15478, §4; docs/design.md "How the anchors train"), called after the policy stages:
 //  1. base: the forged policy, SFT on noisy-expert dialogues with the task's hidden information c as
 //     a message after the prompt (the critic's reference π_ref: this base with no adapter);
 //  2. trajectories of the same train-split tasks from many policies: the forged policy (sampled at

@@ -1,5 +1,5 @@
 // The forge's training data: an endless, seeded stream of task-suite episodes played by noisy experts
-// through the rollout loop (playEpisode; DESIGN.md "The default models are ours"), cut into
+// through the rollout loop (playEpisode; docs/design.md "The default models are ours"), cut into
 // context-window segments (chat.ts) and packed several to a row. Packed rows use a block-diagonal
 // causal attention bias and positions that restart at 0 per segment, so no token sees another
 // dialogue and each segment looks exactly like a prompt at play time.

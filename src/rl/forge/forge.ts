@@ -1,4 +1,4 @@
-// The forge (issue #4 point 5; DESIGN.md "The default models are ours"): trains the default policy
+// The forge (issue #4 point 5; docs/design.md "The default models are ours"): trains the default policy
 // and critic from the task suite's noisy-expert dialogues and writes them in the Hugging Face layout.
 //   1. fit the word-level tokenizer on dialogues of every family in the mixture;
 //   2. policy: full-parameter SFT on packed context-window segments (agent tokens weigh 1, the

@@ -1,6 +1,6 @@
 // 4-bit block quantisation in the layout of ONNX Runtime's com.microsoft MatMulNBits
 // (bits 4, block 32, fp32 scales, implicit zero point 8): y = x · W with W ≈ (q − 8) · scale.
-// Layout (DESIGN.md, facts from the prototype): packed uint8 [N, K/32, 16], for output column n
+// Layout (docs/design.md, facts from the prototype): packed uint8 [N, K/32, 16], for output column n
 // and block b the 32 codes of rows k = 32b … 32b+31, even k in the low nibble; scales [N · K/32].
 
 export const QUANT_BLOCK = 32;

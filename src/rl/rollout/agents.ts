@@ -1,5 +1,5 @@
 // Agents that act for many episodes at once, behind one interface, so the rollout loop batches a
-// step of every live episode into a single engine call (DESIGN.md "rollout/: batching K×T").
+// step of every live episode into a single engine call (docs/design.md "rollout/: batching K×T").
 //  - PolicyBatchAgent: the engine's policy, the one way the lab plays it (Play, training, evaluation,
 //    the forge's check). The dialogues become the model's chat as the forge trained it
 //    (model/tokenizer/dialogue.ts toChat, the sliding window) and turn t of an episode with seed s
@@ -56,7 +56,7 @@ export function turnSeed(episodeSeed: number, turn: number): number {
 export interface PolicyBatchOptions {
   /** Loaded model name; default 'policy'. */
   model?: string;
-  /** Temperature 1 by default (DESIGN.md: measure the shipped policy sampled); maxNewTokens defaults to the model's turnwise.maxReplyTokens (else 64). */
+  /** Temperature 1 by default (docs/design.md: measure the shipped policy sampled); maxNewTokens defaults to the model's turnwise.maxReplyTokens (else 64). */
   sampling?: Partial<Omit<SamplingParams, 'seed'>>;
   /** Adapter id, null = base, omitted = the engine's active adapter. */
   adapter?: string | null;

@@ -4,7 +4,7 @@
 // policy (PolicyBatchAgent) or a scripted one (scriptedBatchAgent) — and summarised as success rate,
 // mean reward, mean turns, Pass@(1,T) for T = 1…T_max (one episode per task, so Pass@(1,T) is the
 // share solved within T turns) and the family's own figures; a policy is played sampled at
-// temperature 1 and greedy side by side (DESIGN.md: sharpening alone raises one and lowers the
+// temperature 1 and greedy side by side (docs/design.md: sharpening alone raises one and lowers the
 // other). With n episodes per task the unbiased Pass@(K,T) grid of passkt.ts follows from the same
 // rollout. Task i has seed `seed + i`; episode seeds follow rollout.ts episodeSeed, so the same
 // seeds give the same figures.

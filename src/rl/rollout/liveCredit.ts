@@ -1,4 +1,4 @@
-// Live credit of the episode being played (DESIGN.md "Credit is live: recomputed incrementally as
+// Live credit of the episode being played (docs/design.md "Credit is live: recomputed incrementally as
 // each turn lands"): each landed turn is scored once — the critic's values V(s_t), V(s_{t+1}) and
 // log π_critic / log π_ref of that turn's tokens (criticInputs.ts latestTurnInput), never the
 // prefix again — and pushed into one incremental estimator (src/rl/credit, the estimators' one

@@ -1,7 +1,7 @@
 // Figures of a set of played episodes, the same for a training iteration (algos/loop.ts) and a
 // held-out evaluation (rollout/evaluate.ts): success, reward mean and within-group spread (RAGEN's
 // Echo Trap reads its collapse), reply length, sampled-token entropy, distinct replies, and for
-// `guess` the early-answer, ran-out-of-turns and wasted/useless/repeated-question rates DESIGN.md
+// `guess` the early-answer, ran-out-of-turns and wasted/useless/repeated-question rates docs/design.md
 // asks to report beside success.
 import type { EpisodeTurn } from '../envs/types.ts';
 import { RolloutError, type RolloutEpisode } from './rollout.ts';

@@ -1,5 +1,5 @@
 // Pass@(K,T): the probability that at least one of K independent episodes, each limited to T
-// interaction turns, solves the task (DESIGN.md). Estimated without bias from n ≥ K samples per task
+// interaction turns, solves the task (docs/design.md). Estimated without bias from n ≥ K samples per task
 // as Chen et al.'s pass@k (Codex, arXiv 2107.03374, eq. 1) with c(T) = samples solved within T turns:
 //   Pass@(K,T) = 1 − C(n − c(T), K) / C(n, K),
 // evaluated as the stable product 1 − Π_{i=n−c+1}^{n} (1 − K/i), then averaged over tasks.

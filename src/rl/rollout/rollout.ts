@@ -1,4 +1,4 @@
-// The episode loop of DESIGN.md: agent ⇄ environment ⇄ collaborator, for many episodes at once.
+// The episode loop of docs/design.md: agent ⇄ environment ⇄ collaborator, for many episodes at once.
 // Every step gathers the dialogues of all live episodes and asks the BatchAgent once (one engine
 // generate call for the policy), then steps each environment, asking the collaborator (simulated,
 // or a person through a callback) where a reply is needed. Each completed turn is emitted at once,

@@ -1,4 +1,4 @@
-// The one owner of onnxruntime-web (STYLE.md point 5): execution-provider choice, session creation,
+// The one owner of onnxruntime-web (docs/style.md point 5): execution-provider choice, session creation,
 // a run queue so runs on one device never overlap, and disposal. Everything else in Turnwise talks
 // to ONNX Runtime through `OrtRuntime` and plain `TensorData` records, or `GpuTensor` handles for
 // outputs a WebGPU run leaves in GPU memory (counted, owned by whoever receives them).

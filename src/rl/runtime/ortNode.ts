@@ -1,5 +1,5 @@
 // onnxruntime-node, loaded only in Node and only on request: it is ~4× faster than wasm on these
-// CPUs (DESIGN.md, "Testing here": 129 vs 31 GFLOP/s), so heavy Node-side work (the forge, CLI
+// CPUs (docs/design.md, "Testing here": 129 vs 31 GFLOP/s), so heavy Node-side work (the forge, CLI
 // training) uses it. Its API is the same onnxruntime-common surface as onnxruntime-web's.
 import type * as OrtWeb from 'onnxruntime-web';
 

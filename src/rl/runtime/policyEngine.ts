@@ -1,5 +1,5 @@
 // The policy engine: the class the policy worker exposes through comlink and that tests run
-// in-thread (STYLE.md point 4). It owns one OrtRuntime and falls back to wasm, saying why, when
+// in-thread (docs/style.md point 4). It owns one OrtRuntime and falls back to wasm, saying why, when
 // WebGPU is unavailable, fails to create a session, or loses its device mid-run; loaded models are
 // then rebuilt on wasm from the weights they keep. It serves the policy and the critic: loading with
 // progress, generation with a KV cache, batched sampling, scoring, live LoRA adapters (engine/).

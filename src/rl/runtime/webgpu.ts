@@ -1,4 +1,4 @@
-// WebGPU detection and device ownership, without ONNX Runtime (STYLE.md point 6: one helper wires
+// WebGPU detection and device ownership, without ONNX Runtime (docs/style.md point 6: one helper wires
 // `device.lost` and `uncapturederror`, and device failure is loud). Works in pages and workers.
 
 /** What the lab reports about the GPU it found. */

@@ -1,5 +1,5 @@
 // Named errors of the trajectory store. They cross comlink as plain Errors, so callers branch on
-// `name === 'StoreError'` and `code`, never on instanceof (STYLE.md 4).
+// `name === 'StoreError'` and `code`, never on instanceof (docs/style.md 4).
 import { CodedError } from '../util/errors.ts';
 
 export type StoreErrorCode =

@@ -1,4 +1,4 @@
-// The trajectory schema (DESIGN.md "Data"): the portable record of one episode — task (family, split,
+// The trajectory schema (docs/design.md "Data"): the portable record of one episode — task (family, split,
 // seed, hidden information), every turn with its tokens, log-probs, token counts, reward, latency and
 // backend, the outcome, model and adapter ids, credit annotations per estimator — and of the run it
 // belongs to. These are the shapes of our JSONL lines (docs/data-formats.md) and what the store's

@@ -1,4 +1,4 @@
-// The trajectory store: every turn durable in IndexedDB the moment it completes (DESIGN.md "Data").
+// The trajectory store: every turn durable in IndexedDB the moment it completes (docs/design.md "Data").
 // One connection per tab (or worker); each write is one transaction that resolves only once committed;
 // a tab that closes or crashes mid-episode leaves an episode that the next session marks interrupted
 // (resume or discard); other tabs hear every change (notify.ts) and an upgrade in another tab closes

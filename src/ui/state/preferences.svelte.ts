@@ -8,7 +8,7 @@ const KEY = 'turnwise.preferences';
 export interface PreferencesData {
   /** Base seed for new episodes; 'random' draws one per episode. */
   seed: number | 'random';
-  /** Temperature, top-p, top-k and reply length for the policy (DESIGN.md: measure at temperature 1). */
+  /** Temperature, top-p, top-k and reply length for the policy (docs/design.md: measure at temperature 1). */
   sampling: Pick<SamplingParams, 'temperature' | 'topP' | 'topK' | 'maxNewTokens'>;
 }
 

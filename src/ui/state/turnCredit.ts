@@ -1,6 +1,6 @@
 // The Train view's "Turn-level credit" group (issue #19): which credit options of src/rl/algos/algoSettings.ts and config.ts
 // apply to an algorithm and family, the config overrides the form's choice stands for, and the run's
-// summary line. Pure, so the form holds no RL logic (STYLE.md point 8) and the mapping is unit-tested.
+// summary line. Pure, so the form holds no RL logic (docs/style.md point 8) and the mapping is unit-tested.
 // The form's overrides go through the same path as the "Config overrides (JSON)" box
 // (resolveLoopConfig → overrideConfig → validateLoopConfig); the box is merged over them and wins.
 import type { LoopConfig } from '../../rl/algos/config.ts';

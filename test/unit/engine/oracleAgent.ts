@@ -15,7 +15,7 @@ export interface PolicyAgentOptions {
   model?: string;
   /** Episode seed: turn t samples with seed hash(seed, t). Default 0. */
   seed?: number;
-  /** Temperature 1 by default (DESIGN.md: measure the shipped policy sampled); maxNewTokens defaults to the model's turnwise.maxReplyTokens. */
+  /** Temperature 1 by default (docs/design.md: measure the shipped policy sampled); maxNewTokens defaults to the model's turnwise.maxReplyTokens. */
   sampling?: Partial<Omit<SamplingParams, 'seed'>>;
   /** Adapter id, null = base, omitted = the engine's active adapter. */
   adapter?: string | null;

@@ -1,5 +1,5 @@
 // `guess`: twenty questions over the shipped attribute table (ArCHer's twenty-questions task, scaled
-// per DESIGN.md's calibration: 8 candidates named in the prompt, T = 5, and the collaborator
+// per docs/design.md's calibration: 8 candidates named in the prompt, T = 5, and the collaborator
 // restates the remaining candidates after every answer so the next move is visible in the last
 // observation). Each question reports its exact information gain over the remaining candidates.
 import { BaseEnv, stepInfo, type Action } from '../base.ts';

@@ -1,4 +1,4 @@
-// Per-episode figures for `guess` that DESIGN.md asks to report beside success: mean information
+// Per-episode figures for `guess` that docs/design.md asks to report beside success: mean information
 // gain per question, useless/repeated question rates, early (wrong) guesses and questions per game.
 import type { Episode } from '../types.ts';
 

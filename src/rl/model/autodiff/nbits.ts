@@ -1,6 +1,6 @@
 // Backward through a frozen 4-bit linear layer, com.microsoft MatMulNBits (y = x · W, W ≈ (q − 8) · s
 // per (column, 32-row block); layout in quant.ts). Only dx = dy · Wᵀ is needed: the weight is frozen.
-// Re-quantising Wᵀ with ordinary per-column scales is inexact (2–5% gradient error, DESIGN.md), so
+// Re-quantising Wᵀ with ordinary per-column scales is inexact (2–5% gradient error, docs/design.md), so
 // two exact emissions are offered, both built at graph-build time from the initializer data:
 //  - 'fp32-transpose': one fp32 initializer Wᵀ [N, K] (the dequantised weight) and one MatMul;
 //  - 'block-nbits': for each 32-row block b of W, dx[:, b] = (dy ⊙ s[:, b]) · (q_b − 8)ᵀ, where the

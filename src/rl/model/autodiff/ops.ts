@@ -1,4 +1,4 @@
-// The op set that build-time reverse-mode autodiff understands (DESIGN.md, "One model definition,
+// The op set that build-time reverse-mode autodiff understands (docs/design.md, "One model definition,
 // two kinds of graph"). A forward graph that is to be trained may use only these ops on the path
 // from a trainable parameter to the loss; anything else may appear off that path (e.g. building a
 // causal mask or RoPE tables from constants). Versions: ai.onnx opset 17, com.microsoft 1.

@@ -1,6 +1,6 @@
 // The one model definition's configuration: a Llama-style decoder (Touvron et al. 2023, arXiv
 // 2302.13971: RMSNorm, rotary positions, SwiGLU; grouped-query attention from Ainslie et al. 2023).
-// Validated once where it enters (STYLE.md point 3); derived sizes are computed here only.
+// Validated once where it enters (docs/style.md point 3); derived sizes are computed here only.
 // `toHfConfig`/`fromHfConfig` map it to and from Hugging Face's LlamaConfig (config.json).
 import type { ModelMeta } from '../meta.ts';
 import { QUANT_BLOCK } from '../quant.ts';

@@ -1,4 +1,4 @@
-// The forward pass of the Llama-style decoder, emitted into a GraphBuilder (DESIGN.md, "One model
+// The forward pass of the Llama-style decoder, emitted into a GraphBuilder (docs/design.md, "One model
 // definition, two kinds of graph"). Touvron et al. 2023 (arXiv 2302.13971): pre-norm blocks,
 //   x ← x + o_proj(attn(rope(q_proj(n)), rope(k_proj(n)), v_proj(n))),  n = RMSNorm(x)   (Zhang & Sennrich 2019)
 //   x ← x + down_proj(silu(gate_proj(n)) ⊙ up_proj(n)),                 n = RMSNorm(x)   (SwiGLU, Shazeer 2020)

@@ -1,5 +1,5 @@
 // A plain float64 TypeScript forward pass of the same decoder, written independently of the graph
-// emitter (loops, no ONNX): the second implementation the graphs are checked against (STYLE.md 2).
+// emitter (loops, no ONNX): the second implementation the graphs are checked against (docs/style.md 2).
 // One unpadded sequence at positions 0 … S−1 with causal attention; Hugging Face weight layout.
 import { headDim, type ModelConfig } from './config.ts';
 import { loraParams, projName, valueHeadDelta, type HeadsSpec, type LoraSpec, type LoraTarget, type ModelWeights } from './weights.ts';

@@ -1,5 +1,5 @@
 // A small typed builder for ONNX graphs, serialised with onnx-proto.
-// Every graph Turnwise runs is emitted from TypeScript through this module (DESIGN.md, "One model
+// Every graph Turnwise runs is emitted from TypeScript through this module (docs/design.md, "One model
 // definition, two kinds of graph"). Versions: IR 8, ai.onnx opset 17, com.microsoft 1 — the set
 // seen working on wasm, onnxruntime-node and the WebGPU EP alike.
 import onnxProto from 'onnx-proto';

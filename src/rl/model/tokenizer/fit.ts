@@ -1,7 +1,7 @@
 // Fits the tokenizer's vocabulary to a corpus: the most frequent pre-tokens (words with their
 // leading space, symbols) become whole tokens, after the special tokens, the 256 byte tokens and the
 // printable ASCII characters. Word-level pieces are what a ~1M-parameter model learns fastest
-// (DESIGN.md, calibration facts); byte fallback keeps it lossless for anything unseen.
+// (docs/design.md, calibration facts); byte fallback keeps it lossless for anything unseen.
 import { BASE_CHARS, SPECIAL_TOKENS, Tokenizer, TokenizerError, byteToken, pretokenize } from './tokenizer.ts';
 
 export interface FitOptions {

@@ -1,5 +1,5 @@
 // A small, lossless tokenizer for the task suite's language: whole-word pieces fitted to a corpus
-// (the calibration runs in DESIGN.md used word-level tokens), every printable ASCII character as a
+// (the calibration runs in docs/design.md used word-level tokens), every printable ASCII character as a
 // token of its own, and byte fallback (<0x00> … <0xFF>, as in Llama/SentencePiece) for everything
 // else, so any UTF-8 text round-trips exactly. The same algorithm as a Hugging Face BPE model with
 // no merges, `ignore_merges` and `byte_fallback` behind a `Split` pre-tokenizer (hfJson.ts), so

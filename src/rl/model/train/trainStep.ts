@@ -1,4 +1,4 @@
-// The train-step graph (DESIGN.md, "One model definition, two kinds of graph"): one ONNX graph that
+// The train-step graph (docs/design.md, "One model definition, two kinds of graph"): one ONNX graph that
 // runs forward, loss, reverse-mode gradients (autodiff/gradients.ts), global-norm gradient clipping
 // and AdamW (Loshchilov & Hutter 2019, Algorithm 2: decoupled weight decay, bias-corrected moments),
 // and outputs the loss, statistics and the updated parameters and moments.

@@ -1,5 +1,5 @@
 // Named errors of the inference engine. Each is its own class with its own `name`, because comlink
-// carries only `name` and `message` of a thrown Error across the worker boundary (STYLE.md point 4:
+// carries only `name` and `message` of a thrown Error across the worker boundary (docs/style.md point 4:
 // callers branch on `name`, never on `instanceof`). Messages state the rule that was broken.
 
 /** Base class; never thrown directly. */

@@ -1,7 +1,7 @@
 // One loaded language model on one OrtRuntime: tokenizer, config, the prefill/decode sessions
 // (engine/stepper.ts, which keeps the KV cache on the GPU under WebGPU) and a scoring session, the adapter registry and the feeds of its adapter slot.
 // The weights stay in memory so the sessions can be rebuilt on another runtime after a WebGPU
-// fallback. This class owns its sessions and disposes them (STYLE.md point 6).
+// fallback. This class owns its sessions and disposes them (docs/style.md point 6).
 import type { LoadedModel } from '../../model/folder/folder.ts';
 import { blocksQuant4, paramSource, type ParamSource } from '../../model/llama/params.ts';
 import { countParams, type LoraSpec } from '../../model/llama/weights.ts';

@@ -3,7 +3,7 @@
 // bytes in memory (files a user picked, or a test), from any ReadBytes (Node's fs in the CLI), or
 // as an already loaded model (the forge's held-out check, before anything is written).
 // A load that fails verification evicts what the cache served and retries from the network once
-// (STYLE.md point 9: caches forget failures).
+// (docs/style.md point 9: caches forget failures).
 import { loadModel, loadModelFolderUnverified, type LoadedModel } from '../../model/folder/folder.ts';
 import { ModelFileError, parseManifest, type ReadBytes } from '../../model/manifest.ts';
 import type { LoadProgress, ModelSource } from './types.ts';

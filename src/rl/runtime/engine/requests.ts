@@ -1,5 +1,5 @@
 // Request bookkeeping for cancellation: `cancel(id)` marks a request, and a newer request on the
-// same channel supersedes the older one (STYLE.md point 9: the latest request wins). The work loop
+// same channel supersedes the older one (docs/style.md point 9: the latest request wins). The work loop
 // calls `ticket.check()` between ONNX Runtime runs; a run already started finishes first.
 import { CancelledError } from './errors.ts';
 

@@ -11,7 +11,7 @@
 //    the whole cache out of ONNX Runtime into freshly allocated arrays every step, the largest
 //    per-step cost at 8 rows (measured: ~1 ms of allocation per 2.6 MB step at B = 8).
 // Free and padding slots are masked (keyMask 0), so a cache may hold padding anywhere.
-// Ownership (STYLE.md point 6): a cache passed to `extend`/`decode` is consumed (a 'gpu' cache's
+// Ownership (docs/style.md point 6): a cache passed to `extend`/`decode` is consumed (a 'gpu' cache's
 // tensors are freed once the run that read them has finished, or failed; a 'host' cache is updated
 // in place and returned); the caller frees the last one with `release`. The stepper owns its two
 // sessions and disposes them.
