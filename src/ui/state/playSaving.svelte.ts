@@ -1,4 +1,4 @@
-// How Play saves an episode (README "Durability"): each loop event goes to the episode's store sink
+// How Play saves an episode (docs/lab.md "Durability"): each loop event goes to the episode's store sink
 // (rollout/sink.ts) before it is drawn. A store that cannot open, or refuses an episode's start, leaves
 // the episode playing unsaved and says so; a turn the store refuses later (quota) stays on screen and
 // in its sink's backlog (rollout/recorder.ts), and is written, in order, with the next turn or by
