@@ -8,7 +8,7 @@ const lab = new Lab();
 mount(App, { target: document.getElementById('app')!, props: { lab } });
 // Offline after the first visit (production builds only; the dev server must not be cached).
 if (import.meta.env.PROD && 'serviceWorker' in navigator) {
-  navigator.serviceWorker.register('./sw.js').catch((e: Error) => lab.notices.push(`Offline mode is unavailable: ${e.message}`));
+  navigator.serviceWorker.register('./sw.js').catch((e: Error) => lab.notify(`Offline mode is unavailable: ${e.message}`));
 }
 
 void lab.openStore();

@@ -43,7 +43,16 @@ describe('trajectory store in the lab', () => {
       await expect(row.count()).resolves.toBe(1);
       // one turn: the agent's question and the person's answer (the records are prompt, agent, collaborator)
       await expect(row.locator('td').nth(7).innerText()).resolves.toBe('1');
-      await expect(second.page.getByTestId('notice').first().innerText()).resolves.toMatch(/interrupted/);
+      // the notice resumes it in one click: Play continues the episode from its stored turn
+      const notice = second.page.getByTestId('notice').filter({ hasText: 'interrupted' });
+      await expect(notice.innerText()).resolves.toContain('A guess episode was interrupted when the lab last closed.');
+      await notice.getByRole('button', { name: 'Resume it' }).click();
+      await expect.poll(() => second.page.evaluate(() => location.hash)).toBe('#/play');
+      await second.page.getByTestId('run-to-end').waitFor({ timeout: 60_000 });
+      await expect(second.page.getByTestId('agent-turn').count()).resolves.toBeGreaterThanOrEqual(1); // the stored turn, replayed
+      await second.page.getByTestId('run-to-end').click();
+      await second.page.getByTestId('outcome').waitFor({ timeout: 60_000 });
+      await expect(notice.count()).resolves.toBe(0);
     } finally {
       await second.close();
     }

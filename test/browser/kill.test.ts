@@ -71,7 +71,10 @@ describe('kill window', () => {
       // Data → Resume continues an interrupted episode to its end in Play; Discard closes another
       const interrupted = stored.filter((e) => e.status === 'interrupted');
       expect(interrupted.length).toBeGreaterThan(1);
-      await expect(page.getByTestId('notice').first().innerText()).resolves.toMatch(/interrupted.*resume or discard them in Data/);
+      // the notice names the episode this opening found interrupted (the earlier ones were found by earlier openings)
+      const notice = page.getByTestId('notice').filter({ hasText: 'interrupted' });
+      await expect(notice.innerText()).resolves.toContain('A guess episode was interrupted when the lab last closed.');
+      await expect(notice.getByRole('button').allInnerTexts()).resolves.toEqual(['Resume it', 'Discard it', '×']);
       const rows = page.getByTestId('episode-table').locator('tbody tr[data-status=interrupted]');
       await expect.poll(() => rows.count()).toBe(interrupted.length);
       await rows.first().getByTestId('resume').click();

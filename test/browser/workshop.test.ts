@@ -144,6 +144,18 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
+      // The difference map's colours say no more than its statistics: a fixed range, and every cell
+      // whose paired interval includes 0 grey and hatched (a zero difference always is).
+      const diffMap = page.getByTestId('passkt-diff');
+      await expect(diffMap.getByLabel('colour range −0.50 to +0.50').count()).resolves.toBe(1);
+      const cells = await diffMap.locator('[role=gridcell]').evaluateAll((els) => els.map((e) => ({ noise: e.getAttribute('data-noise'), label: e.getAttribute('aria-label') ?? '', colour: getComputedStyle(e).backgroundColor, hatch: getComputedStyle(e).backgroundImage })));
+      const n = FULL ? 4 : 2;
+      expect(cells).toHaveLength(n * 4);
+      for (const c of cells) {
+        expect(c.label).toMatch(c.noise === 'true' ? /within noise$/ : /beyond noise$/);
+        if (/^-?0\.00 /.test(c.label)) expect(c.noise).toBe('true');
+        if (c.noise === 'true') expect([c.colour, c.hatch.startsWith('repeating-linear-gradient')]).toEqual(['rgb(189, 189, 189)', true]);
+      }
       mark('step 5');
 
       await page.getByTestId('workshop-next').click(); // Finish

@@ -10,7 +10,7 @@
 import type { LoadedModel } from '../model/folder/folder.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, type RolloutEpisode } from '../rollout/rollout.ts';
-import { ensureRun, jsonSettings, storeSink, type TrajectoryWriter } from '../rollout/sink.ts';
+import { ensureRun, jsonSettings, storeSink, type StoreSink, type TrajectoryWriter } from '../rollout/sink.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainerError } from '../runtime/train/trainer.ts';
@@ -97,6 +97,8 @@ export class TrainingLoop {
   private stopping = false;
   /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
+  /** The store sink of the rollouts in progress, if any: dispose() closes its open episodes as aborted. */
+  private rolloutSink: StoreSink | null = null;
 
   private constructor(
     private readonly o: TrainingLoopOptions,
@@ -186,7 +188,9 @@ export class TrainingLoop {
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
     this.validation.begin(it);
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
+    this.rolloutSink = sink;
     const r = await this.play(this.ctx.adapterIds.policy, it, sink ? { onEvent: sink.onEvent } : {});
+    this.rolloutSink = null;
     let episodes = r.episodes;
     const rolloutSeconds = (performance.now() - started) / 1000;
     if (this.o.rateRollouts) {
@@ -330,6 +334,11 @@ export class TrainingLoop {
   }
 
   async dispose(): Promise<void> {
+    // Stop in the Train view disposes the loop under its rollouts: their episodes end here as aborted
+    // rather than stay in progress and read as "interrupted" (resumable) on the next load (issue 49).
+    const sink = this.rolloutSink;
+    this.rolloutSink = null;
+    await sink?.abort('the training run was stopped during its rollouts').catch(() => undefined);
     for (const l of Object.values(this.algo.learners)) await l?.dispose();
   }
 

@@ -164,6 +164,8 @@ export interface PassKTConfig {
 export interface PassKTResult {
   /** grid[K−1][T−1] = Pass@(K,T), the unbiased estimator over tasks. */
   grid: number[][];
+  /** perTask[task][K−1][T−1]: the same for each task alone (grid is their mean; the unit of a paired interval). */
+  perTask: number[][][];
   episodes: RolloutEpisode[];
   successRate: number;
   meanTurns: number;
@@ -174,6 +176,7 @@ export async function evaluatePassKT(config: PassKTConfig, agent: BatchAgent, op
   const r = await rollout({ tasks: taskSpecs(config.family, config.split, config.tasks, config.seed, config.options), k: config.n, seed: config.seed, turnLimit: config.tMax }, agent, opts);
   const g = passKTGrid(successTurns(r), config.tMax);
   const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
+  const perTask = g.perTask.map((own) => Array.from({ length: g.n }, (_, k) => Array.from(own.subarray(k * g.tMax, (k + 1) * g.tMax))));
   const n = Math.max(1, r.episodes.length);
-  return { grid, episodes: r.episodes, successRate: r.episodes.filter((e) => e.success).length / n, meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / n };
+  return { grid, perTask, episodes: r.episodes, successRate: r.episodes.filter((e) => e.success).length / n, meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / n };
 }

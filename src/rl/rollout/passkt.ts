@@ -30,6 +30,8 @@ export interface PassKTGrid {
   tasks: number;
   /** [n × tMax], K-major: grid[(K−1)·tMax + (T−1)] = mean over tasks of Pass@(K,T). */
   grid: Float64Array;
+  /** Per task, the same layout for that task alone (`grid` is their mean): the unit a paired interval resamples. */
+  perTask: Float64Array[];
 }
 
 /** Reads one cell of a grid. */
@@ -45,7 +47,8 @@ export function passKTGrid(tasks: readonly SuccessTurns[], tMax: number): PassKT
   const n = Math.min(...tasks.map((s) => s.length));
   if (n < 1) throw new CreditError('bad-sample', 'Pass@(K,T) needs at least one sample per task');
   const grid = new Float64Array(n * tMax);
-  tasks.forEach((samples, task) => {
+  const perTask = tasks.map((samples, task) => {
+    const own = new Float64Array(n * tMax);
     // solvedBy[T−1] = c(T): samples solved within T turns.
     const solvedBy = new Int32Array(tMax);
     for (const s of samples) {
@@ -55,8 +58,10 @@ export function passKTGrid(tasks: readonly SuccessTurns[], tMax: number): PassKT
     }
     for (let t = 1; t < tMax; t++) solvedBy[t] += solvedBy[t - 1];
     for (let k = 1; k <= n; k++) {
-      for (let t = 1; t <= tMax; t++) grid[(k - 1) * tMax + (t - 1)] += passAtK(samples.length, solvedBy[t - 1], k) / tasks.length;
+      for (let t = 1; t <= tMax; t++) own[(k - 1) * tMax + (t - 1)] = passAtK(samples.length, solvedBy[t - 1], k);
     }
+    for (let i = 0; i < own.length; i++) grid[i] += own[i] / tasks.length;
+    return own;
   });
-  return { n, tMax, tasks: tasks.length, grid };
+  return { n, tMax, tasks: tasks.length, grid, perTask };
 }

@@ -33,3 +33,19 @@ export function pairedDifference(base: readonly number[], tuned: readonly number
   const iv = bootstrapInterval(d.length, (idx) => meanOf(d, idx), { seed });
   return { ...iv, beyondNoise: iv.low !== null && iv.high !== null && (iv.low > 0 || iv.high < 0) };
 }
+
+/** One cell of a difference grid: adapter − base with its paired interval. */
+export type CellDifference = Interval & { beyondNoise: boolean };
+
+/**
+ * The paired difference of two Pass@(K,T) grids cell by cell: base[task][K−1][T−1] and tuned likewise
+ * over the same tasks (evaluate.ts PassKTResult.perTask). Each cell resamples the per-task differences
+ * of that cell, so a cell is "beyond noise" only when its own 95% interval excludes 0 — what the
+ * difference map may colour as a change (issue 49: colours must not say more than the statistics).
+ */
+export function pairedGridDifference(base: readonly (readonly (readonly number[])[])[], tuned: readonly (readonly (readonly number[])[])[]): CellDifference[][] {
+  if (base.length !== tuned.length || base.length === 0) throw new Error(`paired grid difference over ${base.length} vs ${tuned.length} tasks`);
+  const cell = (grids: typeof base, k: number, t: number) => grids.map((g) => g[k][t]);
+  return base[0].map((row, k) => row.map((_, t) => pairedDifference(cell(base, k, t), cell(tuned, k, t), `difference ${k + 1},${t + 1}`)));
+}
+

@@ -176,7 +176,9 @@ export class TrajectoryStore implements AdapterTable {
 
   /**
    * Marks in-progress episodes whose session is no longer alive (closed or crashed tab) as
-   * interrupted; returns their ids. open() calls it; calling it again is harmless.
+   * interrupted; returns their ids. open() calls it; calling it again is harmless. A run's episode
+   * (training or Evaluate rollouts) cannot be continued — its run plays its own task stream — so it is
+   * closed as aborted instead, and only Play's episodes come back as interrupted.
    */
   async recoverInterrupted(): Promise<string[]> {
     const live = await liveSessions();
@@ -184,9 +186,12 @@ export class TrajectoryStore implements AdapterTable {
       const found: string[] = [];
       let cursor = await tx.store.index('byStatus').openCursor('in-progress');
       while (cursor) {
-        if (!live.has(cursor.value.sessionId)) {
-          found.push(cursor.value.id);
-          await cursor.update({ ...cursor.value, status: 'interrupted', updatedAt: this.opts.now() });
+        const ep = cursor.value;
+        if (!live.has(ep.sessionId) && ep.runId !== '') {
+          await cursor.update({ ...ep, status: 'aborted', abortReason: 'its run ended when the lab closed', finishedAt: this.opts.now(), updatedAt: this.opts.now() });
+        } else if (!live.has(ep.sessionId)) {
+          found.push(ep.id);
+          await cursor.update({ ...ep, status: 'interrupted', updatedAt: this.opts.now() });
         }
         cursor = await cursor.continue();
       }

@@ -17,7 +17,7 @@ import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { AdapterShelf } from './adapters.svelte.ts';
 import type { Interval } from '../../rl/credit/bootstrap.ts';
-import { pairedDifference, perTaskSuccess, successInterval } from '../../rl/rollout/successStats.ts';
+import { pairedDifference, pairedGridDifference, perTaskSuccess, successInterval } from '../../rl/rollout/successStats.ts';
 
 /** One evaluated policy: grid[K−1][T−1] = Pass@(K,T). */
 export interface PassGrid {
@@ -27,6 +27,8 @@ export interface PassGrid {
   success: number;
   /** Success fraction per task (the unit the intervals resample). */
   perTask: number[];
+  /** Each task's own Pass@(K,T) grid, [task][K−1][T−1] (the unit the difference map's cells resample). */
+  taskGrids: number[][][];
   /** Mean success over tasks with its 95% bootstrap interval (successStats.ts). */
   interval: Interval;
 }
@@ -90,7 +92,8 @@ export class EvaluateState {
   readonly tMax = $derived(this.turnLimit(this.family));
   /** adapter − base success over the same tasks, with its paired 95% interval. */
   readonly successDiff = $derived(this.base && this.tuned ? pairedDifference(this.base.perTask, this.tuned.perTask) : null);
-  readonly diff = $derived(this.base && this.tuned ? this.base.grid.map((row, k) => row.map((v, t) => this.tuned!.grid[k][t] - v)) : null);
+  /** adapter − base per Pass@(K,T) cell, each with its own paired 95% interval over tasks. */
+  readonly diff = $derived(this.base && this.tuned ? pairedGridDifference(this.base.taskGrids, this.tuned.taskGrids) : null);
 
   private forgedFamilies(): FamilyName[] {
     return (this.policy()?.families ?? []).filter((f): f is FamilyName => (FAMILY_NAMES as readonly string[]).includes(f));
@@ -122,7 +125,7 @@ export class EvaluateState {
     const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, { onEvent: bothListeners(progress, sink?.onEvent) });
     if (sink) this.storedRuns = [...this.storedRuns, sink.runId];
     const perTask = perTaskSuccess(r.episodes, n);
-    return { label, grid: r.grid, episodes: r.episodes.length, success: r.successRate, perTask, interval: successInterval(perTask) };
+    return { label, grid: r.grid, taskGrids: r.perTask, episodes: r.episodes.length, success: r.successRate, perTask, interval: successInterval(perTask) };
   }
 
   /** Pass@(K,T) for the base policy and, when chosen, the adapter. */

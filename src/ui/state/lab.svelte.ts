@@ -33,6 +33,18 @@ function viewFromHash(): ViewId {
 
 export type Phase = 'starting' | 'ready' | 'error';
 
+/** A button on a notice: what it says and does (the notice closes after it runs). */
+export interface NoticeAction {
+  label: string;
+  run: () => void | Promise<void>;
+}
+
+/** A message worth a person's attention, with what they can do about it right there. */
+export interface Notice {
+  text: string;
+  actions: NoticeAction[];
+}
+
 export class Lab {
   view = $state<ViewId>(viewFromHash());
   phase = $state<Phase>('starting');
@@ -40,8 +52,8 @@ export class Lab {
   backend = $state.raw<BackendInfo | null>(null);
   selfTest = $state.raw<SelfTestResult | null>(null);
   models = $state.raw<ModelsReport | null>(null);
-  /** Messages worth a person's attention (fallbacks, failures), newest last. */
-  notices = $state<string[]>([]);
+  /** Messages worth a person's attention (fallbacks, failures, interrupted episodes), newest last. */
+  notices = $state<Notice[]>([]);
   error = $state<string | null>(null);
   /** The trajectory store (IndexedDB); null until open or when IndexedDB is unavailable. */
   store = $state.raw<TrajectoryStore | null>(null);
@@ -115,6 +127,31 @@ export class Lab {
     addEventListener('hashchange', () => (this.view = viewFromHash()));
   }
 
+  /** Shows a notice, with buttons for what the person can do about it. */
+  notify(text: string, actions: NoticeAction[] = []): void {
+    this.notices.push({ text, actions });
+  }
+
+  /**
+   * Says that Play episodes were left unfinished when the lab last closed, with Resume (the latest)
+   * and Discard right in the notice, so continuing one is one click, not two views away.
+   */
+  private async noticeInterrupted(store: TrajectoryStore, ids: readonly string[]): Promise<void> {
+    const found = (await store.getEpisodes(ids)).filter((e) => e !== null);
+    if (!found.length) return;
+    const latest = found.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+    const one = found.length === 1;
+    const text = one ? `A ${latest.task.family} episode was interrupted when the lab last closed.` : `${found.length} episodes were interrupted when the lab last closed.`;
+    const discard = async () => {
+      for (const e of found) await store.abortEpisode(e.id, 'discarded after an interruption').catch(() => undefined);
+    };
+    this.notify(text, [
+      { label: one ? 'Resume it' : `Resume the latest (${latest.task.family})`, run: () => this.resumeEpisode(latest.id) },
+      { label: one ? 'Discard it' : `Discard all ${found.length}`, run: discard },
+      ...(one ? [] : [{ label: 'Open in Data', run: () => this.go('data') }]),
+    ]);
+  }
+
   go(view: ViewId): void {
     location.hash = `/${view}`;
     this.view = view;
@@ -135,17 +172,17 @@ export class Lab {
     try {
       const store = await TrajectoryStore.open();
       store.subscribe((e) => {
-        if (e.type === 'reload-required') this.notices.push(e.message);
+        if (e.type === 'reload-required') this.notify(e.message);
         // a training run's checkpoint (another worker's store) names a new or newer adapter
         if (e.type === 'adapter') this.adapterChanged();
       });
-      if (store.interrupted.length) this.notices.push(`${store.interrupted.length} episode(s) were interrupted when the lab last closed; resume or discard them in Data.`);
+      if (store.interrupted.length) void this.noticeInterrupted(store, store.interrupted);
       void store.requestPersistence();
       this.store = store;
       void this.adapters.refresh();
     } catch (e) {
       this.storeError = `Episodes cannot be saved: ${(e as Error).message}`;
-      this.notices.push(this.storeError);
+      this.notify(this.storeError);
     }
   }
 
@@ -164,7 +201,7 @@ export class Lab {
       this.backend = await engine.init(this.preference);
       this.selfTest = await engine.selfTest(4);
       this.backend = await engine.backendInfo();
-      if (!this.selfTest.ok) this.notices.push(`Self-test off by ${this.selfTest.maxAbsError.toExponential(1)} on ${this.selfTest.backend}`);
+      if (!this.selfTest.ok) this.notify(`Self-test off by ${this.selfTest.maxAbsError.toExponential(1)} on ${this.selfTest.backend}`);
       this.phase = 'ready';
       this.models = await engine.verifyModels(modelsUrl());
       if (this.models.found) await this.loadModels(engine, this.models.models.map((m) => m.name));
@@ -190,7 +227,7 @@ export class Lab {
       try {
         loaded[name] = await engine.load(name, { kind: 'url', baseUrl: modelsUrl(), name, cache: false }, {}, proxy((p: LoadProgress) => (this.loading = p)));
       } catch (e) {
-        this.notices.push(`The ${name} model could not be loaded: ${(e as Error).message}`);
+        this.notify(`The ${name} model could not be loaded: ${(e as Error).message}`);
       }
     }
     this.loading = null;
@@ -226,13 +263,13 @@ export class Lab {
       this.selfTest = await this.engine.selfTest(4);
       this.backend = await this.engine.backendInfo();
     } catch (e) {
-      this.notices.push((e as Error).message);
+      this.notify((e as Error).message);
     }
   }
 
   private onEngineEvent(e: EngineEvent): void {
     this.backend = e.info;
-    if (e.kind === 'fallback') this.notices.push(`${e.reason}; now running on wasm`);
+    if (e.kind === 'fallback') this.notify(`${e.reason}; now running on wasm`);
   }
 
   private fail(message: string): void {

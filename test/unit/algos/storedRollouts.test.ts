@@ -78,4 +78,26 @@ describe('training rollouts in the store', () => {
     for (const l of [loop, resumed, plain, firstStart, second]) await l.dispose();
     store.close();
   }, 120_000);
+
+  it('closes the rollouts in progress as aborted when the loop is disposed under them (Stop in the Train view)', async () => {
+    const store = await TrajectoryStore.open({ name: `train-rollouts-${Math.random()}` });
+    let loop: TrainingLoop | null = null;
+    let stopped: Promise<void> | null = null;
+    // the Train view's Stop disposes the trainer while its rollouts are playing: here, at the first turn stored
+    const writer = Object.assign(Object.create(store) as TrajectoryStore, {
+      commitTurn: (...a: Parameters<TrajectoryStore['commitTurn']>) => {
+        stopped ??= loop!.dispose();
+        return store.commitTurn(...a);
+      },
+    });
+    loop = await TrainingLoop.create({ engine, runtime, models, config: config(), runId: 'run-stopped', trajectories: writer });
+    await loop.run(1).catch(() => undefined); // the update after the rollouts meets disposed learners
+    await stopped;
+    const page = await store.listEpisodes({ runId: 'run-stopped' }, { limit: 100 });
+    expect(page.items.length).toBe(2 * 2);
+    expect(page.items.filter((s) => s.status === 'in-progress')).toEqual([]);
+    const aborted = await store.getEpisodes(page.items.filter((s) => s.status === 'aborted').map((s) => s.id));
+    expect(aborted.some((e) => e?.abortReason === 'the training run was stopped during its rollouts')).toBe(true);
+    store.close();
+  }, 120_000);
 });

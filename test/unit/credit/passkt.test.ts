@@ -52,6 +52,7 @@ describe('Pass@(K,T)', () => {
           for (let t = 1; t <= tMax; t++) {
             const want = tasks.reduce((s, samples) => s + enumerate(samples, k, t), 0) / tasks.length;
             expect(passKTAt(g, k, t)).toBeCloseTo(want, 10);
+            tasks.forEach((samples, i) => expect(g.perTask[i][(k - 1) * tMax + (t - 1)]).toBeCloseTo(enumerate(samples, k, t), 10));
           }
         }
       }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedDifference, perTaskSuccess, successInterval } from '../../../src/rl/rollout/successStats.ts';
+import { pairedDifference, pairedGridDifference, perTaskSuccess, successInterval } from '../../../src/rl/rollout/successStats.ts';
 
 const eps = (...s: number[]) => s.map((x) => ({ success: x === 1 }));
 
@@ -31,5 +31,18 @@ describe('held-out success intervals', () => {
     expect(same.estimate).toBe(0);
     expect(same.beyondNoise).toBe(false);
     expect(() => pairedDifference([1], [1, 0])).toThrow(/paired difference/);
+  });
+
+  it('judge each Pass@(K,T) cell by its own paired interval', () => {
+    // 40 tasks, grids of K 1 × T 2: at T = 2 the adapter solves every task the base solved and 20 more;
+    // at T = 1 both solve the same tasks, so that cell's difference is 0 and within noise.
+    const base = Array.from({ length: 40 }, (_, i) => [[i % 4 === 0 ? 1 : 0, i % 2 === 0 ? 1 : 0]]);
+    const tuned = base.map(([[t1, t2]], i) => [[t1, i % 2 === 1 ? 1 : t2]]);
+    const [[early, late]] = pairedGridDifference(base, tuned);
+    expect(early.estimate).toBe(0);
+    expect(early.beyondNoise).toBe(false);
+    expect(late.estimate).toBeCloseTo(0.5, 12);
+    expect(late.beyondNoise).toBe(true);
+    expect(() => pairedGridDifference(base, tuned.slice(1))).toThrow(/40 vs 39 tasks/);
   });
 });

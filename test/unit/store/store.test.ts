@@ -82,11 +82,15 @@ describe('TrajectoryStore episodes', () => {
     await first.appendTurn(ep.id, { role: 'system', text: 'prompt' });
     await first.appendTurn(ep.id, agentTurn(0));
     const other = await first.beginEpisode({ task: task(4), model });
+    // a training run's rollout cannot be continued: it comes back closed, not interrupted
+    const run = await first.createRun({ name: 'r', models: { policy: 'p', critic: null }, algorithm: 'grpo', seed: 1 });
+    const rollout = await first.beginEpisode({ runId: run.id, task: task(5), model });
     first.close(); // the tab goes away mid-episode
 
     const second = await openStore(name, { newId: () => `s2-${Math.random()}` });
     expect(second.interrupted.sort()).toEqual([ep.id, other.id].sort());
     expect(await second.countEpisodes({ status: 'interrupted' })).toBe(2);
+    expect(await second.getEpisode(rollout.id)).toMatchObject({ status: 'aborted', abortReason: 'its run ended when the lab closed' });
     await expect(second.appendTurn(ep.id, collaboratorTurn(0))).rejects.toMatchObject({ code: 'state' });
     const resumed = await second.resumeEpisode(ep.id);
     expect(resumed.turns).toHaveLength(2);
