@@ -113,7 +113,7 @@ describe('app shell in Chromium', () => {
   it('says clearly when the models folder is missing or corrupt', async () => {
     // The lab's own server, with the models folder broken on the wire (the policy worker's fetches
     // go through the context's routes): no manifest, a listed file gone, a listed file altered.
-    const broken: [string, (ctx: BrowserContext) => Promise<void>, RegExp][] = [
+    const broken: [string, (ctx: BrowserContext) => Promise<unknown>, RegExp][] = [
       ['intact', async () => undefined, /^$/],
       ['no manifest', (ctx) => ctx.route('**/models/manifest.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /no models shipped yet: manifest\.json is missing \(run npm run forge\)/],
       ['a file missing', (ctx) => ctx.route('**/models/policy/config.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /model file policy\/config\.json is missing/],
