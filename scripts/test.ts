@@ -92,7 +92,9 @@ function tallyVitest(project: 'unit' | 'browser', code: number): void {
         if (t.status === 'passed' || t.status === 'failed') continue;
         tally.skipped++;
         const where = relative(process.cwd(), file.name);
-        skips.push(`${project}: ${where} › ${t.fullName} — ${t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given')}`);
+        const reason = t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given');
+        // a title that already says why (e.g. "… (skipped: python3 lacks …)") is not repeated
+        skips.push(`${project}: ${where} › ${t.fullName}${t.fullName.includes(reason) ? '' : ` — ${reason}`}`);
       }
     }
     counted = true;

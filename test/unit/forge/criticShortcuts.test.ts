@@ -86,7 +86,7 @@ afterAll(async () => {
 const questions = ATTRIBUTES.map((a) => a.question);
 
 const title = HAS_ADAPTER ? `the SWEET-RL advantage of ${ROOT}'s critic on guess` : `${ROOT}'s critic has no SWEET-RL adapter (critic/adapter/), so A ≡ 0: the shortcut guards wait for a critic forged by the critic phase`;
-describe.skipIf(!HAS_ADAPTER)(title, because(`${ROOT}'s critic has no SWEET-RL adapter (critic/adapter/): the shortcut guards wait for a critic forged by the critic phase`), () => {
+describe.skipIf(!HAS_ADAPTER)(title, because(title), () => {
   it('with one turn left and two candidates, guessing outranks asking', async () => {
     const st = await states((rem, left) => left === 1 && rem.length === 2, 40);
     expect(st.length).toBeGreaterThanOrEqual(20);
