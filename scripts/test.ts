@@ -1,7 +1,9 @@
 // `npm test`: every check the project has, with one closing count.
 // Type checks (svelte-check, tsc), lint, the production build, vitest's unit suite in Node, and the
 // browser suite in real headless Chromium. Each check counts as one test; each vitest test counts
-// as one. The last line is `N passed, N failed` (CI reads it).
+// as one; a vitest test that is skipped counts as skipped, and is listed with its reason (the
+// `skipReason` its options or test/support/skip.ts gave it) above the closing line. The last line is
+// `N passed, N failed, N skipped` (CI reads it).
 //
 // After the build, the browser suite runs beside the rest: it keeps about one core busy (one
 // Chromium, SwiftShader or wasm), most of its time on the WebGPU training test, so the checks and the
@@ -10,15 +12,18 @@
 // cores (2026-12-03), over the 15 the project allows; this way 12 min 36 s the same day.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 import { CHROMIUM_MISSING, locateChromium } from '../test/support/chromium.ts';
 
 interface Tally {
   passed: number;
   failed: number;
+  skipped: number;
 }
 
-const tally: Tally = { passed: 0, failed: 0 };
+const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
+const skips: string[] = []; // `project: full test name — reason`, one per skipped test
 const only = process.argv.slice(2); // e.g. `npm test -- unit` runs one step
 
 const env = { ...process.env, FORCE_COLOR: '0' };
@@ -64,13 +69,34 @@ function vitestArgs(project: 'unit' | 'browser'): string[] {
   return ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report(project)}`];
 }
 
+/** The part of vitest's JSON report read here (its reporter writes jest's layout). */
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numTotalTests: number;
+  testResults: {
+    name: string;
+    assertionResults: { fullName: string; status: 'passed' | 'failed' | 'skipped' | 'pending' | 'todo' | 'disabled'; meta?: { skipReason?: string } }[];
+  }[];
+}
+
 /** Adds a vitest run's counts from its JSON report (each test one), or one failure when it left none. */
 function tallyVitest(project: 'unit' | 'browser', code: number): void {
   let counted = false;
   try {
-    const r = JSON.parse(readFileSync(report(project), 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number };
+    const r = JSON.parse(readFileSync(report(project), 'utf8')) as VitestReport;
     tally.passed += r.numPassedTests;
     tally.failed += r.numFailedTests;
+    for (const file of r.testResults) {
+      for (const t of file.assertionResults) {
+        if (t.status === 'passed' || t.status === 'failed') continue;
+        tally.skipped++;
+        const where = relative(process.cwd(), file.name);
+        const reason = t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given');
+        // a title that already says why (e.g. "… (skipped: python3 lacks …)") is not repeated
+        skips.push(`${project}: ${where} › ${t.fullName}${t.fullName.includes(reason) ? '' : ` — ${reason}`}`);
+      }
+    }
     counted = true;
     if (r.numFailedTests > 0) failures.push(`${project}: ${r.numFailedTests} failed`);
   } catch {
@@ -108,6 +134,7 @@ if (browser) {
   tallyVitest('browser', code);
 }
 
+if (skips.length) process.stdout.write(`\nSkipped:\n${skips.map((s) => `  ${s}`).join('\n')}\n`);
 if (failures.length) process.stdout.write(`\nFailed: ${failures.join('; ')}\n`);
-process.stdout.write(`\n${tally.passed} passed, ${tally.failed} failed\n`);
+process.stdout.write(`\n${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped\n`);
 process.exitCode = tally.failed > 0 ? 1 : 0;

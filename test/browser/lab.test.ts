@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { because } from '../support/skip.ts';
 import { launch, serveApp } from './harness.ts';
 
 const shipped = existsSync(join(new URL('../../', import.meta.url).pathname, 'public', 'models', 'manifest.json'));
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-describe.runIf(shipped)('the lab on the shipped models', () => {
+describe.runIf(shipped)('the lab on the shipped models', because('public/models/manifest.json is absent: forge the shipped models with `npm run forge`'), () => {
   it('plays, shows credit, trains, evaluates, exports and imports', { timeout: 600_000 }, async () => {
     const b = await launch({ webgpu: process.env.LAB_WEBGPU === '1' });
       const t0 = Date.now();

@@ -13,28 +13,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { skipNow } from '../support/skip.ts';
 import { launch, serveApp } from './harness.ts';
 import { readDb } from './storeDb.ts';
 
-const volume = mkdtempSync(join(tmpdir(), 'turnwise-quota-'));
-const mounted = (() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', volume], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('quota test skipped: it needs `mount -t tmpfs` (root) for a small volume whose real quota the page can fill');
-    return false;
-  }
-})();
+const NO_MOUNT = 'it needs `mount -t tmpfs` (root) for a small volume whose real quota the page can fill';
 
+// Mounted in beforeAll, not at import: collecting or listing the tests leaves nothing mounted.
+let volume = '';
+let mounted = false;
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
-  server = await serveApp();
+  volume = mkdtempSync(join(tmpdir(), 'turnwise-quota-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', volume], { stdio: 'ignore' });
+    mounted = true;
+  } catch {
+    console.warn(`quota test skipped: ${NO_MOUNT}`);
+  }
+  if (mounted) server = await serveApp();
 });
 afterAll(async () => {
   await server?.close();
   if (mounted) execFileSync('umount', [volume]);
-  rmSync(volume, { recursive: true, force: true });
+  if (volume) rmSync(volume, { recursive: true, force: true });
 });
 
 /** Lets the simulator answer once; resolves when turn `turn` (1-based) is drawn or the episode ended. */
@@ -74,8 +76,9 @@ async function fillQuota(page: Page): Promise<string> {
   return refusal;
 }
 
-describe.runIf(mounted)('storage quota in Play', () => {
-  it('says when a turn cannot be saved, keeps it, and saves every turn in order once space is back', async () => {
+describe('storage quota in Play', () => {
+  it('says when a turn cannot be saved, keeps it, and saves every turn in order once space is back', async (ctx) => {
+    if (!mounted) skipNow(ctx, NO_MOUNT);
     const b = await launch({ webgpu: false, userDataDir: join(volume, 'profile'), serviceWorkers: 'block' });
     try {
       const { page } = b;

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { because } from '../support/skip.ts';
 import { launch, serveApp } from './harness.ts';
 import { readRunSettings } from './storeDb.ts';
 
@@ -40,7 +41,7 @@ async function openTrain(page: Page, iterations: number): Promise<void> {
 const progress = (page: Page) => page.getByTestId('train-progress');
 const iterationsDone = async (page: Page) => Number(await progress(page).getAttribute('data-iterations'));
 
-describe.runIf(shipped)('training runs in the lab', () => {
+describe.runIf(shipped)('training runs in the lab', because('public/models/manifest.json is absent: forge the shipped models with `npm run forge`'), () => {
   it('refuses a destructive lr on every path, undoes a too-large update, resumes after pause, and keeps one writer per run across tabs', { timeout: 400_000 }, async () => {
     const b = await launch({ webgpu: false });
     try {

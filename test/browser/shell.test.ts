@@ -1,6 +1,7 @@
 // The app shell in real Chromium: the backend status, the probe graph in the policy worker on
 // WebGPU (SwiftShader, chosen by name) and on wasm, Auto passing over the software adapter for wasm,
 // and the fallbacks when WebGPU is absent or its device is lost.
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serveApp } from './harness.ts';
 
@@ -110,14 +111,42 @@ describe('app shell in Chromium', () => {
   });
 
   it('says clearly when the models folder is missing or corrupt', async () => {
-    const r = await readSelfTest(`${server.url}#/settings`);
-    try {
-      await r.browser.page.getByTestId('models-card').locator('li, [data-testid=models-error]').first().waitFor();
-      const text = await r.browser.page.getByTestId('models-card').innerText();
-      // Either the shipped models verified, or the card names what is wrong; never empty.
-      expect(text).toMatch(/sha256 verified|manifest\.json is missing|fails its sha256|is missing/);
-    } finally {
-      await r.browser.close();
+    // The lab's own server, with the models folder broken on the wire (the policy worker's fetches
+    // go through the context's routes): no manifest, a listed file gone, a listed file altered.
+    const broken: [string, (ctx: BrowserContext) => Promise<unknown>, RegExp][] = [
+      ['intact', async () => undefined, /^$/],
+      ['no manifest', (ctx) => ctx.route('**/models/manifest.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /no models shipped yet: manifest\.json is missing \(run npm run forge\)/],
+      ['a file missing', (ctx) => ctx.route('**/models/policy/config.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /model file policy\/config\.json is missing/],
+      [
+        'a file corrupt',
+        (ctx) =>
+          ctx.route('**/models/policy/config.json', async (r) => {
+            const body = Buffer.from(await (await r.fetch()).body());
+            body[body.length - 2] ^= 1; // same length, another sha256
+            await r.fulfill({ status: 200, body, contentType: 'application/json' });
+          }),
+        /model file policy\/config\.json fails its sha256 check/,
+      ],
+    ];
+    for (const [name, breakIt, says] of broken) {
+      const b = await launch({ webgpu: false, serviceWorkers: 'block' });
+      try {
+        await breakIt(b.context);
+        await b.page.goto(`${server.url}#/settings`);
+        const card = b.page.getByTestId('models-card');
+        await card.locator('li, [data-testid=models-error]').first().waitFor({ timeout: 120_000 });
+        if (name === 'intact') {
+          await expect(card.locator('li').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^policy: .*sha256 verified/), expect.stringMatching(/^critic: .*sha256 verified/)]);
+          expect(await card.getByTestId('models-error').count()).toBe(0);
+        } else {
+          // (read at once: the card shows the verified list or the error, never both)
+          expect(await card.innerText(), name).toMatch(says);
+          expect(await card.getByTestId('models-error').count(), name).toBe(1);
+          expect(await card.locator('li').count(), name).toBe(0);
+        }
+      } finally {
+        await b.close();
+      }
     }
   });
 });

@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { because } from '../support/skip.ts';
 import { launch, serveApp } from './harness.ts';
 
 const shipped = existsSync(join(new URL('../../', import.meta.url).pathname, 'public', 'models', 'manifest.json'));
@@ -22,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the browser', () => {
+const skipped = shipped ? 'TRAIN_WEBGPU=0 turns the WebGPU training test off' : 'public/models/manifest.json is absent: forge the shipped models with `npm run forge`';
+describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the browser', because(skipped), () => {
   it('trains one GRPO iteration on WebGPU in the trainer worker; the policy worker then runs its adapter', { timeout: 600_000 }, async () => {
     const b = await launch({ webgpu: true });
     const t0 = Date.now();

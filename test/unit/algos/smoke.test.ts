@@ -224,7 +224,10 @@ describe('loop', () => {
       engine.setAdapter = setAdapter;
     }
     const [next] = await loop.run(1);
-    expect(next.metrics.validation_success).toBeGreaterThanOrEqual(0);
+    // 16 validation tasks, one sampled and one greedy episode each: counts over 16, the score their mean
+    const { validation_success: score, validation_sampled: sampled, validation_greedy: greedy } = next.metrics;
+    for (const share of [sampled, greedy]) expect(Array.from({ length: 17 }, (_, i) => i / 16), `share ${share}`).toContain(share);
+    expect(score).toBeCloseTo((sampled + greedy) / 2, 12);
     // validated, and (the run ending there) the end-of-run selection: two updates that did not clearly
     // beat the adapters the run began with leave those in place
     expect(next.warnings).toEqual([expect.stringMatching(/^at the end of the run: kept the adapters of iteration 0, the best validated/)]);

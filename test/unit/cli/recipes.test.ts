@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { capture } from '../capture.ts';
+import { because } from '../../support/skip.ts';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
 const RECIPES = join(process.cwd(), 'recipes');
@@ -73,21 +74,21 @@ describe('the critic export', () => {
 });
 
 describe('recipes on the lab\'s exports', () => {
-  it.skipIf(lackLoad.length > 0)(`every export loads in datasets, pyarrow and pandas${why(lackLoad)}`, () => {
+  it.skipIf(lackLoad.length > 0)(`every export loads in datasets, pyarrow and pandas${why(lackLoad)}`, because(`${PYTHON} lacks ${lackLoad.join(', ')}; pip install -r recipes/requirements.txt`), () => {
     const data = join(policy, 'data');
     const files = readdirSync(data).filter((f) => !f.endsWith('.sweet.jsonl')).map((f) => join(data, f));
     const out = py('check_datasets.py', [...files, ...(lackTrain.length ? [] : ['--model', policy])]);
     expect(out).not.toContain('FAILED');
   });
 
-  it.skipIf(lackLoad.length > 0)(`prepare_data.py writes a non-empty validation split from train-only episodes${why(lackLoad)}`, () => {
+  it.skipIf(lackLoad.length > 0)(`prepare_data.py writes a non-empty validation split from train-only episodes${why(lackLoad)}`, because(`${PYTHON} lacks ${lackLoad.join(', ')}; pip install -r recipes/requirements.txt`), () => {
     const out = py('verl/prepare_data.py', ['--episodes', join(policy, 'data', 'episodes.parquet'), '--out', join(dir, 'verl')]);
     expect(out).toMatch(/holding out 1 of the train tasks/);
     expect(out).toMatch(/test: 1 tasks/);
     expect(existsSync(join(dir, 'verl', 'test.parquet'))).toBe(true);
   });
 
-  it.skipIf(lackTrain.length > 0)(`TRL SFT and DPO train 2 steps on the CPU from the export's adapter${why(lackTrain)}`, () => {
+  it.skipIf(lackTrain.length > 0)(`TRL SFT and DPO train 2 steps on the CPU from the export's adapter${why(lackTrain)}`, because(`${PYTHON} lacks ${lackTrain.join(', ')}; pip install -r recipes/requirements.txt`), () => {
     const sft = join(dir, 'runs', 'sft');
     py('trl_sft.py', ['--model', policy, '--data', join(policy, 'data', 'episodes.chat.jsonl'), '--out', sft, '--cpu', '--max-steps', '2', '--batch', '1']);
     expect(existsSync(join(sft, 'adapter_model.safetensors'))).toBe(true);
@@ -97,7 +98,7 @@ describe('recipes on the lab\'s exports', () => {
     py('check_export.py', ['--model', policy]);
   });
 
-  it.skipIf(lackTrain.length > 0)(`the critic's value head loads and matches the lab's values${why(lackTrain)}`, () => {
+  it.skipIf(lackTrain.length > 0)(`the critic's value head loads and matches the lab's values${why(lackTrain)}`, because(`${PYTHON} lacks ${lackTrain.join(', ')}; pip install -r recipes/requirements.txt`), () => {
     expect(py('critic_value.py', ['--model', critic])).toMatch(/value head: .* -> ok/);
   });
 });

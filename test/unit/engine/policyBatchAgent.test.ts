@@ -46,7 +46,8 @@ describe('PolicyBatchAgent', () => {
         return r;
       },
     };
-    const slots = [0, 1, 2, 3].map((k) => ({ spec: { family: 'guess' as const, split: 'test' as const, seed: 5 + k }, seed: 20 + k }));
+    // the first episode is cut after one turn, so the second call has at least one episode fewer
+    const slots = [0, 1, 2, 3].map((k) => ({ spec: { family: 'guess' as const, split: 'test' as const, seed: 5 + k }, seed: 20 + k, ...(k === 0 ? { turnLimit: 1 } : {}) }));
     const sampling = { maxNewTokens: 8 };
     const withReuse = await runSlots(slots, await PolicyBatchAgent.create(spy, { sampling }));
     const without = await runSlots(slots, await PolicyBatchAgent.create(engine, { sampling, reuseKv: false }));
@@ -63,6 +64,7 @@ describe('PolicyBatchAgent', () => {
     expect(reused.some((n) => n > 0)).toBe(true);
     // an episode that ended is forgotten with the next call
     const ended = requests.findIndex((r, i) => i > 0 && r.prompts.length < requests[i - 1].prompts.length);
-    if (ended > 0) expect(requests[ended].forget?.length).toBe(requests[ended - 1].prompts.length - requests[ended].prompts.length);
+    expect(ended).toBe(1);
+    expect(requests[ended].forget?.length).toBe(requests[ended - 1].prompts.length - requests[ended].prompts.length);
   });
 });

@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { because } from '../../support/skip.ts';
 import { SHIPPED_ADAPTER_FILES } from '../../../src/rl/model/folder/folder.ts';
 import { spearman } from '../../../src/rl/credit/rank.ts';
 import { sweetTurnAdvantage } from '../../../src/rl/credit/sweetAdvantage.ts';
@@ -85,7 +86,7 @@ afterAll(async () => {
 const questions = ATTRIBUTES.map((a) => a.question);
 
 const title = HAS_ADAPTER ? `the SWEET-RL advantage of ${ROOT}'s critic on guess` : `${ROOT}'s critic has no SWEET-RL adapter (critic/adapter/), so A ≡ 0: the shortcut guards wait for a critic forged by the critic phase`;
-describe.skipIf(!HAS_ADAPTER)(title, () => {
+describe.skipIf(!HAS_ADAPTER)(title, because(title), () => {
   it('with one turn left and two candidates, guessing outranks asking', async () => {
     const st = await states((rem, left) => left === 1 && rem.length === 2, 40);
     expect(st.length).toBeGreaterThanOrEqual(20);

@@ -16,11 +16,13 @@ describe('model config', () => {
     expect(() => validateConfig({ ...base, nLayers: 0 })).toThrow('nLayers must be a positive integer, got 0');
     expect(() => validateConfig({ ...base, dModel: 12, nHeads: 4 })).toThrow('head dimension 3 must be even');
     expect(() => validateConfig({ ...base, normEps: 0 })).toThrow('normEps must be > 0');
+    let thrown: unknown = null;
     try {
       validateConfig({ ...base, nHeads: 5 });
     } catch (e) {
-      expect(e).toMatchObject({ name: 'ConfigError', code: 'heads-divide-width', field: 'nHeads' });
+      thrown = e;
     }
+    expect(thrown).toMatchObject({ name: 'ConfigError', code: 'heads-divide-width', field: 'nHeads' });
   });
 
   it('says when a width cannot be stored as 4-bit blocks', () => {

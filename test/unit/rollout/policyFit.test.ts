@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelsDir } from '../../../src/cli/paths.ts';
+import { because } from '../../support/skip.ts';
 import { FAMILY_NAMES, type TaskSpec } from '../../../src/rl/envs/types.ts';
 import { policyFit, policyLimits } from '../../../src/rl/model/fit.ts';
 import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
@@ -42,7 +43,7 @@ describe('policyFit', () => {
 
 const shipped = existsSync(join(modelsDir(), 'manifest.json'));
 
-describe.runIf(shipped)('policyFitOf on the shipped policy', () => {
+describe.runIf(shipped)('policyFitOf on the shipped policy', because(`${modelsDir()}/manifest.json is absent: forge the shipped models with \`npm run forge\``), () => {
   let engine: PolicyEngine;
   beforeAll(async () => {
     engine = await openModels({ root: modelsDir(), backend: 'node', models: ['policy'] });

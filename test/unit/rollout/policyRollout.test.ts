@@ -51,7 +51,8 @@ describe('policy rollout', () => {
         expect(x.tokens?.length).toBe(x.completionTokens);
         expect(x.logprobs?.length).toBe(x.completionTokens);
         expect(x.promptTokens).toBeGreaterThan(0);
-        expect(x.action.length).toBeGreaterThanOrEqual(0);
+        // the action is the reply's text: its tokens decoded, without the <|end|> that closed it
+        expect(x.action).toBe(m.tok.decode((x.tokens ?? []).filter((id) => id !== m.tok.special.end)));
       });
     }
   });

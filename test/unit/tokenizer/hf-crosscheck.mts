@@ -1,6 +1,8 @@
-// Manual cross-check, not part of `npm test` (its packages are not project dependencies): our
-// tokenizer vs Hugging Face tokenizers (Rust 0.22, via @anush008/tokenizers) and tokenizers.js on 500
-// random strings, and our chat template vs @huggingface/jinja. Run (docs/model.md):
+// Manual cross-check against the Rust crate, which `npm test` cannot install: our tokenizer vs
+// Hugging Face tokenizers (Rust 0.22, via @anush008/tokenizers) and tokenizers.js on 500 random
+// strings, and our chat template vs @huggingface/jinja. The tokenizers.js and @huggingface/jinja
+// checks also run in every `npm test` (tokenizer/hfTokenizer.test.ts, bridge/chatTemplate.test.ts),
+// on the shipped models' files. Run (docs/model.md):
 //   mkdir /tmp/hfcheck && cd /tmp/hfcheck && npm init -y && npm install --ignore-scripts \
 //     @anush008/tokenizers@0.6.0 @anush008/tokenizers-linux-x64-gnu@0.6.0 @huggingface/tokenizers@0.2.0 @huggingface/jinja
 //   HFCHECK_DIR=/tmp/hfcheck npx tsx test/unit/tokenizer/hf-crosscheck.mts
