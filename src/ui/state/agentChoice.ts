@@ -17,6 +17,16 @@ export function agentKindOf(policy: string): PlayAgentKind | null {
   return null;
 }
 
+/**
+ * A stored agent name in words for the tables: "policy(T=1)" says its sampling temperature, which
+ * beside a task's "T = 4" (turns) read as a turn count, so the lab spells it out.
+ */
+export function storedAgentLabel(policy: string): string {
+  const m = /^policy\((?:T=([\d.]+)|greedy)\)$/.exec(policy);
+  if (!m) return policy;
+  return m[1] === undefined ? 'policy (greedy)' : `policy (temperature ${m[1]})`;
+}
+
 /** What Play knows of the learned policy. */
 export interface PolicyAvailability {
   /** Loaded in the policy worker and ready to generate. */

@@ -1,7 +1,7 @@
 // Who plays a Play episode: the policy by default, the noisy expert while the policy is loading, not
 // loaded, or not forged on the family, each time with a note saying so; the label Play shows.
 import { describe, expect, it } from 'vitest';
-import { agentInUse, agentKindOf, agentLabel } from '../../../src/ui/state/agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, storedAgentLabel } from '../../../src/ui/state/agentChoice.ts';
 
 const ready = { ready: true, loading: false, families: ['guess', 'backend', 'bandit'] };
 
@@ -34,6 +34,11 @@ describe('agent choice', () => {
 
   it('names the agent and the adapter, and reads stored policy names back', () => {
     expect(agentLabel('policy', null)).toBe('policy · base');
+    // a stored name's temperature is spelled out, never a bare "T=" beside a task's turn count
+    expect(storedAgentLabel('policy(T=1)')).toBe('policy (temperature 1)');
+    expect(storedAgentLabel('policy(T=0.7)')).toBe('policy (temperature 0.7)');
+    expect(storedAgentLabel('policy(greedy)')).toBe('policy (greedy)');
+    expect(storedAgentLabel('noisy(0.3)')).toBe('noisy(0.3)');
     expect(agentLabel('policy', 'train-grpo-guess-1/policy')).toBe('policy · adapter train-grpo-guess-1/policy');
     expect(agentLabel('noisy', null)).toBe('noisy expert');
     expect(agentLabel('expert', null)).toBe('scripted expert');
