@@ -58,6 +58,10 @@ describe.runIf(shipped)('the live adapter', because('public/models/manifest.json
       await page.getByRole('link', { name: 'Play', exact: true }).click();
       await page.getByTestId('family').selectOption('guess');
       await expect.poll(() => page.getByTestId('live-adapter').inputValue()).toBe(adapter);
+      // the run's long id stays inside the task card
+      const card = (await page.locator('aside.task').boundingBox())!;
+      const menu = (await page.getByTestId('live-adapter').boundingBox())!;
+      expect(menu.x + menu.width, `adapter menu ${JSON.stringify(menu)} in card ${JSON.stringify(card)}`).toBeLessThanOrEqual(card.x + card.width);
       expect(await playedAdapter(page)).toBe(adapter);
       await expect(page.getByTestId('played-by').innerText()).resolves.toBe(`Played by policy · adapter ${adapter}`);
       // the base policy, chosen in Play, plays and is recorded as such

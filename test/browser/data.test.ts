@@ -68,6 +68,7 @@ describe('trajectory store in the lab', () => {
       await page.getByRole('link', { name: 'Data' }).click();
       await page.getByTestId('episode-table').waitFor();
       await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+      await expect(page.getByTestId('export').innerText()).resolves.toBe('Export 1 episode');
       await page.locator('tbody tr input[type=checkbox]').check();
       await page.getByTestId('delete').click();
       await page.getByTestId('empty').waitFor();

@@ -104,6 +104,41 @@ describe('lab qualities', () => {
     }
   });
 
+  it('on a phone keeps the header to two short rows and the hidden facts on screen with the answer buttons', async () => {
+    const b = await launch({ webgpu: false, viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/play`);
+      const header = await page.locator('body > * header, header').first().boundingBox();
+      expect(header!.height, 'header height at 390 px').toBeLessThanOrEqual(110);
+      await page.getByTestId('family').selectOption('guess');
+      await page.getByTestId('agent-kind').selectOption('expert');
+      await page.getByTestId('new-episode').click();
+      await page.getByTestId('reply-box').waitFor();
+      // the person reads the item's facts in the task card, a screen above the chat, and answers
+      const facts = page.getByTestId('hidden-info').locator('dd').last();
+      await facts.scrollIntoViewIfNeeded();
+      const inView = async (l: ReturnType<typeof page.locator>) => {
+        const box = (await l.boundingBox())!;
+        return box.y >= 0 && box.y + box.height <= 844;
+      };
+      const visible = async (l: ReturnType<typeof page.locator>) => {
+        const box = (await l.boundingBox())!;
+        // not covered: the element at its centre is itself (or inside it)
+        return l.evaluate((el, [x, y]) => el.contains(document.elementFromPoint(x, y)), [box.x + box.width / 2, box.y + box.height / 2]);
+      };
+      expect(await inView(facts)).toBe(true);
+      expect(await visible(facts)).toBe(true);
+      for (const id of ['answer-yes', 'answer-no', 'asked']) {
+        expect(await inView(page.getByTestId(id)), id).toBe(true);
+        expect(await visible(page.getByTestId(id)), id).toBe(true);
+      }
+      await expect(page.getByTestId('asked').innerText()).resolves.toMatch(/^Agent: /);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('has no serious accessibility violations and fits a phone screen, Credit with an episode open', async () => {
     for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
       const b = await launch({ webgpu: false, viewport });

@@ -27,6 +27,31 @@ export interface ModelMeta {
   [field: string]: unknown;
 }
 
+/** How one family went at the forge's held-out check (config.json "turnwise".heldOut), success in [0, 1]. */
+export interface ForgedRecord {
+  episodes: number;
+  /** The policy sampling at temperature 1, and greedy. */
+  sampled: number;
+  greedy: number | null;
+  /** The noisy expert the policy imitated, when it was measured. */
+  noisy: number | null;
+}
+
+/**
+ * The forge's held-out figures for `family`, or null when the metadata has none: what the policy
+ * managed there when it was made, so a person choosing it is told before playing (issue 49).
+ */
+export function forgedRecord(meta: ModelMeta | undefined, family: string): ForgedRecord | null {
+  const rows = Array.isArray(meta?.heldOut) ? (meta.heldOut as unknown[]) : [];
+  const rate = (agent: string) => {
+    const r = rows.find((x): x is { family: string; agent: string; episodes: number; successRate: number } => typeof x === 'object' && x !== null && (x as { family?: unknown }).family === family && (x as { agent?: unknown }).agent === agent);
+    return r && typeof r.successRate === 'number' && typeof r.episodes === 'number' ? r : null;
+  };
+  const sampled = rate('policy-sampled');
+  if (!sampled) return null;
+  return { episodes: sampled.episodes, sampled: sampled.successRate, greedy: rate('policy-greedy')?.successRate ?? null, noisy: rate('noisy')?.successRate ?? null };
+}
+
 /** Reply budget when a model's metadata names none. */
 export const DEFAULT_REPLY_TOKENS = 64;
 

@@ -4,6 +4,7 @@
 // `families`). Otherwise the noisy expert stands in, and the note says why, so the swap is never silent.
 import type { AgentKind, FamilyName, TaskSpec } from '../../rl/envs/types.ts';
 import type { PolicyFit } from '../../rl/model/fit.ts';
+import type { ForgedRecord } from '../../rl/model/meta.ts';
 import { policyFitOf, type PromptCounter } from '../../rl/rollout/policyFit.ts';
 
 /** Agent kinds the Play view offers: the learned policy or a scripted one. */
@@ -15,6 +16,28 @@ export function agentKindOf(policy: string): PlayAgentKind | null {
   if (policy.startsWith('noisy')) return 'noisy';
   if (policy.startsWith('policy')) return 'policy';
   return null;
+}
+
+/**
+ * A stored agent name in words for the tables: "policy(T=1)" says its sampling temperature, which
+ * beside a task's "T = 4" (turns) read as a turn count, so the lab spells it out.
+ */
+export function storedAgentLabel(policy: string): string {
+  const m = /^policy\((?:T=([\d.]+)|greedy)\)$/.exec(policy);
+  if (!m) return policy;
+  return m[1] === undefined ? 'policy (greedy)' : `policy (temperature ${m[1]})`;
+}
+
+/**
+ * What the policy managed on `family` when it was forged, said before it plays there: a family where
+ * it rarely wins (the shipped policy: frontend 0%) should not surprise a person after the game.
+ */
+export function forgedNote(record: ForgedRecord | null, family: string): string | null {
+  if (!record) return null;
+  const pct = (x: number) => `${Math.round(100 * x)}%`;
+  const greedy = record.greedy === null ? '' : ` (greedy ${pct(record.greedy)})`;
+  const teacher = record.noisy === null ? '' : `; the noisy expert it learned from, ${pct(record.noisy)}`;
+  return `When it was forged, this policy solved ${pct(record.sampled)} of ${record.episodes} held-out ${family} tasks${greedy}${teacher}.`;
 }
 
 /** What Play knows of the learned policy. */

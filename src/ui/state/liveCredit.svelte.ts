@@ -3,6 +3,7 @@
 // the critic) or a slider moves (the stored per-turn inputs are refolded, no model call). The
 // incremental bookkeeping is src/rl/rollout/liveCredit.ts, the math src/rl/credit; this class
 // keeps the person's selection and makes the result reactive.
+import { criticFailure } from './criticFailure.ts';
 import { ESTIMATORS, resolveParams } from '../../rl/credit/registry.ts';
 import type { CreditInputName, CreditParams, EstimatorName } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
@@ -89,7 +90,7 @@ export class LiveCredit {
         this.criticError = null;
       }
     } catch (e) {
-      if (task === this.task) this.criticError = `Critic-based credit unavailable: ${(e as Error).message}`;
+      if (task === this.task) this.criticError = criticFailure(e as Error);
     }
   }
 

@@ -28,7 +28,8 @@ import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
 import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
 import { PlaySaving } from './playSaving.svelte.ts';
-import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, forgedNote, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
+import { forgedRecord } from '../../rl/model/meta.ts';
 
 export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
 
@@ -141,6 +142,8 @@ export class PlaySession {
 
   readonly families = Object.keys(FAMILIES) as FamilyName[];
   /** Who plays a new episode of the chosen family, and why when it is not the chosen agent. */
+  /** The loaded policy's held-out record on the chosen family, in words (null: none recorded, or another agent plays). */
+  readonly policyRecord = $derived.by(() => (this.agentKind === 'policy' ? forgedNote(forgedRecord(this.ctx.policyMeta(), this.family), this.family) : null));
   readonly agent = $derived.by(() =>
     agentInUse(this.agentKind, { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit }, this.family),
   );

@@ -71,6 +71,15 @@ describe('format detection', () => {
     expect(sweet.report.errors[0].message).toBe('the file holds no SWEET-RL records (it is empty)');
   });
 
+  it('names the lab\'s export-only formats instead of "cannot tell the format"', async () => {
+    const chat = await check('{"messages":[{"role":"system","content":"Guess the animal."}],"id":"e1","reward":1}');
+    expect(chat.report.errors[0].message).toBe(
+      "line 1 is chat-messages JSONL (for TRL), a format the lab exports but cannot import back: it leaves out the task and each turn's reward. Import the Turnwise JSONL export of the same episodes instead",
+    );
+    const pairs = await check('{"prompt":[],"chosen":[{"role":"assistant","content":"a"}],"rejected":[{"role":"assistant","content":"b"}]}');
+    expect(pairs.report.errors[0].message).toMatch(/^line 1 is preference pairs \(for DPO\), a format the lab exports but cannot import back/);
+  });
+
   it('says so when a forced format does not match a JSON array', async () => {
     const { report } = await check(JSON.stringify([colbench(1)]), 'turnwise');
     expect(report.ok).toBe(false);

@@ -1,7 +1,9 @@
 // Who plays a Play episode: the policy by default, the noisy expert while the policy is loading, not
 // loaded, or not forged on the family, each time with a note saying so; the label Play shows.
 import { describe, expect, it } from 'vitest';
-import { agentInUse, agentKindOf, agentLabel } from '../../../src/ui/state/agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, forgedNote, storedAgentLabel } from '../../../src/ui/state/agentChoice.ts';
+import { criticFailure } from '../../../src/ui/state/criticFailure.ts';
+import { forgedRecord } from '../../../src/rl/model/meta.ts';
 
 const ready = { ready: true, loading: false, families: ['guess', 'backend', 'bandit'] };
 
@@ -34,9 +36,41 @@ describe('agent choice', () => {
 
   it('names the agent and the adapter, and reads stored policy names back', () => {
     expect(agentLabel('policy', null)).toBe('policy · base');
+    // a stored name's temperature is spelled out, never a bare "T=" beside a task's turn count
+    expect(storedAgentLabel('policy(T=1)')).toBe('policy (temperature 1)');
+    expect(storedAgentLabel('policy(T=0.7)')).toBe('policy (temperature 0.7)');
+    expect(storedAgentLabel('policy(greedy)')).toBe('policy (greedy)');
+    expect(storedAgentLabel('noisy(0.3)')).toBe('noisy(0.3)');
     expect(agentLabel('policy', 'train-grpo-guess-1/policy')).toBe('policy · adapter train-grpo-guess-1/policy');
     expect(agentLabel('noisy', null)).toBe('noisy expert');
     expect(agentLabel('expert', null)).toBe('scripted expert');
     expect(['expert', 'random', 'noisy(0.3)', 'policy(T=1)', 'policy(greedy)', 'human'].map(agentKindOf)).toEqual(['expert', 'random', 'noisy', 'policy', 'policy', null]);
+  });
+});
+
+describe('what Play says before and during a game', () => {
+  const meta = {
+    heldOut: [
+      { family: 'frontend', agent: 'noisy', episodes: 40, successRate: 0.95 },
+      { family: 'frontend', agent: 'policy-sampled', episodes: 40, successRate: 0 },
+      { family: 'frontend', agent: 'policy-greedy', episodes: 40, successRate: 0 },
+      { family: 'guess', agent: 'policy-sampled', episodes: 40, successRate: 0.85 },
+    ],
+  };
+
+  it('tells the policy\'s forged record on a family before it plays there', () => {
+    expect(forgedRecord(meta, 'frontend')).toEqual({ episodes: 40, sampled: 0, greedy: 0, noisy: 0.95 });
+    expect(forgedNote(forgedRecord(meta, 'frontend'), 'frontend')).toBe('When it was forged, this policy solved 0% of 40 held-out frontend tasks (greedy 0%); the noisy expert it learned from, 95%.');
+    expect(forgedNote(forgedRecord(meta, 'guess'), 'guess')).toBe('When it was forged, this policy solved 85% of 40 held-out guess tasks.');
+    expect(forgedRecord(meta, 'sokoban')).toBeNull();
+    expect(forgedRecord({ heldOut: 'none' }, 'guess')).toBeNull();
+    expect(forgedNote(null, 'guess')).toBeNull();
+  });
+
+  it('says in plain words why the critic could not score a turn', () => {
+    const tooLong = { name: 'PromptTooLongError', message: 'score item 0 has 536 tokens; context and continuation together may have at most 512' };
+    expect(criticFailure(tooLong)).toMatch(/^The critic cannot read this turn: the task's prompt and hidden information/);
+    expect(criticFailure(tooLong)).not.toContain('score item');
+    expect(criticFailure({ name: 'Error', message: 'the critic is not loaded' })).toBe('Credit that needs the critic is unavailable: the critic is not loaded');
   });
 });

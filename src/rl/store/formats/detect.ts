@@ -30,6 +30,17 @@ export const FORMAT_LABEL: Record<ImportFormat, string> = { turnwise: 'Turnwise 
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
+/**
+ * Why a record of one of the lab's export-only formats cannot be imported (chat messages for TRL,
+ * preference pairs for DPO), or null: they drop what an episode needs (the task's seed, hidden
+ * information, each turn's reward), so the lab says which export to import instead.
+ */
+function exportOnly(x: unknown): string | null {
+  if (!isObject(x)) return null;
+  const what = 'messages' in x ? 'chat-messages JSONL (for TRL)' : 'chosen' in x && 'rejected' in x ? 'preference pairs (for DPO)' : null;
+  return what && `${what}, a format the lab exports but cannot import back: it leaves out the task and each turn's reward. Import the Turnwise JSONL export of the same episodes instead`;
+}
+
 /** The format of one parsed record, or null when it is neither ours nor SWEET-RL's. */
 function formatOf(x: unknown): { format: ImportFormat; why: string } | null {
   if (!isObject(x)) return null;
@@ -48,6 +59,8 @@ export function detectLine(first: LineEvent | undefined): Detection | Undetected
   const parsed = parseJsonLine(first.text, LIMITS.maxDepth);
   if (!parsed.ok) return { format: null, line: first.line, message: `cannot tell the format: line ${first.line} is ${parsed.message}; ${EXPECTED}` };
   const f = formatOf(parsed.value);
+  const only = exportOnly(parsed.value);
+  if (!f && only) return { format: null, line: first.line, message: `line ${first.line} is ${only}` };
   if (!f) return { format: null, line: first.line, message: `cannot tell the format of line ${first.line}: ${EXPECTED}` };
   return { format: f.format, container: 'jsonl', message: `${FORMAT_LABEL[f.format]} (line ${first.line} has ${f.why})` };
 }
