@@ -1,0 +1,84 @@
+// The parts of the Python recipes that need only python3's standard library, run here on the lab's own
+// episodes (test/unit/cli/recipes.test.ts runs the rest where Python has the training packages):
+// - issue 48.1: the SFT filter recipes/README.md documents keeps episodes of a real guess export
+//   (a solved guess episode earns at most 0.99, so `--min-reward 1` kept none), and trl_sft.py stops
+//   with the reason, before importing torch, when a filter keeps nothing.
+// Skipped, and saying so, where there is no python3.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.ts';
+import { capture } from '../capture.ts';
+
+const PYTHON = process.env.PYTHON ?? 'python3';
+const RECIPES = join(process.cwd(), 'recipes');
+const hasPython = spawnSync(PYTHON, ['-c', 'import sys; sys.exit(sys.version_info < (3, 9))']).status === 0;
+const why = hasPython ? '' : ` (skipped: no ${PYTHON} 3.9+)`;
+
+/** Runs a recipe with python3 from recipes/; its exit code and its stdout and stderr together. */
+function py(args: string[], cwd = RECIPES): { status: number | null; out: string } {
+  const r = spawnSync(PYTHON, args, { cwd, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+}
+
+async function cli(args: string[]): Promise<void> {
+  const { code } = await capture(() => main([...args, '--json']));
+  expect(code, args.join(' ')).toBe(0);
+}
+
+/** The shell command of recipes/README.md that starts with `start`, its continuation lines joined, split into words. */
+function readmeCommand(start: string): string[] {
+  const text = readFileSync(join(RECIPES, 'README.md'), 'utf8').replace(/\\\n\s*/g, ' ');
+  const line = text.split('\n').find((l) => l.trim().startsWith(start));
+  if (!line) throw new Error(`recipes/README.md has no command starting with "${start}"`);
+  return line.replace(/#.*$/, '').trim().split(/\s+/);
+}
+
+let dir = '';
+let chat = '';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'turnwise-recipes-stdlib-'));
+  const played = join(dir, 'played.jsonl');
+  const credited = join(dir, 'credited.jsonl');
+  chat = join(dir, 'episodes.chat.jsonl');
+  // the README's step 1 in small: guess episodes of the shipped task options (turn costs on), credited
+  await cli(['passkt', '--family', 'guess', '--agent', 'noisy', '--split', 'train', '--n', '4', '--tasks', '5', '--out', played]);
+  await cli(['credit', '--in', played, '--estimators', 'mc,grpo', '--out', credited]);
+  await cli(['export', '--in', credited, '--format', 'chat', '--out', chat]);
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('trl_sft.py episode filter (issue 48.1)', () => {
+  const rows = () => readFileSync(chat, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { reward: number | null; success: boolean | null });
+
+  it('a solved guess episode earns less than 1: turn costs bound the reward', () => {
+    const eps = rows();
+    expect(eps.some((e) => e.success === true)).toBe(true);
+    expect(Math.max(...eps.map((e) => e.reward ?? -Infinity))).toBeLessThan(1);
+  });
+
+  it.skipIf(!hasPython)(`the README's SFT command keeps the solved episodes${why}`, () => {
+    const words = readmeCommand('python trl_sft.py');
+    // the README's paths are relative to recipes/; point them at this test's export
+    const args = words.slice(1).map((w) => (w.endsWith('episodes.chat.jsonl') ? chat : w.startsWith('../') ? join(dir, w.slice(3)) : w));
+    const r = py([...args, '--count']);
+    expect(r.status, r.out).toBe(0);
+    const solved = rows().filter((e) => e.success === true).length;
+    const m = /kept (\d+) of (\d+) episodes/.exec(r.out);
+    expect(m, r.out).not.toBeNull();
+    expect(Number(m?.[1])).toBeGreaterThan(0);
+    if (words.includes('--success-only')) expect(Number(m?.[1])).toBe(solved);
+    expect(Number(m?.[2])).toBe(rows().length);
+  });
+
+  it.skipIf(!hasPython)(`a filter that keeps nothing stops with the reason, before torch is imported${why}`, () => {
+    const r = py([join(RECIPES, 'trl_sft.py'), '--model', dir, '--data', chat, '--out', join(dir, 'sft'), '--min-reward', '1']);
+    expect(r.status).toBe(1);
+    expect(r.out).toMatch(/kept 0 of \d+ episodes \(filters: reward >= 1\)/);
+    expect(r.out).toMatch(/nothing to train on: no episode passes the filters: the best reward is 0\.\d+ < --min-reward 1 .*--success-only/);
+    expect(r.out).not.toMatch(/Traceback|ModuleNotFoundError/);
+  });
+});
