@@ -12,7 +12,7 @@ state is the head at the last token of the critic's window (docs/rollouts.md "Cr
 
     python recipes/critic_value.py --model EXPORT   # checks the head against turnwise_check.json
 
-Written against requirements.txt (transformers 4.56.2, safetensors from its dependencies)."""
+Written against requirements.txt (transformers 4.56 to 5.x, safetensors from its dependencies)."""
 
 import argparse
 import json
