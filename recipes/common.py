@@ -27,7 +27,21 @@ def load_export(model_dir, adapter=None, trainable=False):
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, adapter, is_trainable=trainable)
+        record_base(model, model_dir)
     return tok, model
+
+
+def record_base(model, model_dir):
+    """Points every adapter's base_model_name_or_path at the folder its base was loaded from (absolute).
+
+    An adapter records where its base is; exports before issue 48 wrote the path as given to
+    export-model ("export/policy", relative to the repository root), which from recipes/ (or after the
+    folder moved) names no folder, so PEFT looked it up on the Hub and warned when saving. The adapters
+    the recipes save inherit the recorded path, so they now name a base that exists. Returns the path."""
+    base = os.path.abspath(model_dir)
+    for config in getattr(model, "peft_config", {}).values():
+        config.base_model_name_or_path = base
+    return base
 
 
 def default_adapter(model_dir):

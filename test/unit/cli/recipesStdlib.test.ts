@@ -3,11 +3,13 @@
 // - issue 48.1: the SFT filter recipes/README.md documents keeps episodes of a real guess export
 //   (a solved guess episode earns at most 0.99, so `--min-reward 1` kept none), and trl_sft.py stops
 //   with the reason, before importing torch, when a filter keeps nothing.
-// Skipped, and saying so, where there is no python3.
+// - issue 48.6: an export's adapter names its base by an absolute path (export-model was given a
+//   relative --out), and recipes/common.py re-points a loaded adapter at the folder it loaded the base from.
+// The Python checks are skipped, saying so, where there is no python3.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { capture } from '../capture.ts';
@@ -38,6 +40,7 @@ function readmeCommand(start: string): string[] {
 
 let dir = '';
 let chat = '';
+let policy = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'turnwise-recipes-stdlib-'));
@@ -48,7 +51,10 @@ beforeAll(async () => {
   await cli(['passkt', '--family', 'guess', '--agent', 'noisy', '--split', 'train', '--n', '4', '--tasks', '5', '--out', played]);
   await cli(['credit', '--in', played, '--estimators', 'mc,grpo', '--out', credited]);
   await cli(['export', '--in', credited, '--format', 'chat', '--out', chat]);
-}, 60_000);
+  // --out relative to the working directory, as the README writes it (export/policy)
+  policy = join(dir, 'policy');
+  await cli(['export-model', '--model', 'public/models/policy', '--adapter', 'init:1', '--data', credited, '--no-onnx', '--out', relative(process.cwd(), policy)]);
+}, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('trl_sft.py episode filter (issue 48.1)', () => {
@@ -80,5 +86,26 @@ describe('trl_sft.py episode filter (issue 48.1)', () => {
     expect(r.out).toMatch(/kept 0 of \d+ episodes \(filters: reward >= 1\)/);
     expect(r.out).toMatch(/nothing to train on: no episode passes the filters: the best reward is 0\.\d+ < --min-reward 1 .*--success-only/);
     expect(r.out).not.toMatch(/Traceback|ModuleNotFoundError/);
+  });
+});
+
+describe('the exported adapter names its base (issue 48.6)', () => {
+  it('by an absolute path to the export folder, whatever --out was relative to', () => {
+    const conf = JSON.parse(readFileSync(join(policy, 'adapter', 'adapter_config.json'), 'utf8')) as { base_model_name_or_path: string };
+    expect(isAbsolute(conf.base_model_name_or_path)).toBe(true);
+    expect(conf.base_model_name_or_path).toBe(resolve(policy));
+    expect(existsSync(join(conf.base_model_name_or_path, 'config.json'))).toBe(true);
+  });
+
+  it.skipIf(!hasPython)(`recipes/common.py re-points a loaded adapter at the base folder it loaded${why}`, () => {
+    const code = [
+      'import json, sys, types',
+      'from common import record_base',
+      'm = types.SimpleNamespace(peft_config={"default": types.SimpleNamespace(base_model_name_or_path="export/policy")})',
+      'print(json.dumps([record_base(m, sys.argv[1]), m.peft_config["default"].base_model_name_or_path]))',
+    ].join('\n');
+    const r = py(['-c', code, relative(RECIPES, policy)]);
+    expect(r.status, r.out).toBe(0);
+    expect(JSON.parse(r.out.trim().split('\n')[0])).toEqual([resolve(policy), resolve(policy)]);
   });
 });
