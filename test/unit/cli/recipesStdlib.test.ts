@@ -5,6 +5,9 @@
 //   with the reason, before importing torch, when a filter keeps nothing.
 // - issue 48.6: an export's adapter names its base by an absolute path (export-model was given a
 //   relative --out), and recipes/common.py re-points a loaded adapter at the folder it loaded the base from.
+// - issue 48.5: the Python snippets of recipes/README.md parse, import only names the recipes define,
+//   and never take apply_chat_template(..., return_tensors=...) as a tensor (transformers 5 returns a
+//   BatchEncoding) — the same holds in every recipe.
 // The Python checks are skipped, saying so, where there is no python3.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -107,5 +110,39 @@ describe('the exported adapter names its base (issue 48.6)', () => {
     const r = py(['-c', code, relative(RECIPES, policy)]);
     expect(r.status, r.out).toBe(0);
     expect(JSON.parse(r.out.trim().split('\n')[0])).toEqual([resolve(policy), resolve(policy)]);
+  });
+});
+
+describe('the README\'s Python snippets (issue 48.5)', () => {
+  it.skipIf(!hasPython)(`parse, import names the recipes define, and ask apply_chat_template for a dict when they ask for tensors${why}`, () => {
+    const readme = readFileSync(join(RECIPES, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks.length).toBeGreaterThan(0);
+    const recipes = ['critic_value.py', 'check_export.py', 'common.py', 'trl_sft.py', 'trl_dpo.py', 'merge_adapter.py', 'check_datasets.py'];
+    // ast only: nothing is imported, so no torch is needed
+    const code = [
+      'import ast, json, sys',
+      'snippets, files = json.loads(sys.argv[1]), sys.argv[2:]',
+      'problems = []',
+      'defined = {f[:-3]: {n.name for n in ast.parse(open(f).read()).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} for f in files}',
+      'def calls(tree, where):',
+      '    for n in ast.walk(tree):',
+      '        if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "apply_chat_template":',
+      '            kw = {k.arg: k.value for k in n.keywords}',
+      '            if "return_tensors" in kw and not (isinstance(kw.get("return_dict"), ast.Constant) and kw["return_dict"].value is True):',
+      '                problems.append(f"{where}:{n.lineno}: apply_chat_template(return_tensors=...) without return_dict=True")',
+      'for i, src in enumerate(snippets):',
+      '    tree = ast.parse(src)',
+      '    calls(tree, f"README snippet {i + 1}")',
+      '    for n in ast.walk(tree):',
+      '        if isinstance(n, ast.ImportFrom) and n.module in defined:',
+      '            problems += [f"README snippet {i + 1}: {n.module} has no {a.name}" for a in n.names if a.name not in defined[n.module]]',
+      'for f in files:',
+      '    calls(ast.parse(open(f).read()), f)',
+      'print(json.dumps(problems))',
+    ].join('\n');
+    const r = py(['-c', code, JSON.stringify(blocks), ...recipes]);
+    expect(r.status, r.out).toBe(0);
+    expect(JSON.parse(r.out.trim().split('\n')[0])).toEqual([]);
   });
 });
