@@ -8,13 +8,20 @@
 // - issue 48.5: the Python snippets of recipes/README.md parse, import only names the recipes define,
 //   and never take apply_chat_template(..., return_tensors=...) as a tensor (transformers 5 returns a
 //   BatchEncoding) — the same holds in every recipe.
+// - issue 48.3: the veRL interaction's collaborator (recipes/verl/turnwise_guess.py) replies, scores
+//   and ends turns as the lab's guess environment does, word for word, on episodes the lab's own
+//   environment plays (every kind of message, several streams, turn limits and noise levels).
 // The Python checks are skipped, saying so, where there is no python3.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
+import { GuessEnv } from '../../../src/rl/envs/guess/env.ts';
+import { ATTRIBUTES, ITEMS } from '../../../src/rl/envs/guess/table.ts';
+import type { JsonObject } from '../../../src/rl/envs/types.ts';
+import { Rng } from '../../../src/rl/util/rng.ts';
 import { capture } from '../capture.ts';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
@@ -144,5 +151,86 @@ describe('the README\'s Python snippets (issue 48.5)', () => {
     const r = py(['-c', code, JSON.stringify(blocks), ...recipes]);
     expect(r.status, r.out).toBe(0);
     expect(JSON.parse(r.out.trim().split('\n')[0])).toEqual([]);
+  });
+});
+
+interface ReplayEpisode {
+  split: 'train' | 'test';
+  seed: number;
+  stream: number;
+  options: JsonObject;
+  hidden: JsonObject;
+  turns: { message: string; reply: string; reward: number; done: boolean }[];
+}
+
+/** A message of every kind the collaborator reads, drawn from `rng` (names: the task's candidates). */
+function labMessage(rng: Rng, names: string[]): string {
+  const a = rng.pick(ATTRIBUTES);
+  const kinds = [
+    () => a.question, // canonical
+    () => a.question, // canonical again (repeated questions cost more)
+    () => `Hmm, ${a.question.toUpperCase()}`,
+    () => rng.pick(['does it have fur', 'Is it furry?', 'can it fly', 'Is it a pet?', 'does it lay eggs?', 'is it nocturnal?', 'Does it live in Africa?']), // one keyword
+    () => rng.pick(['is it blue?', 'is it a furry bird?', 'what does it eat?']), // no keyword, or two: unknown
+    () => rng.pick(['hello', 'I am thinking.', 'guess: unicorn', '']), // invalid
+    () => `guess: ${rng.pick(names)}`,
+    () => `I guess it is the ${rng.pick(ITEMS).name}`,
+    () => `does it\u0001 have\tfur?`, // control characters are cleaned before reading
+    () => 'x'.repeat(501), // over the 500-character limit
+  ];
+  return kinds[rng.int(kinds.length)]();
+}
+
+/** Episodes the lab's guess environment plays against scripted messages: every message, reply, reward and end. */
+function labGuessEpisodes(): ReplayEpisode[] {
+  const settings: JsonObject[] = [{}, { maxTurns: 4 }, { maxTurns: 3, candidates: 4 }, { maxTurns: 6, turnCost: 0.02, uselessCost: 0.1 }, { maxTurns: 4, noise: 0.3 }];
+  const out: ReplayEpisode[] = [];
+  const rng = new Rng('recipes-replay');
+  for (const [i, options] of settings.entries()) {
+    for (let seed = 0; seed < 8; seed++) {
+      const split = seed % 3 === 2 ? 'test' : 'train';
+      const stream = seed % 4;
+      const env = new GuessEnv();
+      const task = env.reset({ family: 'guess', split, seed: 100 * i + seed, options, stream });
+      const names = (task.hidden as { candidates: string[] }).candidates;
+      const turns: ReplayEpisode['turns'] = [];
+      for (let done = false; !done; ) {
+        const message = labMessage(rng, names);
+        const r = env.step(message);
+        turns.push({ message, reply: r.observation, reward: r.reward, done: r.done });
+        done = r.done;
+      }
+      out.push({ split, seed: 100 * i + seed, stream, options: task.spec.options ?? {}, hidden: task.hidden as JsonObject, turns });
+    }
+  }
+  return out;
+}
+
+describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', () => {
+  const episodes = labGuessEpisodes();
+  const fixture = () => join(dir, 'guess-replay.json');
+
+  it('the episodes cover the wordings, the turn limits and every kind of turn', () => {
+    const replies = episodes.flatMap((e) => e.turns.map((t) => t.reply));
+    for (const phrase of ['Yes, that is right.', 'No, it is not.', 'I am not sure.', 'Please ask', 'too long', 'No turns left.', 'Correct!', 'Wrong.', 'Turns left: 3.']) {
+      expect(replies.some((r) => r.includes(phrase)), phrase).toBe(true);
+    }
+    // tasks of 4 turns say so in their options (which prepare_data.py passes on as max_turns)
+    expect(episodes.some((e) => e.options.maxTurns === 4 && e.turns.length === 4)).toBe(true);
+  });
+
+  it.skipIf(!hasPython)(`turnwise_guess.py gives the lab's reply, reward and end on every turn${why}`, () => {
+    writeFileSync(fixture(), JSON.stringify({ episodes }));
+    const r = py([join(RECIPES, 'verl', 'check_interaction.py'), fixture()]);
+    const turns = episodes.reduce((n, e) => n + e.turns.length, 0);
+    expect(r.out).toContain(`${turns} of ${turns} turns agree over ${episodes.length} episodes`);
+    expect(r.status, r.out).toBe(0);
+  });
+
+  it.skipIf(!hasPython)(`and the check has teeth: another stream words the answers otherwise${why}`, () => {
+    const shifted = join(dir, 'guess-replay-shifted.json');
+    writeFileSync(shifted, JSON.stringify({ episodes: episodes.map((e) => ({ ...e, stream: e.stream + 1 })) }));
+    const r = py([join(RECIPES, 'verl', 'check_interaction.py'), shifted]);
+    expect(r.status).toBe(1);
   });
 });
