@@ -1,11 +1,16 @@
 """Turns Turnwise's veRL-shaped Parquet export (data/episodes.parquet from `turnwise export-model --data`
 or `turnwise export --format parquet`) into veRL RL prompts for multi-turn GRPO/PPO with the
 turnwise_guess interaction: one row per distinct `guess` task, the prompt (system = task prompt),
-reward_model.ground_truth (the hidden information as JSON) and extra_info.interaction_kwargs.
+reward_model.ground_truth (the hidden information as JSON) and extra_info.interaction_kwargs: the
+hidden information and the task's own options (max_turns, turn_cost, useless_cost, noise; from the
+export's extra_info.options, or for Parquet exported before it carried them, T read from the prompt's
+"You have N turns."), split and seed (which fix the collaborator's wording), so the interaction ends
+and scores each episode as the prompt says and the lab would.
 
     python recipes/verl/prepare_data.py --episodes EXPORT/data/episodes.parquet --out data/verl
 
-writes data/verl/train.parquet and data/verl/test.parquet (by the episodes' split). veRL validates on
+writes data/verl/train.parquet and data/verl/test.parquet (by the episodes' split), and sizes.json
+({train, test, max_turns}), from which run_grpo.sh sizes its batches (batch_sizes.py). veRL validates on
 test.parquet (run_grpo.sh data.val_files), and an empty one (0 rows, 0 columns) breaks its dataset, so
 when no episode is test-split a --val-fraction of the train tasks (at least one) is held out instead,
 and with fewer than two tasks it stops and says why. test/unit/cli/recipes.test.ts runs it where
@@ -19,6 +24,9 @@ import os
 import sys
 
 import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from turnwise_guess import task_options  # noqa: E402
 
 
 def main():
@@ -35,12 +43,15 @@ def main():
         info = r.extra_info
         if info["family"] != args.family:
             continue
-        key = (info["split"], int(info["seed"]), r.reward_model["ground_truth"])
+        options_text = info.get("options")  # JSON text; absent in Parquet exported before issue 48
+        key = (info["split"], int(info["seed"]), options_text, r.reward_model["ground_truth"])
         if key in seen:
             continue
         seen.add(key)
         prompt = [{"role": m["role"], "content": m["content"]} for m in r.prompt]
         hidden = json.loads(r.reward_model["ground_truth"])
+        system = next((m["content"] for m in prompt if m["role"] == "system"), prompt[0]["content"] if prompt else "")
+        opts = task_options(json.loads(options_text) if options_text else None, system)
         rows[info["split"]].append({
             "data_source": r.data_source,
             "prompt": prompt,
@@ -50,7 +61,16 @@ def main():
                 "split": info["split"],
                 "index": len(rows[info["split"]]),
                 "seed": int(info["seed"]),
-                "interaction_kwargs": {"name": "turnwise_guess", "ground_truth": json.dumps(hidden)},
+                "interaction_kwargs": {
+                    "name": "turnwise_guess",
+                    "ground_truth": json.dumps(hidden),
+                    "max_turns": int(opts["maxTurns"]),
+                    "turn_cost": float(opts["turnCost"]),
+                    "useless_cost": float(opts["uselessCost"]),
+                    "noise": float(opts["noise"]),
+                    "split": info["split"],
+                    "seed": int(info["seed"]),
+                },
             },
         })
     if not rows["train"] and not rows["test"]:
@@ -70,6 +90,10 @@ def main():
     for split, items in rows.items():
         pd.DataFrame(items).to_parquet(os.path.join(args.out, f"{split}.parquet"))
         print(f"{split}: {len(items)} tasks")
+    max_turns = max(r["extra_info"]["interaction_kwargs"]["max_turns"] for items in rows.values() for r in items)
+    with open(os.path.join(args.out, "sizes.json"), "w", encoding="utf-8") as f:
+        json.dump({"train": len(rows["train"]), "test": len(rows["test"]), "max_turns": max_turns}, f)
+    print(f"sizes.json: run_grpo.sh's train batch will be min(BATCH=64, {len(rows['train'])}) prompts; T up to {max_turns}")
 
 
 if __name__ == "__main__":

@@ -11,11 +11,15 @@
 // - issue 48.3: the veRL interaction's collaborator (recipes/verl/turnwise_guess.py) replies, scores
 //   and ends turns as the lab's guess environment does, word for word, on episodes the lab's own
 //   environment plays (every kind of message, several streams, turn limits and noise levels).
+//   prepare_data.py hands each task's options (exported in the Parquet's extra_info.options) to it.
+// - issue 48.4: run_grpo.sh sizes veRL's batches to the prepared tasks (batch_sizes.py; DRY_RUN=1
+//   prints the veRL command), and stops with the reason when no batch can be formed.
 // The Python checks are skipped, saying so, where there is no python3.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
 import { GuessEnv } from '../../../src/rl/envs/guess/env.ts';
@@ -232,5 +236,78 @@ describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', 
     writeFileSync(shifted, JSON.stringify({ episodes: episodes.map((e) => ({ ...e, stream: e.stream + 1 })) }));
     const r = py([join(RECIPES, 'verl', 'check_interaction.py'), shifted]);
     expect(r.status).toBe(1);
+  });
+});
+
+describe('prepare_data.py passes each task\'s options to the interaction (issue 48.3)', () => {
+  it('the exported Parquet carries the task options the prompt states', async () => {
+    const bytes = readFileSync(join(policy, 'data', 'episodes.parquet'));
+    const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, columns: ['prompt', 'extra_info'] })) as { prompt: { content: string }[]; extra_info: { options: string } }[];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      const { maxTurns } = JSON.parse(r.extra_info.options) as { maxTurns: number };
+      expect(r.prompt[0].content).toContain(`You have ${maxTurns} turns.`);
+    }
+  });
+
+  it.skipIf(!hasPython)(`task_options reads T from the options, or from the prompt of an older export${why}`, () => {
+    const code = [
+      'import json, sys',
+      'sys.path.insert(0, "verl")',
+      'from turnwise_guess import task_options',
+      'print(json.dumps([task_options({"maxTurns": 4, "candidates": 8}), task_options(None, "Guess the animal. You have 3 turns."), task_options(None, None)]))',
+    ].join('\n');
+    const r = py(['-c', code]);
+    expect(r.status, r.out).toBe(0);
+    const [fromOptions, fromPrompt, defaults] = JSON.parse(r.out.trim().split('\n')[0]) as { maxTurns: number; turnCost: number }[];
+    expect(fromOptions.maxTurns).toBe(4);
+    expect(fromPrompt.maxTurns).toBe(3);
+    expect(defaults).toMatchObject({ maxTurns: 5, turnCost: 0.01 });
+  });
+});
+
+describe('run_grpo.sh sizes its batches to the prepared data (issue 48.4)', () => {
+  const hasBash = spawnSync('bash', ['-c', 'true']).status === 0;
+  /** run_grpo.sh with DRY_RUN=1 on a DATA folder whose sizes.json says `sizes`. */
+  function dryRun(sizes: object | null, env: Record<string, string> = {}): { status: number | null; out: string } {
+    const data = mkdtempSync(join(dir, 'verl-'));
+    if (sizes) writeFileSync(join(data, 'sizes.json'), JSON.stringify(sizes));
+    const r = spawnSync('bash', [join(RECIPES, 'verl', 'run_grpo.sh')], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, MODEL: 'merged/policy', DATA: data, DRY_RUN: '1', ...env } });
+    return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+  }
+  const arg = (out: string, key: string) => new RegExp(`${key.replaceAll('.', '\\.')}=(\\S+)`).exec(out)?.[1];
+
+  it.skipIf(!hasPython || !hasBash)(`the README's sizes (18 train tasks) give a batch of 18, not 64${why}`, () => {
+    const r = dryRun({ train: 18, test: 2, max_turns: 4 });
+    expect(r.status, r.out).toBe(0);
+    expect(arg(r.out, 'data.train_batch_size')).toBe('18');
+    expect(arg(r.out, 'actor_rollout_ref.actor.ppo_mini_batch_size')).toBe('18');
+    // veRL: mini * n / GPUs (144) must be a multiple of the micro-batch
+    expect(144 % Number(arg(r.out, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'))).toBe(0);
+    expect(arg(r.out, 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns')).toBe('4');
+    expect(r.out).toMatch(/data\.train_batch_size 18 \(asked 64\)/);
+  });
+
+  it.skipIf(!hasPython || !hasBash)(`many tasks keep the asked batch; several GPUs get a batch they divide${why}`, () => {
+    expect(arg(dryRun({ train: 500, test: 20, max_turns: 5 }).out, 'data.train_batch_size')).toBe('64');
+    const r = dryRun({ train: 18, test: 2, max_turns: 4 }, { GPUS: '3', N: '4' });
+    expect(r.status, r.out).toBe(0);
+    const batch = Number(arg(r.out, 'data.train_batch_size'));
+    const micro = Number(arg(r.out, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'));
+    expect(batch).toBe(18); // 18 * 4 = 72 sequences, 24 per GPU
+    expect(((batch * 4) / 3) % micro).toBe(0);
+  });
+
+  it.skipIf(!hasPython || !hasBash)(`no train tasks, too few for the GPUs, or no sizes.json: it stops and says why${why}`, () => {
+    const empty = dryRun({ train: 0, test: 1, max_turns: 4 });
+    expect(empty.status).not.toBe(0);
+    expect(empty.out).toMatch(/run_grpo\.sh: the train split has no tasks/);
+    expect(empty.out).not.toContain('verl.trainer.main_ppo');
+    const few = dryRun({ train: 1, test: 1, max_turns: 4 }, { GPUS: '16', N: '8' });
+    expect(few.status).not.toBe(0);
+    expect(few.out).toMatch(/1 train tasks cannot fill one batch for 16 GPUs/);
+    const missing = dryRun(null);
+    expect(missing.status).not.toBe(0);
+    expect(missing.out).toMatch(/sizes\.json is missing: run recipes\/verl\/prepare_data\.py/);
   });
 });

@@ -182,7 +182,7 @@ describe('veRL Parquet', () => {
       prompt: [{ role: 'system', content: 'Write f.' }],
       ability: 'backend',
       reward_model: { style: 'rule', ground_truth: '{"reference":"double"}' },
-      extra_info: { split: 'test', index: 0n, episode_id: 'e1', family: 'backend', seed: 4n, reward: 0.75, success: false, turns: 2 },
+      extra_info: { split: 'test', index: 0n, episode_id: 'e1', family: 'backend', seed: 4n, reward: 0.75, success: false, turns: 2, options: JSON.stringify(tinyEpisode().task.options) },
       messages: toChatRecord(tinyEpisode()).messages,
     });
     expect(rows[1].extra_info).toMatchObject({ index: 1n, episode_id: 'e2', reward: null, success: null, turns: 2 });
