@@ -58,7 +58,7 @@ describe('Turnwise JSONL', () => {
     await store.putCriticScores(ep.id, { version: 'critic', values: [0.25, 0], tokenOffsets: [0, 1], tokens: [5], tokenText: ['<answer>'], tokenValues: [0.5], criticLogprobs: [-0.25], refLogprobs: [-0.5] });
     const text = await exportText(store);
     expect(text).toBe(
-      '{"format":"turnwise.trajectories","version":2}\n' +
+      '{"format":"turnwise.trajectories","version":3}\n' +
         '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":{"arms":[0.2,0.8]}},' +
         '"model":{"policy":"p","adapter":null,"critic":null},"turns":[{"role":"agent","text":"<answer>1</answer>","tokens":[5],"logprobs":[-0.5],' +
         '"promptTokens":9,"completionTokens":1,"reward":1,"done":true,"latencyMs":2,"backend":"wasm","info":{},"at":1700000002000}],' +

@@ -102,7 +102,7 @@ describe('format version 1 files', () => {
       if (e?.task.family === 'guess') expect(turns.some((t) => t.replySource === 'person' && t.reply?.endsWith('(typed)'))).toBe(true);
     }
     // exported at the current version: the same lines, each episode with "criticScores":null (it has none)
-    const upgraded = fixture.replace('"version":1}', '"version":2}').replaceAll('],"createdAt":', '],"criticScores":null,"createdAt":');
+    const upgraded = fixture.replace('"version":1}', '"version":3}').replaceAll('],"createdAt":', '],"criticScores":null,"createdAt":');
     expect(upgraded.match(/"criticScores":null/g)).toHaveLength(2);
     expect(await collectText(encodeTurnwise(store.exportRecords()))).toBe(upgraded);
     store.close();
