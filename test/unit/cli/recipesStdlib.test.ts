@@ -250,6 +250,40 @@ describe('prepare_data.py passes each task\'s options to the interaction (issue 
     }
   });
 
+  it.skipIf(!hasPython)(`prepare_data.prepare on the lab's Parquet: every task's T from its options (and from the prompt of an older export), and sizes.json${why}`, async () => {
+    const bytes = readFileSync(join(policy, 'data', 'episodes.parquet'));
+    const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
+    const json = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+    const current = join(dir, 'parquet-rows.json');
+    const older = join(dir, 'parquet-rows-v2.json');
+    writeFileSync(current, json(rows));
+    // as exported before extra_info carried the options
+    writeFileSync(older, json(rows.map((r) => ({ ...r, extra_info: Object.fromEntries(Object.entries(r.extra_info as object).filter(([k]) => k !== 'options')) }))));
+    const code = [
+      'import json, re, sys',
+      'sys.path.insert(0, "verl")',
+      'from prepare_data import prepare, sizes',
+      'out = []',
+      'for path in sys.argv[1:]:',
+      '    rows, notes = prepare(json.load(open(path)))',
+      '    t = [(r["extra_info"]["interaction_kwargs"]["max_turns"], int(re.search(r"You have (\\d+) turns", r["prompt"][0]["content"]).group(1))) for items in rows.values() for r in items]',
+      '    out.append({"sizes": sizes(rows), "turns": t, "notes": notes, "kwargs": rows["train"][0]["extra_info"]["interaction_kwargs"]})',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const r = py(['-c', code, current, older]);
+    expect(r.status, r.out).toBe(0);
+    const [now, before] = JSON.parse(r.out.trim().split('\n').pop() as string) as { sizes: { train: number; test: number; max_turns: number }; turns: [number, number][]; notes: string[]; kwargs: Record<string, unknown> }[];
+    for (const x of [now, before]) {
+      expect(x.turns.length).toBe(5); // the 5 tasks, each once
+      for (const [kw, prompt] of x.turns) expect(kw).toBe(prompt);
+      expect(x.sizes).toEqual({ train: 4, test: 1, max_turns: x.turns[0][0] });
+    }
+    // the shipped task options, not the family's default T of 5
+    const shipped = JSON.parse((rows[0].extra_info as { options: string }).options) as { maxTurns: number; turnCost: number };
+    expect(now.kwargs).toMatchObject({ name: 'turnwise_guess', max_turns: shipped.maxTurns, turn_cost: shipped.turnCost, split: 'train' });
+    expect(now.notes[0]).toMatch(/holding out 1 of the train tasks/);
+  });
+
   it.skipIf(!hasPython)(`task_options reads T from the options, or from the prompt of an older export${why}`, () => {
     const code = [
       'import json, sys',
