@@ -55,10 +55,11 @@ function readmeCommand(start: string): string[] {
 let dir = '';
 let chat = '';
 let policy = '';
+let played = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'turnwise-recipes-stdlib-'));
-  const played = join(dir, 'played.jsonl');
+  played = join(dir, 'played.jsonl');
   const credited = join(dir, 'credited.jsonl');
   chat = join(dir, 'episodes.chat.jsonl');
   // the README's step 1 in small: guess episodes of the shipped task options (turn costs on), credited
@@ -228,6 +229,25 @@ describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', 
     const r = py([join(RECIPES, 'verl', 'check_interaction.py'), fixture()]);
     const turns = episodes.reduce((n, e) => n + e.turns.length, 0);
     expect(r.out).toContain(`${turns} of ${turns} turns agree over ${episodes.length} episodes`);
+    expect(r.status, r.out).toBe(0);
+  });
+
+  it.skipIf(!hasPython)(`and on the episodes passkt played and exported (episode k of a task on stream k)${why}`, () => {
+    type Rec = { type: string; id: string; task: { split: 'train' | 'test'; seed: number; options: JsonObject; hidden: JsonObject }; turns: { role: string; text: string; reward: number; done: boolean }[] };
+    const eps = readFileSync(played, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec).filter((r) => r.type === 'episode');
+    const replayed: ReplayEpisode[] = eps.map((e) => ({
+      split: e.task.split,
+      seed: e.task.seed,
+      stream: Number(e.id.split('/').pop()) % 4, // passkt --n 4: the run's i-th episode is episode i mod 4 of its task
+      options: e.task.options,
+      hidden: e.task.hidden,
+      turns: e.turns.flatMap((t, j) => (t.role === 'agent' ? [{ message: t.text, reply: e.turns[j + 1].text, reward: t.reward, done: t.done }] : [])),
+    }));
+    const file = join(dir, 'passkt-replay.json');
+    writeFileSync(file, JSON.stringify({ episodes: replayed }));
+    const r = py([join(RECIPES, 'verl', 'check_interaction.py'), file]);
+    const turns = replayed.reduce((n, e) => n + e.turns.length, 0);
+    expect(r.out).toContain(`${turns} of ${turns} turns agree over ${replayed.length} episodes`);
     expect(r.status, r.out).toBe(0);
   });
 
