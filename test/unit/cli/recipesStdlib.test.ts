@@ -3,6 +3,7 @@
 // - issue 48.1: the SFT filter recipes/README.md documents keeps episodes of a real guess export
 //   (a solved guess episode earns at most 0.99, so `--min-reward 1` kept none), and trl_sft.py stops
 //   with the reason, before importing torch, when a filter keeps nothing.
+// - issue 48.2: requirements.txt gives ranges whose lower ends are constraints-oldest.txt's pins.
 // - issue 48.6: an export's adapter names its base by an absolute path (export-model was given a
 //   relative --out), and recipes/common.py re-points a loaded adapter at the folder it loaded the base from.
 // - issue 48.5: the Python snippets of recipes/README.md parse, import only names the recipes define,
@@ -363,5 +364,29 @@ describe('run_grpo.sh sizes its batches to the prepared data (issue 48.4)', () =
     const missing = dryRun(null);
     expect(missing.status).not.toBe(0);
     expect(missing.out).toMatch(/sizes\.json is missing: run recipes\/verl\/prepare_data\.py/);
+  });
+});
+
+describe('recipes/requirements.txt (issue 48.2)', () => {
+  const reqs = (file: string) =>
+    readFileSync(join(RECIPES, file), 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean);
+
+  it('ranges, each with a lower and an upper bound, whose lower bounds are the oldest set tested', () => {
+    const ranges = new Map(reqs('requirements.txt').map((l) => {
+      const m = /^([a-z0-9-]+)>=([\d.]+),<([\d.]+)$/.exec(l);
+      expect(m, `${l}: expected name>=LOW,<HIGH`).not.toBeNull();
+      return [m![1], m![2]] as const;
+    }));
+    for (const name of ['torch', 'transformers', 'peft', 'trl', 'datasets', 'accelerate']) expect(ranges.has(name), name).toBe(true);
+    for (const l of reqs('constraints-oldest.txt')) {
+      const pin = /^([a-z0-9-]+)==([\d.]+)$/.exec(l);
+      if (pin) expect(ranges.get(pin[1]), l).toBe(pin[2]);
+    }
+    // transformers 4.x needs huggingface-hub < 1.0 and 5.x >= 1.0: neither end may pin it
+    expect(reqs('requirements.txt').some((l) => l.startsWith('huggingface-hub'))).toBe(false);
+    expect(reqs('constraints-oldest.txt')).toContain('huggingface-hub<1.0');
   });
 });
