@@ -89,19 +89,23 @@ describe('every JSONL the lab writes has one type per column across all families
   beforeAll(async () => {
     played = join(dir, 'all.jsonl');
     credited = join(dir, 'all-credit.jsonl');
-    // passkt (K = 2 episodes per task) so that the preference formats have pairs; one file per family, then joined
+    // passkt (K = 2 episodes per task) so that the preference formats have pairs, and 30 tasks of a
+    // random agent per family so that the tasks' hidden information varies (a backend test expects a
+    // number in one task, a string or a boolean in another); one file per family and agent, then joined
     const files: string[] = [];
     for (const family of FAMILY_NAMES) {
       const f = join(dir, `${family}.jsonl`);
       await cli(['passkt', '--family', family, '--agent', 'noisy', '--n', '2', '--tasks', '2', '--options', '{}', '--out', f]);
-      files.push(f);
+      const g = join(dir, `${family}-random.jsonl`);
+      await cli(['passkt', '--family', family, '--agent', 'random', '--n', '1', '--tasks', '30', '--seed', '7', '--options', '{}', '--out', g]);
+      files.push(f, g);
     }
     const [head, ...rest] = files.map((f) => readFileSync(f, 'utf8').split('\n'));
     writeFileSync(played, [...head, ...rest.flatMap((l) => l.slice(1))].filter((l) => l !== '').join('\n') + '\n');
     await cli(['credit', '--in', played, '--estimators', 'mc,grpo', '--out', credited]);
-  }, 120_000);
+  }, 240_000);
 
-  it('Turnwise JSONL with and without credit (credit --out, export --format jsonl): no nulls inside lists', async () => {
+  it('Turnwise JSONL with and without credit (credit --out, export --format jsonl): no nulls inside lists, hidden information as text', async () => {
     const exported = join(dir, 'all.export.jsonl');
     await cli(['export', '--in', credited, '--format', 'jsonl', '--out', exported]);
     for (const file of [played, credited, exported]) {
@@ -112,6 +116,9 @@ describe('every JSONL the lab writes has one type per column across all families
     const eps = rowsOf(credited).filter((r) => (r as { type?: string }).type === 'episode') as { turns: { role: string }[]; credit: { estimator: string; turns: number[]; values: number[] }[] }[];
     expect(eps.every((e) => e.credit.map((c) => c.estimator).join() === 'mc,grpo')).toBe(true);
     for (const e of eps) for (const c of e.credit) expect(c.turns.every((i) => e.turns[i].role === 'agent')).toBe(true);
+    // the hidden information as objects (as version 2 wrote it) gives some path two types: the data can tell
+    const asObjects = rowsOf(played).map((r) => ((r as { type?: string }).type === 'episode' ? { ...(r as object), task: { ...(r as { task: object }).task, hidden: JSON.parse((r as { task: { hidden: string } }).task.hidden) as unknown } } : r));
+    expect(() => tableShape(asObjects)).toThrow(/hidden.* in one row, .* in another/);
   });
 
   it('chat, dpo, turn-dpo and SWEET-RL records, with credit', async () => {

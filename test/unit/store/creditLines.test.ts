@@ -1,6 +1,7 @@
 // Version 3 of our JSONL writes each credit annotation without nulls (issue 48.7: pyarrow's JSON reader
-// loses a list's leading nulls): the messages that have a value and their values. The store's records
-// keep one value (or null) per message; versions 1 and 2, whose lines hold that dense list, still import.
+// loses a list's leading nulls): the messages that have a value and their values; and the hidden
+// information as JSON text (its types differ between tasks). The store's records keep one value (or
+// null) per message and the hidden object; versions 1 and 2, whose lines hold those, still import.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { freshName, openStore, writeEpisode } from './helpers.ts';
@@ -10,7 +11,7 @@ import { importFile, validateImport } from '../../../src/rl/store/importer.ts';
 
 const CREDIT = { estimator: 'mc', version: 'v', params: { gamma: 1 }, values: [null, 0.5, null, -0.25], at: 7 };
 
-describe('credit lines (version 3)', () => {
+describe('version 3 lines', () => {
   it('leave the nulls out and put them back', () => {
     const line = creditLine(CREDIT);
     expect(line).toEqual({ estimator: 'mc', version: 'v', params: { gamma: 1 }, turns: [1, 3], values: [0.5, -0.25], at: 7 });
@@ -32,14 +33,15 @@ describe('credit lines (version 3)', () => {
     const src = await openStore(freshName('v3-src'));
     const id = await writeEpisode(src, { seed: 1, pairs: 1 });
     const n = (await src.getEpisode(id))!.turns.length;
-    await src.putCredit(id, { estimator: 'mc', version: 'v', values: Array.from({ length: n }, (_, i) => (i % 2 ? i / 4 : null)) });
+    await src.putCredit(id, { estimator: 'mc', version: 'v', values: Array.from({ length: n }, (_, i) => (i % 2 ? i / 4 : NaN)) }); // NaN: no value
     const v3 = await collectText(encodeTurnwise(src.exportRecords()));
     src.close();
     expect(v3.split('\n')[0]).toBe('{"format":"turnwise.trajectories","version":3}');
-    const ep = JSON.parse(v3.split('\n')[1]) as { credit: { turns: number[]; values: number[] }[] };
+    const ep = JSON.parse(v3.split('\n')[1]) as { task: { hidden: string }; credit: { turns: number[]; values: number[] }[] };
+    expect(typeof ep.task.hidden).toBe('string'); // JSON text in version 3
     expect(ep.credit[0].turns).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => i % 2));
-    // the same episode as a version 2 line
-    const dense = { ...ep, credit: ep.credit.map(({ turns, values, ...c }) => ({ ...c, values: Array.from({ length: n }, (_, i) => (turns.includes(i) ? values[turns.indexOf(i)] : null)) })) };
+    // the same episode as a version 2 line: hidden information as JSON, credit dense
+    const dense = { ...ep, task: { ...ep.task, hidden: JSON.parse(ep.task.hidden) as unknown }, credit: ep.credit.map(({ turns, values, ...c }) => ({ ...c, values: Array.from({ length: n }, (_, i) => (turns.includes(i) ? values[turns.indexOf(i)] : null)) })) };
     const v2 = ['{"format":"turnwise.trajectories","version":2}', JSON.stringify(dense)].join('\n');
     expect((await validateImport(textSource(v2), { format: 'turnwise', source: 'v2' })).report.errors).toEqual([]);
     const dst = await openStore(freshName('v3-dst'));
@@ -50,5 +52,20 @@ describe('credit lines (version 3)', () => {
     // a version 3 line with an index past the episode is reported by line and field
     const bad = v3.replace(/"turns":\[1,/, `"turns":[${n + 5},`);
     expect((await validateImport(textSource(bad), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({ line: 2, path: 'credit[0].turns[0]' });
+  });
+});
+
+describe('version 3 hidden information', () => {
+  it('must be JSON text, and bad JSON text is reported by line and field', async () => {
+    const src = await openStore(freshName('v3-hidden'));
+    await writeEpisode(src, { seed: 2, pairs: 1 });
+    const v3 = await collectText(encodeTurnwise(src.exportRecords()));
+    src.close();
+    expect((await validateImport(textSource(v3), { format: 'turnwise', source: 'ok' })).report.errors).toEqual([]);
+    const asObject = v3.replace(/"hidden":"((?:[^"\\]|\\.)*)"/, (_, text: string) => `"hidden":${JSON.parse(`"${text}"`) as string}`);
+    expect(asObject).not.toBe(v3);
+    expect((await validateImport(textSource(asObject), { format: 'turnwise', source: 'obj' })).report.errors[0]).toMatchObject({ line: 2, path: 'task.hidden' });
+    const broken = v3.replace(/"hidden":"\{/, '"hidden":"{{');
+    expect((await validateImport(textSource(broken), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({ line: 2, path: 'task.hidden', message: expect.stringMatching(/not valid JSON/) });
   });
 });

@@ -59,7 +59,7 @@ describe('Turnwise JSONL', () => {
     const text = await exportText(store);
     expect(text).toBe(
       '{"format":"turnwise.trajectories","version":3}\n' +
-        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":{"arms":[0.2,0.8]}},' +
+        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":"{\\"arms\\":[0.2,0.8]}"},' +
         '"model":{"policy":"p","adapter":null,"critic":null},"turns":[{"role":"agent","text":"<answer>1</answer>","tokens":[5],"logprobs":[-0.5],' +
         '"promptTokens":9,"completionTokens":1,"reward":1,"done":true,"latencyMs":2,"backend":"wasm","info":{},"at":1700000002000}],' +
         '"outcome":{"success":true,"totalReward":1,"turns":1},"credit":[],' +
@@ -118,7 +118,7 @@ describe('chat messages (TRL)', () => {
 describe('SWEET-RL records', () => {
   it('exports task, dialogue_history, answer and reward', () => {
     expect(toSweetRecord(tinyEpisode())).toEqual({
-      task: { problem_description: 'Write f.', ground_truth: { reference: 'double' }, family: 'backend', split: 'test', seed: 4 },
+      task: { problem_description: 'Write f.', ground_truth: '{"reference":"double"}', family: 'backend', split: 'test', seed: 4 },
       dialogue_history: [
         { role: 'system', content: 'Write f.' },
         { role: 'assistant', content: 'What does f do?' },
@@ -127,7 +127,7 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
-      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator' },
+      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator', groundTruth: 'json' },
     });
   });
 

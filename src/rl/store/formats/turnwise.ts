@@ -2,12 +2,15 @@
 // then one run or episode record per line (schema.ts). Encoding is canonical — fields in the order
 // convert.ts builds them, no whitespace — so export → import → export reproduces the same bytes.
 // Decoding validates every line with valibot and reports problems by line number and field path.
-// Version 3 lines differ from the records in one place: each credit annotation lists the messages
-// that have a value (`turns`, ascending indices) and those values, instead of one value or null per
-// message, so no list holds a null (pyarrow's JSON reader drops a list's leading nulls: see schema.ts).
+// Version 3 lines differ from the records in two places, so that every path has one Arrow type for
+// pyarrow's JSON reader (`datasets.load_dataset("json")`, schema.ts): each credit annotation lists the
+// messages that have a value (`turns`, ascending indices) and those values, instead of one value or
+// null per message (the reader drops a list's leading nulls), and `task.hidden`, whose shape is the
+// family's and whose values differ in type between tasks (a backend test expects a number in one task
+// and a string in another), is JSON text, as in the chat export.
 import * as v from 'valibot';
 import { EpisodeSchema, FORMAT_NAME, FORMAT_VERSION, HeaderSchema, LIMITS, READABLE_VERSIONS, RunSchema, type CreditRecord, type HeaderRecord, type PortableRecord } from '../schema.ts';
-import { jsonLines, type LineEvent } from './lines.ts';
+import { jsonLines, parseJsonLine, type LineEvent } from './lines.ts';
 
 /** One problem with one line. `path` is the field, e.g. "turns[3].reward" ("" for the whole line). */
 export interface LineIssue {
@@ -68,9 +71,9 @@ export function creditFromLine(x: unknown, turnCount: number): { ok: true; credi
   return { ok: true, credit: { estimator, version, params, values: dense, at, ...extra } };
 }
 
-/** A record as our JSONL writes it (episodes' credit without nulls). */
+/** A record as our JSONL writes it (version 3: the hidden information as JSON text, credit without nulls). */
 export function toLine(r: PortableRecord): unknown {
-  return r.type === 'episode' && r.credit.length ? { ...r, credit: r.credit.map(creditLine) } : r;
+  return r.type === 'episode' ? { ...r, task: { ...r.task, hidden: JSON.stringify(r.task.hidden) }, credit: r.credit.map(creditLine) } : r;
 }
 
 /** Our JSONL, one line per yielded string (each ends in "\n"), header first. */
@@ -121,11 +124,18 @@ export function toLineIssues(line: number, issues: readonly v.BaseIssue<unknown>
 
 const RecordSchema = v.variant('type', [RunSchema, EpisodeSchema]);
 
-/** A version 3 episode line with its credit back in the record's shape (values aligned with the turns). */
-function liftCredit(x: unknown): { ok: true; value: unknown } | { ok: false; path: string; message: string } {
+/** A version 3 episode line in the record's shape: the hidden information parsed, credit values aligned with the turns. */
+function fromLine(x: unknown): { ok: true; value: unknown } | { ok: false; path: string; message: string } {
   if (typeof x !== 'object' || x === null || (x as { type?: unknown }).type !== 'episode') return { ok: true, value: x };
-  const e = x as { credit?: unknown; turns?: unknown };
-  if (!Array.isArray(e.credit) || !Array.isArray(e.turns)) return { ok: true, value: x }; // valibot reports it
+  let e = x as { credit?: unknown; turns?: unknown; task?: unknown };
+  const task = e.task as { hidden?: unknown } | null | undefined;
+  if (typeof task === 'object' && task !== null && !Array.isArray(task) && 'hidden' in task) {
+    if (typeof task.hidden !== 'string') return { ok: false, path: 'task.hidden', message: 'a version 3 line holds the hidden information as JSON text' };
+    const parsed = parseJsonLine(task.hidden, LIMITS.maxDepth);
+    if (!parsed.ok) return { ok: false, path: 'task.hidden', message: `the hidden information is ${parsed.message}` };
+    e = { ...e, task: { ...task, hidden: parsed.value } };
+  }
+  if (!Array.isArray(e.credit) || !Array.isArray(e.turns)) return { ok: true, value: e }; // valibot reports it
   const credit: unknown[] = [];
   for (const [i, c] of e.credit.entries()) {
     const lifted = creditFromLine(c, e.turns.length);
@@ -165,7 +175,7 @@ export async function* decodeTurnwise(lines: AsyncIterable<LineEvent>): AsyncGen
     }
     let value = ev.value;
     if (version >= 3) {
-      const lifted = liftCredit(value);
+      const lifted = fromLine(value);
       if (!lifted.ok) {
         yield { kind: 'issue', issue: { line: ev.line, path: lifted.path, message: lifted.message } };
         continue;
