@@ -17,7 +17,7 @@
 //   prints the veRL command), and stops with the reason when no batch can be formed.
 // The Python checks are skipped, saying so, where there is no python3.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
@@ -231,6 +231,47 @@ describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', 
     const turns = episodes.reduce((n, e) => n + e.turns.length, 0);
     expect(r.out).toContain(`${turns} of ${turns} turns agree over ${episodes.length} episodes`);
     expect(r.status, r.out).toBe(0);
+  });
+
+  it.skipIf(!hasPython)(`through the veRL interaction's API (a stand-in BaseInteraction), with the kwargs prepare_data.py writes${why}`, () => {
+    // verl.interactions.base as veRL defines the class (its constructor keeps the config); nothing else of veRL is used
+    const stub = join(dir, 'verl-stub', 'verl', 'interactions');
+    mkdirSync(stub, { recursive: true });
+    writeFileSync(join(dir, 'verl-stub', 'verl', '__init__.py'), '');
+    writeFileSync(join(stub, '__init__.py'), '');
+    writeFileSync(join(stub, 'base.py'), 'class BaseInteraction:\n    def __init__(self, config):\n        self.config = config\n');
+    const code = [
+      'import asyncio, json, sys',
+      'sys.path[:0] = [sys.argv[2], "verl"]',
+      'from turnwise_interaction import TurnwiseGuessInteraction',
+      'async def main():',
+      '    it = TurnwiseGuessInteraction({"max_turns": 5})',
+      '    agree = total = solved = 0',
+      '    for e in json.load(open(sys.argv[1]))["episodes"]:',
+      '        o = {"maxTurns": 5, "turnCost": 0.01, "uselessCost": 0.05, "noise": 0, **e["options"]}',
+      '        kwargs = {"name": "turnwise_guess", "ground_truth": json.dumps(e["hidden"]), "max_turns": o["maxTurns"], "turn_cost": o["turnCost"],',
+      '                  "useless_cost": o["uselessCost"], "noise": o["noise"], "split": e["split"], "seed": e["seed"], "stream": e["stream"]}',
+      '        iid = await it.start_interaction("r1", **kwargs)',
+      '        messages = []',
+      '        for t in e["turns"]:',
+      '            messages += [{"role": "assistant", "content": t["message"]}]',
+      '            done, reply, score, info = await it.generate_response(iid, messages)',
+      '            messages += [{"role": "user", "content": reply}]',
+      '            total += 1',
+      '            agree += (done, reply, score) == (t["done"], t["reply"], t["reward"])',
+      '        solved += await it.calculate_score(iid) == 1.0',
+      '        await it.finalize_interaction(iid)',
+      '    print(json.dumps({"agree": agree, "total": total, "solved": solved}))',
+      'asyncio.run(main())',
+    ].join('\n');
+    const file = join(dir, 'guess-replay-api.json');
+    writeFileSync(file, JSON.stringify({ episodes }));
+    const r = py(['-c', code, file, join(dir, 'verl-stub')]);
+    expect(r.status, r.out).toBe(0);
+    const got = JSON.parse(r.out.trim().split('\n').pop() as string) as { agree: number; total: number; solved: number };
+    expect(got.agree).toBe(got.total);
+    expect(got.total).toBe(episodes.reduce((n, e) => n + e.turns.length, 0));
+    expect(got.solved).toBe(episodes.filter((e) => e.turns.at(-1)?.reply.startsWith('Correct!')).length);
   });
 
   it.skipIf(!hasPython)(`and on the episodes passkt played and exported (episode k of a task on stream k)${why}`, () => {
