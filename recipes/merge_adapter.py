@@ -3,7 +3,7 @@ with the tokenizer, for engines that start from full weights (veRL's LoRA traine
 
     python recipes/merge_adapter.py --model EXPORT [--adapter EXPORT/adapter] --out merged/
 
-Written against requirements.txt (peft 0.17.1, transformers 4.56.2)."""
+Written against requirements.txt (peft 0.17 to 0.21, transformers 4.56 to 5.x)."""
 
 import argparse
 

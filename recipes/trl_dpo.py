@@ -14,7 +14,7 @@ the system role the lab gives it (the export makes it a user message, marked sys
 TRL's own template step refuses a prompt that ends with a system message), so DPO trains on exactly
 the token layout the lab samples from; --conversational hands TRL the messages instead.
 Runs on the GPU when torch sees one, else (or with --cpu) on the CPU in fp32. Written against
-requirements.txt (trl 1.9.0, transformers 4.56.2, peft 0.17.1); test/unit/cli/recipes.test.ts runs it
+requirements.txt (trl 1.9 to 1.13, transformers 4.56 to 5.x, peft 0.17 to 0.21); test/unit/cli/recipes.test.ts runs it
 for 2 steps where Python has them.
 """
 

@@ -181,7 +181,7 @@ describe('trajectory store in the lab', () => {
       const size = (f: string) => readFileSync(files[f]).length;
       for (const f of Object.keys(files)) expect(size(f), f).toBeGreaterThan(0);
       const jsonLines = (f: string) => readFileSync(files[f], 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(jsonLines('jsonl')[0]).toEqual({ format: 'turnwise.trajectories', version: 2 });
+      expect(jsonLines('jsonl')[0]).toEqual({ format: 'turnwise.trajectories', version: 3 });
       expect(jsonLines('jsonl').filter((r) => r.type === 'episode')).toHaveLength(3);
       const chat = jsonLines('chat') as { messages: unknown[]; credit: { name: string; values: number[] }[] }[];
       expect(chat).toHaveLength(3);

@@ -6,7 +6,7 @@
 // Files are written to DIR.partial and renamed at the end, so a failed export leaves no half folder.
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
 import { hfExportFiles } from '../../rl/bridge/hfExport.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, importPeftAdapter, type LoraAdapter } from '../../rl/bridge/peft.ts';
@@ -86,7 +86,7 @@ export const exportModel: Command = {
     '  --weights   master: the fp32 weights (default); engine: the 4-bit values the lab\'s graphs compute with',
     '  --data      a Turnwise JSONL trajectory file; adds data/ with chat, dpo, turn-dpo, sweet JSONL and veRL Parquet',
     '  --name      the model\'s name in the card (default turnwise-<folder>)',
-    '  --base-ref  base_model_name_or_path in adapter_config.json (default: DIR as given)',
+    '  --base-ref  base_model_name_or_path in adapter_config.json (default: DIR as an absolute path, so PEFT finds the base from any folder)',
     '',
     'recipes/README.md shows how to continue training the export with TRL and veRL.',
   ].join('\n'),
@@ -113,7 +113,7 @@ export const exportModel: Command = {
     const adapter = values.adapter ? await loadAdapter(values.adapter, model.config) : undefined;
     const name = values.name ?? `turnwise-${basename(modelPath)}`;
     const command = ['npx turnwise export-model', ...argv].join(' ');
-    const files = hfExportFiles({ model, name, baseRef: values['base-ref'] ?? values.out, adapter, weights, includeOnnx: !values['no-onnx'], command });
+    const files = hfExportFiles({ model, name, baseRef: values['base-ref'] ?? resolve(values.out), adapter, weights, includeOnnx: !values['no-onnx'], command });
 
     const partial = `${values.out.replace(/\/$/, '')}.partial`;
     await rm(partial, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // worker runs; prints per-iteration metrics and the held-out evaluation (test split, sampled and
 // greedy) before and after; `--out DIR` writes the trained policy adapter as PEFT files.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
@@ -111,7 +111,7 @@ export const train: Command = {
       const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
       if (after) log(evalLine('after', after));
       if (values.out) {
-        const files = exportPeftAdapter(models.policy.config, loop.adapter('policy'), { baseModel: join(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
+        const files = exportPeftAdapter(models.policy.config, loop.adapter('policy'), { baseModel: resolve(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
         await mkdir(values.out, { recursive: true });
         for (const [name, bytes] of Object.entries(files)) await writeFile(join(values.out, name), bytes);
         log(`wrote the policy adapter to ${values.out}`);

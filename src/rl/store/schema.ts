@@ -11,11 +11,17 @@ import * as v from 'valibot';
 
 /**
  * Version of the JSONL line shapes below (the header line carries it). 2 added an episode's
- * `criticScores`; a version 1 file is a version 2 file without them, so both import.
+ * `criticScores`; a version 1 file is a version 2 file without them. 3 writes each credit annotation
+ * without nulls (formats/turnwise.ts creditLine: the messages that have a value and their values) and
+ * the task's hidden information as JSON text, because pyarrow's JSON reader, which
+ * `datasets.load_dataset("json")` uses, loses the leading nulls of a list (apache/arrow#51305: "Length
+ * spanned by list offsets … larger than values array") and refuses a field whose type changes between
+ * lines (hidden values differ in type between tasks); in memory and in versions 1 and 2, `values`
+ * stays aligned with the turns, null where there is none, and `hidden` is the value. All import.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** Versions this code reads. */
-export const READABLE_VERSIONS = [1, 2] as const;
+export const READABLE_VERSIONS = [1, 2, 3] as const;
 /** The `format` field of our JSONL header line. */
 export const FORMAT_NAME = 'turnwise.trajectories';
 

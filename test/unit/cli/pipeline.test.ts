@@ -29,7 +29,7 @@ describe('eval --out → credit --out → export, every format', () => {
   it('eval --out writes Turnwise JSONL that import --check accepts', async () => {
     await ok(['eval', '--family', 'guess', '--agent', 'noisy', '--episodes', '3', '--out', a]);
     const recs = lines(a);
-    expect(recs[0]).toEqual({ format: 'turnwise.trajectories', version: 2 });
+    expect(recs[0]).toEqual({ format: 'turnwise.trajectories', version: 3 });
     expect(recs.slice(1).map((r) => r.type)).toEqual(['run', 'episode', 'episode', 'episode']);
     expect(recs[1]).toMatchObject({ id: 'eval-guess-noisy-test-s1', algorithm: 'eval', notes: 'noisy(0.3)' });
     expect(await ok(['import', '--check', a])).toMatchObject({ ok: true, format: 'turnwise', counts: { runs: 1, episodes: 3 } });

@@ -86,11 +86,22 @@ describe('recipes on the lab\'s exports', () => {
     expect(out).toMatch(/holding out 1 of the train tasks/);
     expect(out).toMatch(/test: 1 tasks/);
     expect(existsSync(join(dir, 'verl', 'test.parquet'))).toBe(true);
+    // each row hands its task's T (the prompt's "You have N turns.") to the interaction, and sizes.json sizes run_grpo.sh's batch
+    const check = [
+      'import json, sys, pandas as pd',
+      'df = pd.read_parquet(sys.argv[1])',
+      'bad = [i for i, r in df.iterrows() if f"You have {r.extra_info[\'interaction_kwargs\'][\'max_turns\']} turns." not in r.prompt[0]["content"]]',
+      'print(json.dumps({"rows": len(df), "bad": bad}))',
+    ].join('\n');
+    const r = spawnSync(PYTHON, ['-c', check, join(dir, 'verl', 'train.parquet')], { encoding: 'utf8' });
+    expect(JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}'), r.stderr).toMatchObject({ bad: [] });
+    expect(JSON.parse(readFileSync(join(dir, 'verl', 'sizes.json'), 'utf8'))).toMatchObject({ train: 2, test: 1 });
   });
 
   it.skipIf(lackTrain.length > 0)(`TRL SFT and DPO train 2 steps on the CPU from the export's adapter${why(lackTrain)}`, because(`${PYTHON} lacks ${lackTrain.join(', ')}; pip install -r recipes/requirements.txt`), () => {
     const sft = join(dir, 'runs', 'sft');
-    py('trl_sft.py', ['--model', policy, '--data', join(policy, 'data', 'episodes.chat.jsonl'), '--out', sft, '--cpu', '--max-steps', '2', '--batch', '1']);
+    // the README's filter (solved episodes only)
+    py('trl_sft.py', ['--model', policy, '--data', join(policy, 'data', 'episodes.chat.jsonl'), '--success-only', '--out', sft, '--cpu', '--max-steps', '2', '--batch', '1']);
     expect(existsSync(join(sft, 'adapter_model.safetensors'))).toBe(true);
     const dpo = join(dir, 'runs', 'dpo');
     py('trl_dpo.py', ['--model', policy, '--pairs', join(policy, 'data', 'episodes.turn-dpo.jsonl'), '--out', dpo, '--cpu', '--max-steps', '2', '--batch', '1']);

@@ -48,7 +48,7 @@ describe('turnwise eval', () => {
       expect(Object.keys(sampled).sort()).toEqual(['agent', 'episodes', 'family', 'meanReward', 'meanTurns', 'metrics', 'passAt1', 'seed', 'split', 'successRate']);
       // --out is Turnwise JSONL: the header, the run, its episodes (test/unit/cli/pipeline.test.ts follows it further)
       const lines = readFileSync(join(dir, 'eps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines[0]).toEqual({ format: 'turnwise.trajectories', version: 2 });
+      expect(lines[0]).toEqual({ format: 'turnwise.trajectories', version: 3 });
       expect(lines.slice(1).map((r) => r.type)).toEqual(['run', 'episode', 'episode', 'episode']);
       expect(lines[2].model).toEqual({ policy: 'policy', adapter: null, critic: null });
       expect(lines[2].turns[1].tokens.length).toBeGreaterThan(0); // the policy's sampled tokens are kept

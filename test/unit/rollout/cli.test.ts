@@ -128,11 +128,12 @@ describe('turnwise credit', () => {
       expect(e.credit.mc[0]).toBeCloseTo(played1.totalReward, 4);
       expect(e.credit.mc.length).toBe(played1.turns.length);
     }
-    const annotated = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; turns: unknown[]; credit: { estimator: string; values: (number | null)[] }[] });
+    // version 3 lines: each annotation lists the messages that have a value, and those values
+    const annotated = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; turns: { role: string }[]; credit: { estimator: string; turns: number[]; values: number[] }[] });
     const ep = annotated.find((x) => x.type === 'episode');
     expect(ep?.credit.map((c) => c.estimator)).toEqual(['mc', 'grpo']);
-    expect(ep?.credit[0].values.length).toBe(ep?.turns.length);
-    expect(ep?.credit[0].values[0]).toBeNull(); // the system prompt has no credit
+    expect(ep?.credit[0].values.length).toBe(ep?.credit[0].turns.length);
+    expect(ep?.credit[0].turns.map((i) => ep.turns[i].role)).toEqual(ep?.turns.filter((t) => t.role === 'agent').map((t) => t.role)); // the agent's messages only: the system prompt has no credit
     // eval --out episodes (one Episode per line) read the same
     const evalFile = join(dir, 'eval.jsonl');
     writeFileSync(evalFile, played.episodes.map((e) => JSON.stringify(e)).join('\n'));

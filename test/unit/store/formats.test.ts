@@ -58,8 +58,8 @@ describe('Turnwise JSONL', () => {
     await store.putCriticScores(ep.id, { version: 'critic', values: [0.25, 0], tokenOffsets: [0, 1], tokens: [5], tokenText: ['<answer>'], tokenValues: [0.5], criticLogprobs: [-0.25], refLogprobs: [-0.5] });
     const text = await exportText(store);
     expect(text).toBe(
-      '{"format":"turnwise.trajectories","version":2}\n' +
-        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":{"arms":[0.2,0.8]}},' +
+      '{"format":"turnwise.trajectories","version":3}\n' +
+        '{"type":"episode","id":"golden-db-2","runId":null,"status":"complete","task":{"family":"bandit","split":"train","seed":0,"options":{},"hidden":"{\\"arms\\":[0.2,0.8]}"},' +
         '"model":{"policy":"p","adapter":null,"critic":null},"turns":[{"role":"agent","text":"<answer>1</answer>","tokens":[5],"logprobs":[-0.5],' +
         '"promptTokens":9,"completionTokens":1,"reward":1,"done":true,"latencyMs":2,"backend":"wasm","info":{},"at":1700000002000}],' +
         '"outcome":{"success":true,"totalReward":1,"turns":1},"credit":[],' +
@@ -118,7 +118,7 @@ describe('chat messages (TRL)', () => {
 describe('SWEET-RL records', () => {
   it('exports task, dialogue_history, answer and reward', () => {
     expect(toSweetRecord(tinyEpisode())).toEqual({
-      task: { problem_description: 'Write f.', ground_truth: { reference: 'double' }, family: 'backend', split: 'test', seed: 4 },
+      task: { problem_description: 'Write f.', ground_truth: '{"reference":"double"}', family: 'backend', split: 'test', seed: 4 },
       dialogue_history: [
         { role: 'system', content: 'Write f.' },
         { role: 'assistant', content: 'What does f do?' },
@@ -127,7 +127,7 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
-      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator' },
+      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator', groundTruth: 'json' },
     });
   });
 
@@ -182,7 +182,7 @@ describe('veRL Parquet', () => {
       prompt: [{ role: 'system', content: 'Write f.' }],
       ability: 'backend',
       reward_model: { style: 'rule', ground_truth: '{"reference":"double"}' },
-      extra_info: { split: 'test', index: 0n, episode_id: 'e1', family: 'backend', seed: 4n, reward: 0.75, success: false, turns: 2 },
+      extra_info: { split: 'test', index: 0n, episode_id: 'e1', family: 'backend', seed: 4n, reward: 0.75, success: false, turns: 2, options: JSON.stringify(tinyEpisode().task.options) },
       messages: toChatRecord(tinyEpisode()).messages,
     });
     expect(rows[1].extra_info).toMatchObject({ index: 1n, episode_id: 'e2', reward: null, success: null, turns: 2 });

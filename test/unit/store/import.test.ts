@@ -60,9 +60,14 @@ describe('import validation', () => {
   it('requires a header of a readable version', async () => {
     expect((await check(LINES.slice(1).join('\n'))).report.errors[0]).toMatchObject({ line: 1, message: expect.stringMatching(/first line must be the header/) });
     const v9 = ['{"format":"turnwise.trajectories","version":9}', ...LINES.slice(1)].join('\n');
-    expect((await check(v9)).report.errors).toEqual([{ line: 1, path: '', message: 'unsupported format version 9 (this lab reads versions 1, 2)' }]);
-    // a version 1 file (lines without criticScores) still imports
-    const withoutScores = (line: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => k !== 'criticScores')));
+    expect((await check(v9)).report.errors).toEqual([{ line: 1, path: '', message: 'unsupported format version 9 (this lab reads versions 1, 2, 3)' }]);
+    // a version 1 file (lines without criticScores, credit values aligned with the turns, null where none) still imports
+    const denseCredit = ([k, x]: [string, unknown], turns: number): [string, unknown] =>
+      k !== 'credit' ? [k, x] : [k, (x as { turns: number[]; values: number[] }[]).map(({ turns: at, values, ...c }) => ({ ...c, values: Array.from({ length: turns }, (_, i) => (at.includes(i) ? values[at.indexOf(i)] : null)) }))];
+    const withoutScores = (line: string) => {
+      const r = JSON.parse(line) as { turns?: unknown[] };
+      return JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'criticScores').map((e) => denseCredit(e, r.turns?.length ?? 0))));
+    };
     const v1 = ['{"format":"turnwise.trajectories","version":1}', ...LINES.slice(1).map(withoutScores)].join('\n');
     expect(v1).not.toMatch(/criticScores/);
     expect((await check(v1)).report.errors).toEqual([]);

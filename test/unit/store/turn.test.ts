@@ -102,7 +102,16 @@ describe('format version 1 files', () => {
       if (e?.task.family === 'guess') expect(turns.some((t) => t.replySource === 'person' && t.reply?.endsWith('(typed)'))).toBe(true);
     }
     // exported at the current version: the same lines, each episode with "criticScores":null (it has none)
-    const upgraded = fixture.replace('"version":1}', '"version":2}').replaceAll('],"createdAt":', '],"criticScores":null,"createdAt":');
+    // and, as version 3 writes it, its hidden information as JSON text
+    const upgraded = fixture
+      .replace('"version":1}', '"version":3}')
+      .replaceAll('],"createdAt":', '],"criticScores":null,"createdAt":')
+      .split('\n')
+      .map((l) => {
+        const r = l ? (JSON.parse(l) as { type?: string; task?: { hidden: unknown } }) : null;
+        return r?.type === 'episode' && r.task ? JSON.stringify({ ...r, task: { ...r.task, hidden: JSON.stringify(r.task.hidden) } }) : l;
+      })
+      .join('\n');
     expect(upgraded.match(/"criticScores":null/g)).toHaveLength(2);
     expect(await collectText(encodeTurnwise(store.exportRecords()))).toBe(upgraded);
     store.close();

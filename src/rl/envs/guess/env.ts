@@ -10,7 +10,7 @@ import type { Rng } from '../../util/rng.ts';
 import { CANONICAL_PHRASINGS, choosePhrasing, FACT_SENTENCES, withFact, type GuessPhrasings } from '../phrasings.ts';
 import { readReply } from './answers.ts';
 import { filterRemaining, greedyDepth, informationGain } from './logic.ts';
-import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature } from './table.ts';
+import { ATTRIBUTES, ITEM_INDEX, ITEMS, signature, type AttributeKey } from './table.ts';
 
 export interface GuessOptions {
   [k: string]: number;
@@ -46,7 +46,8 @@ type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: n
 
 // Longest names first so "polar bear" wins over "bear"-like prefixes.
 const NAMES_BY_LENGTH = [...ITEM_INDEX.keys()].sort((a, b) => b.length - a.length);
-const KEYWORDS: [RegExp, string][] = [
+/** The words that read a question as one attribute when it is not a canonical question (exactly one must match). */
+export const GUESS_KEYWORDS: readonly (readonly [RegExp, AttributeKey])[] = [
   [/\bmammals?\b/, 'mammal'], [/\bbirds?\b/, 'bird'], [/\bfish\b/, 'fish'], [/\breptiles?\b/, 'reptile'], [/\binsects?\b/, 'insect'],
   [/\bfly\b|\bflies\b|\bflying\b/, 'fly'], [/\bwater\b|\baquatic\b/, 'water'], [/\bfur\b|\bfurry\b/, 'fur'], [/\bmeat\b|\bcarnivor/, 'meat'],
   [/\bbigger\b|\blarger\b/, 'big'], [/\bsmaller\b/, 'small'], [/\bkept\b|\bdomestic|\bpets?\b/, 'pet'], [/\bnight\b|\bnocturnal\b/, 'night'],
@@ -65,7 +66,7 @@ export function parseGuessAction(message: string): Parsed {
   }
   const exact = ATTRIBUTES.findIndex((a) => text.includes(a.question));
   if (exact >= 0) return { kind: 'question', attribute: exact };
-  const hits = new Set(KEYWORDS.filter(([re]) => re.test(text)).map(([, k]) => k));
+  const hits = new Set(GUESS_KEYWORDS.filter(([re]) => re.test(text)).map(([, k]) => k));
   if (hits.size === 1) return { kind: 'question', attribute: ATTRIBUTES.findIndex((a) => a.key === [...hits][0]) };
   if (text.includes('?')) return { kind: 'unknown-question' };
   return { kind: 'invalid' };

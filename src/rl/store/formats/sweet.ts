@@ -8,12 +8,15 @@
 // last agent turn) so someone's own ColBench runs can be opened in the credit view. Our export adds a
 // `turnwise` field (task identity, who played, outcome, reply role), which SWEET-RL's loaders ignore
 // and our import reads back, so the lab's own SWEET file re-imports with its family, split, seed and
-// agent instead of as anonymous ColBench tasks.
+// agent instead of as anonymous ColBench tasks. Our tasks' hidden information goes into
+// task.ground_truth as JSON text (ColBench's ground truth is text too): its shape and value types
+// differ between families and tasks, and pyarrow's JSON reader (datasets.load_dataset) needs one type
+// per field (issue 48.7); `turnwise.groundTruth: "json"` says so, and files without it import as before.
 import * as v from 'valibot';
 import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
-import { jsonLines, type LineEvent } from './lines.ts';
+import { jsonLines, parseJsonLine, type LineEvent } from './lines.ts';
 import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
-import { JsonObjectSchema } from '../schema.ts';
+import { JsonObjectSchema, JsonValueSchema } from '../schema.ts';
 
 const ANSWER_MARK = 'I WANT TO ANSWER:';
 
@@ -29,6 +32,8 @@ export interface SweetMeta {
   success: boolean | null;
   /** Role the "user" messages after the prompt had: a collaborator's reply or the environment's. */
   reply: 'collaborator' | 'env';
+  /** "json": task.ground_truth is our hidden information as JSON text (absent: as is, in older exports). */
+  groundTruth?: 'json';
 }
 
 export interface SweetRecord {
@@ -53,10 +58,8 @@ function answerOf(e: EpisodeRecord): string {
 export function toSweetRecord(e: EpisodeRecord): SweetRecord {
   const hidden = e.task.hidden;
   const firstPrompt = e.turns.find((t) => t.role !== 'agent')?.text ?? '';
-  const task: JsonObject =
-    isObject(hidden) && typeof hidden.problem_description === 'string'
-      ? hidden
-      : { problem_description: firstPrompt, ground_truth: hidden, family: e.task.family, split: e.task.split, seed: e.task.seed };
+  const colbench = isObject(hidden) && typeof hidden.problem_description === 'string';
+  const task: JsonObject = colbench ? hidden : { problem_description: firstPrompt, ground_truth: JSON.stringify(hidden), family: e.task.family, split: e.task.split, seed: e.task.seed };
   return {
     task,
     dialogue_history: e.turns.map((t) => ({ role: t.role === 'agent' ? 'assistant' : t.role === 'system' ? 'system' : 'user', content: t.text })),
@@ -70,6 +73,7 @@ export function toSweetRecord(e: EpisodeRecord): SweetRecord {
       model: e.model,
       success: e.outcome ? e.outcome.success : null,
       reply: e.turns.some((t) => t.role === 'env') ? 'env' : 'collaborator',
+      ...(colbench ? {} : { groundTruth: 'json' as const }),
     },
   };
 }
@@ -110,6 +114,7 @@ export const SweetRecordSchema = v.looseObject({
       model: ModelRefSchema,
       success: v.nullable(v.boolean()),
       reply: v.picklist(['collaborator', 'env']),
+      groundTruth: v.optional(v.literal('json')),
     }),
   ),
 });
@@ -124,10 +129,23 @@ export interface SweetImportOptions {
   now: number;
 }
 
-/** The hidden information of a task our export wrote (toSweetRecord): its ground_truth, or the ColBench task itself. */
-function ourHidden(task: JsonObject): JsonValue {
-  const keys = Object.keys(task).sort().join(',');
-  return keys === 'family,ground_truth,problem_description,seed,split' ? (task.ground_truth ?? null) : task;
+const OUR_TASK_KEYS = 'family,ground_truth,problem_description,seed,split';
+
+/** The hidden information of a task our export wrote (toSweetRecord): its ground_truth (parsed where it is JSON text), or the ColBench task itself. */
+function ourHidden(task: JsonObject, groundTruth: 'json' | undefined): JsonValue {
+  if (Object.keys(task).sort().join(',') !== OUR_TASK_KEYS) return task;
+  const gt = task.ground_truth ?? null;
+  return groundTruth === 'json' && typeof gt === 'string' ? (JSON.parse(gt) as JsonValue) : gt;
+}
+
+/** Why a record's JSON-text ground truth cannot be read back (null when it can, or is not JSON text). */
+function groundTruthProblem(raw: v.InferOutput<typeof SweetRecordSchema>): string | null {
+  if (raw.turnwise?.groundTruth !== 'json' || Object.keys(raw.task).sort().join(',') !== OUR_TASK_KEYS) return null;
+  const gt = raw.task.ground_truth;
+  if (typeof gt !== 'string') return 'must be JSON text (turnwise.groundTruth is "json")';
+  const parsed = parseJsonLine(gt, LIMITS.maxDepth);
+  if (!parsed.ok) return `is ${parsed.message}`;
+  return v.safeParse(JsonValueSchema, parsed.value).success ? null : 'holds a number that is not finite';
 }
 
 /** A validated SWEET-RL record as one of our episodes. */
@@ -166,7 +184,7 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
     runId: null,
     status: 'complete',
     task: meta
-      ? { family: meta.family, split: meta.split, seed: meta.seed, options: meta.options, hidden: ourHidden(v.parse(JsonObjectSchema, raw.task)) }
+      ? { family: meta.family, split: meta.split, seed: meta.seed, options: meta.options, hidden: ourHidden(v.parse(JsonObjectSchema, raw.task), meta.groundTruth) }
       : { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, options: {}, hidden: v.parse(JsonObjectSchema, raw.task) },
     model: meta ? meta.model : { policy: 'unknown', adapter: null, critic: null },
     turns,
@@ -197,6 +215,11 @@ export async function* decodeSweet(lines: AsyncIterable<LineEvent>, opts: SweetI
     const extras = v.safeParse(v.object({ task: JsonObjectSchema, dialogue_history: v.array(JsonObjectSchema) }), ev.value);
     if (!extras.success) {
       for (const issue of toLineIssues(ev.line, extras.issues)) yield { kind: 'issue', issue };
+      continue;
+    }
+    const gtProblem = groundTruthProblem(r.output);
+    if (gtProblem) {
+      yield { kind: 'issue', issue: { line: ev.line, path: 'task.ground_truth', message: `task.ground_truth ${gtProblem}` } };
       continue;
     }
     yield { kind: 'record', line: ev.line, record: fromSweetRecord(r.output, ev.line, opts) };

@@ -2,7 +2,9 @@
 // columns veRL's RL dataset reads — data_source, prompt (a list of chat messages: what the agent saw
 // before its first turn), ability, reward_model {style, ground_truth}, extra_info {split, index, …} —
 // plus `messages`, the whole dialogue, which veRL's multi-turn SFT dataset reads. ground_truth is the
-// hidden task information as JSON text. Written with hyparquet-writer in row groups of `rowGroup`
+// hidden task information as JSON text; extra_info.options the task's family options as JSON text (a
+// different object per family, so text keeps one Parquet type; recipes/verl/prepare_data.py passes
+// them to the veRL interaction, e.g. guess's maxTurns). Written with hyparquet-writer in row groups of `rowGroup`
 // episodes so only one group of rows is held at a time besides the output bytes.
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import type { EpisodeRecord, PortableRecord } from '../schema.ts';
@@ -20,7 +22,7 @@ export interface VerlRow {
   prompt: Message[];
   ability: string;
   reward_model: { style: string; ground_truth: string };
-  extra_info: { split: string; index: bigint; episode_id: string; family: string; seed: bigint; reward: number | null; success: boolean | null; turns: number };
+  extra_info: { split: string; index: bigint; episode_id: string; family: string; seed: bigint; reward: number | null; success: boolean | null; turns: number; options: string };
   messages: Message[];
 }
 
@@ -43,7 +45,7 @@ export const VERL_SCHEMA: SchemaElement[] = [
   { name: 'reward_model', repetition_type: 'REQUIRED', num_children: 2 },
   str('style'),
   str('ground_truth'),
-  { name: 'extra_info', repetition_type: 'REQUIRED', num_children: 8 },
+  { name: 'extra_info', repetition_type: 'REQUIRED', num_children: 9 },
   str('split'),
   { name: 'index', type: 'INT64', repetition_type: 'REQUIRED' },
   str('episode_id'),
@@ -52,6 +54,7 @@ export const VERL_SCHEMA: SchemaElement[] = [
   { name: 'reward', type: 'DOUBLE', repetition_type: 'OPTIONAL' },
   { name: 'success', type: 'BOOLEAN', repetition_type: 'OPTIONAL' },
   { name: 'turns', type: 'INT32', repetition_type: 'REQUIRED' },
+  str('options'),
   ...messageList('messages'),
 ];
 
@@ -72,6 +75,7 @@ export function toVerlRow(e: EpisodeRecord, index: number): VerlRow {
       reward: e.outcome ? e.outcome.totalReward : null,
       success: e.outcome ? e.outcome.success : null,
       turns: e.outcome ? e.outcome.turns : e.turns.filter((t) => t.role === 'agent').length,
+      options: JSON.stringify(e.task.options),
     },
     messages,
   };
