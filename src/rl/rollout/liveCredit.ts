@@ -51,6 +51,11 @@ export class LiveEpisodeCredit {
     return this.scoredTurns.length;
   }
 
+  /** The critic that scored the latest turn: "critic" (its base only) or "critic@<adapter>"; null before any. */
+  get criticVersion(): string | null {
+    return this.scoredTokens.at(-1)?.version ?? null;
+  }
+
   /** One estimator per source and name (a moved slider replaces it, so memory stays bounded). */
   private entry(source: LiveSource, name: EstimatorName, params: CreditParams, turns: number): Entry {
     const key = `${source} ${name}`;

@@ -24,6 +24,8 @@ export interface OpenedEpisode {
   /** Recomputed from rewards (MC, GRPO over the stored group), from the stored critic scores, then the rows stored with the episode. */
   rows: OpenedRow[];
   truth: { label: string; values: Float32Array } | null;
+  /** Rows left out because they could say nothing here (constant by construction, or a copy of a shown row), each with why. */
+  hidden: { label: string; reason: string }[];
   /** The tokens the critic scored (turn t owns [offsets[t], offsets[t+1])), when its scores were stored. */
   tokens: { offsets: number[]; text: string[]; version: string } | null;
 }
@@ -56,6 +58,16 @@ export function paramText(spec: EstimatorSpec, params: CreditParams): string {
 
 const specOf = (name: string) => ESTIMATORS.find((e) => e.name === name);
 
+/** Equal turn by turn to float32 precision (a stored row went through JSON; NaN matches NaN). */
+function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (Number.isNaN(a[i]) && Number.isNaN(b[i])) continue;
+    if (!(Math.abs(a[i] - b[i]) <= 1e-6 * Math.max(1, Math.abs(a[i])))) return false;
+  }
+  return true;
+}
+
 const sameTask = (a: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>, b: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>) => a.family === b.family && a.split === b.split && a.seed === b.seed;
 
 /**
@@ -67,16 +79,28 @@ export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, ca
   if (!mine) return null;
   const group: StoredEpisode[] = [mine, ...readStored(candidates).filter((e) => e.group === mine.group && e.id !== mine.id)];
   const credit = storedCredit(group, STORED_ESTIMATORS);
-  const rows: OpenedEpisode['rows'] = STORED_ESTIMATORS.map((name) => ({
-    name,
-    label: name === 'grpo' ? `GRPO (group of ${group.length})` : (specOf(name)?.label ?? name),
-    values: credit.get(name)![0].perTurn,
-  }));
+  const hidden: OpenedEpisode['hidden'] = [];
+  // A row constant by construction says nothing and reads as a finding (issue 49): GRPO over a group
+  // of one is that episode minus itself; SWEET-RL from a critic without its adapter is the critic's
+  // log-ratio against itself. Such rows are listed under the heatmap with the reason, not drawn.
+  const rows: OpenedEpisode['rows'] = STORED_ESTIMATORS.flatMap((name) => {
+    if (name === 'grpo' && group.length === 1) {
+      hidden.push({ label: 'GRPO', reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' });
+      return [];
+    }
+    return [{ name, label: name === 'grpo' ? `GRPO (group of ${group.length})` : (specOf(name)?.label ?? name), values: credit.get(name)![0].perTurn }];
+  });
   // the critic's estimators from its stored scores, with this view's parameters (bi-level GAE only where per-token values were stored)
   const scored = storedInput(mine);
   const tokens = scored && mine.scores ? { offsets: mine.scores.tokenOffsets, text: mine.scores.tokenText, version: mine.scores.version } : null;
+  // "critic" scored with its base only; "critic@<adapter>" with an adapter (rollout/criticInputs.ts)
+  const noSweetAdapter = !!mine.scores && !mine.scores.version.includes('@');
   for (const name of scored ? SCORED_ESTIMATORS : []) {
     if (name === 'bilevel-gae' && !scored?.tokenValues) continue;
+    if (name === 'sweet' && noSweetAdapter) {
+      hidden.push({ label: 'SWEET-RL', reason: `the critic that scored it (${mine.scores!.version}) has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn` });
+      continue;
+    }
     const spec = specOf(name)!;
     const p = resolveParams(name, params[name] ?? {});
     const [r] = storedCredit([mine], [name], { [name]: p }).get(name)!;
@@ -86,13 +110,21 @@ export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, ca
   const at = mine.agentRecords ?? [];
   for (const c of record.credit) {
     if (c.version !== 'live' && c.estimator !== 'human-feedback') continue;
-    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${specOf(c.estimator)?.label ?? c.estimator} (as played)`;
-    rows.push({ name: c.estimator as EstimatorName | 'human-feedback', label, values: Float32Array.from(at, (i) => c.values[i] ?? Number.NaN) });
+    const spec = specOf(c.estimator)?.label ?? c.estimator;
+    if (c.estimator === 'sweet' && noSweetAdapter) continue; // said once above
+    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${spec} (as played)`;
+    const values = Float32Array.from(at, (i) => c.values[i] ?? Number.NaN);
+    // what Play showed, when a row above already gives the same numbers (same estimator, same parameters)
+    if (rows.some((r) => r.name === c.estimator && sameValues(r.values, values))) {
+      hidden.push({ label, reason: `the same values as the ${spec} row shown` });
+      continue;
+    }
+    rows.push({ name: c.estimator as EstimatorName | 'human-feedback', label, values });
   }
   const turns: readonly (CriticTurn & { info: JsonObject })[] = mine.critic.turns;
   const gains = turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : null));
   const truth = gains.some((g) => g !== null) ? { label: 'information gain (bits)', values: Float32Array.from(gains, (g) => g ?? 0) } : null;
-  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth, tokens };
+  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth, hidden, tokens };
 }
 
 /** The complete episodes the view lists (optionally of one family), newest first. */
@@ -117,7 +149,8 @@ export async function listedFidelity(store: CreditStore, listed: readonly Episod
   const records = (await store.getEpisodes(guess.map((e) => e.id))).filter((e): e is EpisodeRecord => e !== null);
   const episodes = records.flatMap((r) => {
     const o = openedEpisode(guess.find((g) => g.id === r.id)!, r, records);
-    return o?.truth ? [{ truth: o.truth.values, credits: Object.fromEntries(o.rows.map((row) => [row.name, row.values])) }] : [];
+    // GRPO's row left out for a group of one is 0 on every turn, and counts as such here
+    return o?.truth ? [{ truth: o.truth.values, credits: { grpo: new Float32Array(o.actions.length), ...Object.fromEntries(o.rows.map((row) => [row.name, row.values])) } }] : [];
   });
   return { report: fidelityReport(episodes, [...STORED_ESTIMATORS], { resamples: 500, seed: 1 }), note: `${episodes.length} guess episodes; ground truth: information gain of each question.` };
 }

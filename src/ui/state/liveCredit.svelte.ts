@@ -48,6 +48,8 @@ export class LiveCredit {
   params = $state<Record<string, CreditParams>>(Object.fromEntries(ESTIMATORS.map((e) => [e.name, resolveParams(e.name)])));
   /** Turns of the episode whose critic inputs are known (rows() reads the critic's once it covers them all). */
   scored = $state(0);
+  /** The critic that scored the latest turn ("critic" or "critic@<adapter>"), null before any. */
+  criticVersion = $state<string | null>(null);
   criticError = $state<string | null>(null);
   private readonly live = new LiveEpisodeCredit();
   private task: Pick<Task, 'prompt' | 'hidden'> | null = null;
@@ -62,6 +64,8 @@ export class LiveCredit {
       const reason =
         spec.scope === 'group'
           ? 'needs K episodes of the same task (Credit view)'
+          : spec.name === 'sweet' && this.criticVersion !== null && !this.criticVersion.includes('@')
+            ? 'the loaded critic has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn'
           : missing.includes('q')
             ? 'needs a Q head; the shipped critic has a value head only'
             : missing.length
@@ -87,6 +91,7 @@ export class LiveCredit {
       await this.live.score(engine, { task, turns });
       if (task === this.task) {
         this.scored = this.live.scored;
+        this.criticVersion = this.live.criticVersion;
         this.criticError = null;
       }
     } catch (e) {

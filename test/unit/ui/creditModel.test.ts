@@ -36,14 +36,17 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     for (const row of cli) {
       const opened = await openListed(store, listed, row.id);
       expect(opened).not.toBeNull();
-      expect(opened!.rows.map((r) => r.name)).toEqual(['mc', 'grpo']);
+      // GRPO over a group of one is 0 by construction: left out, with the reason
+      const alone = row.id === 'ep-7'; // the fixture's one episode with no other of its task
+      expect(opened!.rows.map((r) => r.name)).toEqual(alone ? ['mc'] : ['mc', 'grpo']);
+      expect(opened!.hidden.map((h) => h.label)).toEqual(alone ? ['GRPO'] : []);
       for (const r of opened!.rows) expect({ id: row.id, name: r.name, values: Array.from(r.values) }).toEqual({ id: row.id, name: r.name, values: row.credit[r.name] });
     }
     // the hand edits are read the same way by both
     const ep2 = cli.find((e) => e.id === 'ep-2')!;
     expect(ep2.rewards[0]).toBeCloseTo(0.49, 6);
     expect(cli.find((e) => e.id === 'ep-7')!.credit.grpo.every((a) => a === 0)).toBe(true);
-    expect((await openListed(store, listed, 'ep-7'))!.rows[1].label).toBe('GRPO (group of 1)');
+    expect((await openListed(store, listed, 'ep-7'))!.hidden).toEqual([{ label: 'GRPO', reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' }]);
     expect((await openListed(store, listed, 'ep-5'))!.rows[1].label).toBe('GRPO (group of 2)');
     const fidelity = await listedFidelity(store, listed);
     expect(fidelity.report?.rows.map((r) => r.estimator)).toEqual(['mc', 'grpo']);
@@ -65,8 +68,9 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     await store.putCredit(id, { estimator: 'gae', version: 'some-export', values: perRecord(gae) }); // not Play's: left out
     const after = (await openListed(store, listed, id))!;
     expect(after.rows.map((r) => r.label)).toEqual([...before.rows.map((r) => r.label), 'GAE (turn) (as played)', 'thumbs (person)']);
-    expect(Array.from(after.rows[2].values)).toEqual(gae.map((v) => expect.closeTo(v, 6)));
-    expect(Array.from(after.rows[3].values).map((v) => (Number.isNaN(v) ? null : v))).toEqual(gae.map((_, t) => (t === 0 ? 1 : null)));
+    const row = (label: string) => after.rows.find((r) => r.label === label)!;
+    expect(Array.from(row('GAE (turn) (as played)').values)).toEqual(gae.map((v) => expect.closeTo(v, 6)));
+    expect(Array.from(row('thumbs (person)').values).map((v) => (Number.isNaN(v) ? null : v))).toEqual(gae.map((_, t) => (t === 0 ? 1 : null)));
     store.close();
   });
 
@@ -82,22 +86,52 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     const ref = Array.from({ length: 2 * T }, (_, k) => (k % 2 ? -1.5 : -2));
     await store.putCriticScores(id, { version: 'critic@a1', values: [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0], tokenOffsets: offsets, tokens: critic.map(() => 7), tokenText: critic.map((_, k) => (k % 2 ? ' b' : 'a')), tokenValues: critic.map((_, k) => 0.1 * k), criticLogprobs: critic, refLogprobs: ref });
     const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }))!;
-    expect(o.rows.map((r) => r.label)).toEqual(['MC return', expect.stringMatching(/^GRPO/), 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'SWEET-RL (recomputed)']);
+    const grouped = o.hidden.length === 0; // GRPO shows when the fixture stores other episodes of the task
+    expect(o.rows.map((r) => r.label)).toEqual(['MC return', ...(grouped ? [expect.stringMatching(/^GRPO/)] : []), 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'SWEET-RL (recomputed)']);
     expect(o.tokens).toEqual({ offsets, text: critic.map((_, k) => (k % 2 ? ' b' : 'a')), version: 'critic@a1' });
-    const sweet = o.rows[4];
+    const at = (label: string, opened = o) => opened.rows.find((r) => r.label === label)!;
+    const sweet = at('SWEET-RL (recomputed)');
     expect(sweet.paramText).toBe('β 2');
     expect(Array.from(sweet.perToken!)).toEqual(critic.map((_, k) => (k % 2 ? 1 : 0))); // β (log π_critic − log π_ref)
     expect(Array.from(sweet.values)).toEqual(Array(T).fill(0.5)); // their mean per turn
-    expect(o.rows[3].perToken).toHaveLength(2 * T);
-    expect(o.rows[2].perToken).toBeUndefined();
+    expect(at('Bi-level GAE (recomputed)').perToken).toHaveLength(2 * T);
+    expect(at('GAE (turn) (recomputed)').perToken).toBeUndefined();
     // other parameters, other numbers: GAE with λ = 0 is the one-step TD error r_t + V(s_{t+1}) − V(s_t)
-    const td = (await openListed(store, listed, id, { gae: { gamma: 1, lambda: 0 } }))!.rows[2];
-    const rewards = (await openListed(store, listed, id))!.rows[0].values; // MC with γ = 1 at the last turn is r_{T−1}
+    const td = at('GAE (turn) (recomputed)', (await openListed(store, listed, id, { gae: { gamma: 1, lambda: 0 } }))!);
+    const rewards = at('MC return').values; // MC with γ = 1 at the last turn is r_{T−1}
     expect(td.values[T - 1]).toBeCloseTo(rewards[T - 1] - (0.5 - 0.1 * (T - 1)), 6);
     // an episode stored without scores gets no critic rows and no tokens
     const plain = (await openListed(store, listed, other))!;
     expect(plain.tokens).toBeNull();
-    expect(plain.rows.map((r) => r.name)).toEqual(['mc', 'grpo']);
+    expect(plain.rows.map((r) => r.name).filter((n) => n !== 'grpo')).toEqual(['mc']);
+    store.close();
+  });
+
+  it('leaves out SWEET-RL scored by a critic without its adapter, and Play rows that repeat a recomputed one', async () => {
+    const store = await TrajectoryStore.open({ name: `credit-model-constant-${process.pid}-${Date.now()}` });
+    await importFile(store, textSource(readFileSync(FIXTURE, 'utf8')), { format: 'turnwise', source: 'fixture' });
+    const listed = await listedEpisodes(store, '');
+    const id = listed[0].id;
+    const T = (await openListed(store, listed, id))!.actions.length;
+    const offsets = Array.from({ length: T + 1 }, (_, t) => t);
+    const lp = Array.from({ length: T }, () => -1);
+    const values = [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0];
+    // the shipped critic: no adapter, so its version has no "@adapter"
+    await store.putCriticScores(id, { version: 'critic', values, tokenOffsets: offsets, tokens: lp.map(() => 7), tokenText: lp.map(() => 'a'), tokenValues: lp.map(() => 0), criticLogprobs: lp, refLogprobs: lp });
+    const o = (await openListed(store, listed, id))!;
+    const gae = o.rows.find((r) => r.label === 'GAE (turn) (recomputed)')!;
+    const perRecord = (perTurn: ArrayLike<number>) => [Number.NaN, ...Array.from(perTurn).flatMap((v) => [v, Number.NaN])];
+    // Play stored what it showed: the same GAE, and SWEET-RL's zeros
+    await store.putCredit(id, { estimator: 'gae', version: 'live', params: { gamma: 1, lambda: 0.95 }, values: perRecord(gae.values) });
+    await store.putCredit(id, { estimator: 'sweet', version: 'live', params: { beta: 1 }, values: perRecord(new Float32Array(T)) });
+    const after = (await openListed(store, listed, id))!;
+    expect(after.rows.map((r) => r.label).filter((l) => /SWEET|as played/.test(l))).toEqual([]);
+    expect(after.hidden.map((h) => [h.label, h.reason])).toEqual(
+      expect.arrayContaining([
+        ['SWEET-RL', 'the critic that scored it (critic) has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn'],
+        ['GAE (turn) (as played)', 'the same values as the GAE (turn) row shown'],
+      ]),
+    );
     store.close();
   });
 });
