@@ -127,8 +127,25 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
-      turnwise: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator', groundTruth: 'json' },
+      turnwise: { id: tinyEpisode().id, family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator', groundTruth: 'json' },
     });
+  });
+
+  it('keeps the episode id through export and import, so re-importing the lab\'s own file adds no copies', async () => {
+    const store = await openStore();
+    const ids = [await writeEpisode(store, { seed: 1 }), await writeEpisode(store, { seed: 2 })];
+    const records = await store.getEpisodes(ids);
+    const text = await collectText(encodeSweet(records.map((r) => ({ type: 'episode' as const, ...r! }))));
+    const { report, result } = await importFile(store, textSource(text), { source: 'sweet.jsonl' });
+    expect(report.ok).toBe(true);
+    expect(result).toMatchObject({ episodes: 0, skipped: 2 });
+    expect(await store.countEpisodes()).toBe(2);
+    // a file written before the id was carried keeps the "<file>#<line>" ids
+    const old = text.split('\n').filter(Boolean).map((l) => { const r = JSON.parse(l); delete r.turnwise.id; return JSON.stringify(r); }).join('\n');
+    const again = await importFile(store, textSource(old), { source: 'old.jsonl' });
+    expect(again.result).toMatchObject({ episodes: 2, skipped: 0 });
+    expect((await store.listEpisodes({}, { limit: 10 })).items.map((e) => e.id).filter((id) => id.startsWith('old.jsonl#')).sort()).toEqual(['old.jsonl#1', 'old.jsonl#2']);
+    store.close();
   });
 
   it('imports ColBench lines as episodes and exports them back to the same record', async () => {
@@ -163,7 +180,7 @@ describe('SWEET-RL records', () => {
       dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })),
       answer: colbench.answer,
       reward: 1,
-      turnwise: { family: 'colbench', split: 'train', seed: 1, options: {}, model: { policy: 'unknown', adapter: null, critic: null }, success: true, reply: 'collaborator' },
+      turnwise: { id: 'cb.jsonl#1', family: 'colbench', split: 'train', seed: 1, options: {}, model: { policy: 'unknown', adapter: null, critic: null }, success: true, reply: 'collaborator' },
     });
   });
 });

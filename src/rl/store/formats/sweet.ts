@@ -66,6 +66,9 @@ export function toSweetRecord(e: EpisodeRecord): SweetRecord {
     answer: answerOf(e),
     reward: e.outcome ? e.outcome.totalReward : null,
     turnwise: {
+      // the episode's own id: importing the file into the store it came from finds each episode there
+      // (skipped as already stored) instead of adding a copy under "<file>#<line>"
+      id: e.id,
       family: e.task.family,
       split: e.task.split,
       seed: e.task.seed,
@@ -107,6 +110,8 @@ export const SweetRecordSchema = v.looseObject({
   reward: v.optional(v.nullable(finite)),
   turnwise: v.optional(
     v.strictObject({
+      /** Absent in files written before it was added: the line's "<file>#<line>" id is used. */
+      id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
       family: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
       split: v.picklist(['train', 'test']),
       seed: v.pipe(v.number(), v.safeInteger()),
@@ -120,7 +125,7 @@ export const SweetRecordSchema = v.looseObject({
 });
 
 export interface SweetImportOptions {
-  /** Prefix of episode ids: "<idPrefix>#<line>" (use the file name, so re-importing a file skips duplicates). */
+  /** Prefix of episode ids: "<idPrefix>#<line>" (use the file name, so re-importing a file skips duplicates); the lab's own export carries each episode's id instead. */
   idPrefix: string;
   /** Task family of the imported episodes (default "colbench"). */
   family?: string;
@@ -180,7 +185,7 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
   });
   return {
     type: 'episode',
-    id: `${opts.idPrefix}#${line}`,
+    id: meta?.id ?? `${opts.idPrefix}#${line}`,
     runId: null,
     status: 'complete',
     task: meta
