@@ -135,7 +135,7 @@ describe('SWEET-RL records', () => {
     const store = await openStore();
     const ids = [await writeEpisode(store, { seed: 1 }), await writeEpisode(store, { seed: 2 })];
     const records = await store.getEpisodes(ids);
-    const text = await collectText(encodeSweet(records.map((r) => ({ type: 'episode' as const, ...r! }))));
+    const text = await collectText(encodeSweet(records.map((r) => ({ ...r!, type: 'episode' as const }))));
     const { report, result } = await importFile(store, textSource(text), { source: 'sweet.jsonl' });
     expect(report.ok).toBe(true);
     expect(result).toMatchObject({ episodes: 0, skipped: 2 });

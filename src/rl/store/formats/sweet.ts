@@ -22,6 +22,8 @@ const ANSWER_MARK = 'I WANT TO ANSWER:';
 
 /** What our export adds to a SWEET-RL record so that re-importing it restores the episode's identity. */
 export interface SweetMeta {
+  /** The episode's id in the lab (absent in older exports). */
+  id?: string;
   family: string;
   split: 'train' | 'test';
   seed: number;
