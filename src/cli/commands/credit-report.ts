@@ -17,6 +17,7 @@ import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
+import { runWithinState, WITHIN_STATE_USAGE } from './withinState.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -53,6 +54,7 @@ export const creditReport: Command = {
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
     '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
     '                                  [--phrasings FILE.json] [--reliability] [--json]',
+    '       npx turnwise credit-report --family F --within-state [--states 32] [--candidates 8] [--m 16] [--options JSON] [--seed S] [--models DIR] [--json]',
     '',
     'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
     'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
@@ -64,6 +66,7 @@ export const creditReport: Command = {
     '--reliability: re-rolls every turn a second time with fresh seeds and reports how well the two draws of the',
     'counterfactual truth agree (pooled Spearman r) and √r, the most any estimator can be expected to reach against',
     'one draw (correction for attenuation). Doubles the re-rolls.',
+    ...WITHIN_STATE_USAGE,
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -75,8 +78,12 @@ export const creditReport: Command = {
       resamples: { type: 'string' },
       'turn-limit': { type: 'string' },
       reliability: { type: 'boolean' },
+      'within-state': { type: 'boolean' },
+      states: { type: 'string' },
+      candidates: { type: 'string' },
     });
     const a = await commonArgs(values, 'policy');
+    if (values['within-state']) return runWithinState(a, values);
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
     const k = intOption(values.k, 'k', 4, 1, 1024);
     const m = intOption(values.m, 'm', 4, 1, 1024);
