@@ -12,6 +12,7 @@
 //  4. scores: what each estimator says about each candidate (candidateScores).
 // Every stage is one batched rollout (runSlots) over all states.
 import { sweetTurnAdvantage } from '../credit/sweetAdvantage.ts';
+import type { EpisodeCreditInput } from '../credit/types.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
 import type { Task } from '../envs/types.ts';
 import { agentSideOf, type Turn } from '../envs/turn.ts';
@@ -196,13 +197,7 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
       const mine = inputs.slice(k * s.candidates.length, (k + 1) * s.candidates.length);
       // values[t+1] is already 0 where the candidate ended the episode (criticInputs: terminal)
       scores[k]['value-lookahead'] = Float64Array.from(mine, (x) => x.rewards[s.t] + gamma * (x.values as Float32Array)[s.t + 1]);
-      if (scoring.criticAdapter !== null) {
-        scores[k].sweet = Float64Array.from(mine, (x) => {
-          const o = x.tokenOffsets as Int32Array;
-          const lc = (x.criticLogprobs as Float32Array).subarray(o[s.t], o[s.t + 1]);
-          return sweetTurnAdvantage(lc, (x.refLogprobs as Float32Array).subarray(o[s.t], o[s.t + 1]), 1);
-        });
-      }
+      if (scoring.criticAdapter !== null) scores[k].sweet = Float64Array.from(mine, (x) => turnSweet(x, s.t));
     });
     if (scoring.criticAdapter === null) unavailable.unshift({ estimator: 'sweet', reason: 'no adapter: the critic is its own reference, so the log-ratio is 0 for every candidate' });
   } else {
@@ -213,4 +208,21 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
   if (guess) states.forEach((s, k) => (scores[k]['info-gain'] = Float64Array.from(s.candidates, (c) => (typeof c.turn.info.informationGain === 'number' ? c.turn.info.informationGain : 0))));
   else unavailable.push({ estimator: 'info-gain', reason: 'guess only' });
   return { scores, unavailable };
+}
+
+/**
+ * SWEET-RL's advantage (β = 1) of given turns at their states, [state][K]: each turn is scored by the
+ * critic as turn t after the state's prefix, its adapter against its base (criticInputs, one call per model).
+ */
+export async function sweetAtStates(critic: ScoreApi, states: readonly StatePick[], turns: readonly (readonly Turn[])[]): Promise<Float64Array[]> {
+  const episodes = states.flatMap((s, k) => turns[k].map((turn) => ({ task: s.task, turns: [...s.prefix, turn], tokens: [...s.prefix.map((p) => p.tokens), turn.tokens] })));
+  const inputs = await criticInputs(critic, episodes);
+  let at = 0;
+  return states.map((s, k) => Float64Array.from(turns[k], () => turnSweet(inputs[at++], s.t)));
+}
+
+/** SWEET-RL's advantage (β = 1) of turn t of one episode's critic inputs. */
+function turnSweet(x: EpisodeCreditInput, t: number): number {
+  const o = x.tokenOffsets as Int32Array;
+  return sweetTurnAdvantage((x.criticLogprobs as Float32Array).subarray(o[t], o[t + 1]), (x.refLogprobs as Float32Array).subarray(o[t], o[t + 1]), 1);
 }

@@ -75,4 +75,13 @@ describe.runIf(shipped)('within-state candidates on the shipped models (guess)',
     expect(r.unavailable.map((u) => u.estimator)).toContain('archer');
     expect(r.reliability.ceiling).toHaveProperty('estimate');
   });
+
+  it('`credit-report --sweet-centre K` adds SWEET-RL centred at each state as a row of the pooled table', { timeout: 60_000 }, async () => {
+    const { code, out } = await capture(() => creditReport.run(['--family', 'guess', '--estimators', 'mc,sweet', '--episodes', '2', '--k', '1', '--m', '1', '--sweet-centre', '2', '--resamples', '10', '--json']));
+    expect(code).toBe(0);
+    const r = JSON.parse(out) as { sweetCentre: number; reports: { truth: string; report: { rows: { estimator: string }[] } }[] };
+    expect(r.sweetCentre).toBe(2);
+    for (const x of r.reports) expect(x.report.rows.map((row) => row.estimator)).toEqual(['mc', 'sweet', 'sweet-centred']);
+    await expect(creditReport.run(['--family', 'guess', '--estimators', 'mc', '--sweet-centre', '2'])).rejects.toMatchObject({ name: 'UsageError', message: expect.stringMatching(/add sweet to --estimators/) });
+  });
 });
