@@ -79,16 +79,22 @@ function stageSeed(seed: number, s: StatePick, stage: string, i: number): number
   return hashString(`within-state/${seed}/${s.task.key}/${s.task.spec.stream ?? 0}/${s.t}/${stage}/${i}`);
 }
 
-/** Progress every ~10% of a stage's episodes. */
+/** A progress line at most every 15 s (episodes of a batch tend to end together, so turns are counted too), and at the end. */
 function progress(stage: string, total: number, onProgress?: (line: string) => void): ((e: RolloutEvent) => void) | undefined {
   if (!onProgress) return undefined;
   let ended = 0;
-  const step = Math.max(1, Math.ceil(total / 10));
+  let turns = 0;
   const start = performance.now();
+  let last = start;
   return (e) => {
-    if (e.kind !== 'end') return;
-    ended++;
-    if (ended % step === 0 || ended === total) onProgress(`${stage}: ${ended}/${total} episodes, ${((performance.now() - start) / 1000).toFixed(0)} s`);
+    if (e.kind === 'turn') turns++;
+    if (e.kind === 'end') ended++;
+    const now = performance.now();
+    if (ended === total && e.kind === 'end') onProgress(`${stage}: done, ${total} episodes (${turns} turns played) in ${((now - start) / 1000).toFixed(0)} s`);
+    else if (now - last >= 15_000) {
+      last = now;
+      onProgress(`${stage}: ${ended}/${total} episodes ended, ${turns} turns played, ${((now - start) / 1000).toFixed(0)} s`);
+    }
   };
 }
 
