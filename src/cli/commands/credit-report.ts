@@ -103,6 +103,10 @@ export const creditReport: Command = {
       'sweet-centre': { type: 'string' },
     });
     const a = await commonArgs(values, 'policy');
+    const pooledOnly = (['episodes', 'k', 'estimators', 'turn-limit', 'reliability', 'sweet-centre'] as const).filter((f) => values[f] !== undefined);
+    const withinOnly = (['states', 'candidates'] as const).filter((f) => values[f] !== undefined);
+    if (values['within-state'] && pooledOnly.length) throw new UsageError(`--within-state does not take --${pooledOnly.join(', --')}`);
+    if (!values['within-state'] && withinOnly.length) throw new UsageError(`--${withinOnly.join(', --')} belong${withinOnly.length === 1 ? 's' : ''} to --within-state`);
     if (values['within-state']) return runWithinState(a, values);
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
     const k = intOption(values.k, 'k', 4, 1, 1024);

@@ -74,6 +74,9 @@ describe.runIf(shipped)('within-state candidates on the shipped models (guess)',
     expect(r.report.skipped).toBeLessThanOrEqual(3);
     expect(r.unavailable.map((u) => u.estimator)).toContain('archer');
     expect(r.reliability.ceiling).toHaveProperty('estimate');
+    // the two modes' own flags are refused in the other mode, not ignored
+    await expect(creditReport.run(['--family', 'guess', '--within-state', '--k', '2'])).rejects.toMatchObject({ name: 'UsageError', message: '--within-state does not take --k' });
+    await expect(creditReport.run(['--family', 'guess', '--states', '2'])).rejects.toMatchObject({ name: 'UsageError', message: '--states belongs to --within-state' });
   });
 
   it('`credit-report --sweet-centre K` adds SWEET-RL centred at each state as a row of the pooled table', { timeout: 60_000 }, async () => {
