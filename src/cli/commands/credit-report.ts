@@ -4,19 +4,24 @@
 // counterfactual ground truth (M seeded re-rolls per turn and kind, src/rl/rollout/counterfactual.ts)
 // and, for `guess`, with each question's information gain: Spearman and Kendall, pooled over turns
 // and within episodes, with bootstrap intervals over episodes (src/rl/credit/fidelity.ts).
-import { intOption, parseOptions, report, type Command } from '../command.ts';
+import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
+import type { BatchAgent } from '../../rl/rollout/agents.ts';
+import type { PhrasingSetting } from '../../rl/envs/phrasings.ts';
 import { fidelityReport, truthReliability, type FidelityEpisode, type FidelityReport, type TruthReliability } from '../../rl/credit/fidelity.ts';
 import type { Interval } from '../../rl/credit/bootstrap.ts';
 import type { CreditResult } from '../../rl/credit/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counterfactual.ts';
 import { batchAgent, openModels } from '../../rl/rollout/node.ts';
-import { rollout, taskSpecs } from '../../rl/rollout/rollout.ts';
+import { rollout, taskSpecs, type RolloutEpisode } from '../../rl/rollout/rollout.ts';
 import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollout/stored.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
+import { runWithinState, WITHIN_STATE_USAGE } from './withinState.ts';
+import { centredAdvantage, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { sampleCandidateTurns, sweetAtStates, type StatePick } from '../../rl/rollout/withinState.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -45,6 +50,18 @@ function secondDrawSeed(seed: number): number {
   return seed + 1_000_003;
 }
 
+/**
+ * SWEET-RL credit centred at each turn's state (credit/centredSweet.ts): every turn's log-ratio minus its
+ * mean over K candidate turns the policy samples at that state ([episode][T]).
+ */
+async function centredSweet(played: readonly RolloutEpisode[], sweet: readonly Float32Array[], agent: BatchAgent, critic: PolicyEngine, k: number, seed: number, run: { phrasings?: PhrasingSetting }): Promise<Float32Array[]> {
+  const states: StatePick[] = played.flatMap((e) => e.turns.map((_, t) => ({ task: e.task, t, prefix: e.turns.slice(0, t) })));
+  const candidates = await sampleCandidateTurns(states, agent, { candidates: k, seed, ...run });
+  const base = await sweetAtStates(critic, states, candidates);
+  let at = 0;
+  return played.map((e, i) => Float32Array.from(e.turns, (_, t) => centredAdvantage(sweet[i][t], base[at++])));
+}
+
 export const creditReport: Command = {
   name: 'credit-report',
   summary: 'fidelity of every credit estimator vs counterfactual ground truth (and information gain for guess)',
@@ -52,7 +69,8 @@ export const creditReport: Command = {
     'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
     '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
-    '                                  [--phrasings FILE.json] [--reliability] [--json]',
+    '                                  [--phrasings FILE.json] [--reliability] [--sweet-centre K] [--json]',
+    '       npx turnwise credit-report --family F --within-state [--states 32] [--candidates 8] [--m 16] [--options JSON] [--seed S] [--models DIR] [--json]',
     '',
     'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
     'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
@@ -64,6 +82,10 @@ export const creditReport: Command = {
     '--reliability: re-rolls every turn a second time with fresh seeds and reports how well the two draws of the',
     'counterfactual truth agree (pooled Spearman r) and √r, the most any estimator can be expected to reach against',
     'one draw (correction for attenuation). Doubles the re-rolls.',
+    `--sweet-centre K (the lab's default K is ${SWEET_CENTRE_DEFAULT}): adds the row sweet-centred, SWEET-RL's`,
+    'log-ratio minus its mean over K candidate turns the policy samples at the same state (issue #46), which removes',
+    'the function of the state that Bradley–Terry training leaves undetermined. Needs sweet in --estimators.',
+    ...WITHIN_STATE_USAGE,
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -75,14 +97,27 @@ export const creditReport: Command = {
       resamples: { type: 'string' },
       'turn-limit': { type: 'string' },
       reliability: { type: 'boolean' },
+      'within-state': { type: 'boolean' },
+      states: { type: 'string' },
+      candidates: { type: 'string' },
+      'sweet-centre': { type: 'string' },
     });
     const a = await commonArgs(values, 'policy');
+    const pooledOnly = (['episodes', 'k', 'estimators', 'turn-limit', 'reliability', 'sweet-centre'] as const).filter((f) => values[f] !== undefined);
+    const withinOnly = (['states', 'candidates'] as const).filter((f) => values[f] !== undefined);
+    if (values['within-state'] && pooledOnly.length) throw new UsageError(`--within-state does not take --${pooledOnly.join(', --')}`);
+    if (!values['within-state'] && withinOnly.length) throw new UsageError(`--${withinOnly.join(', --')} belong${withinOnly.length === 1 ? 's' : ''} to --within-state`);
+    if (values['within-state']) return runWithinState(a, values);
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
     const k = intOption(values.k, 'k', 4, 1, 1024);
     const m = intOption(values.m, 'm', 4, 1, 1024);
     const resamples = intOption(values.resamples, 'resamples', 1000, 10, 100_000);
     const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
+    const centre = values['sweet-centre'] === undefined ? undefined : intOption(values['sweet-centre'], 'sweet-centre', SWEET_CENTRE_DEFAULT, 1, 1024);
+    if (centre !== undefined && !estimators.includes('sweet')) throw new UsageError('--sweet-centre centres SWEET-RL\'s credit: add sweet to --estimators');
+    if (centre !== undefined && a.agent !== 'policy') throw new UsageError('--sweet-centre samples its candidates from the policy: drop --agent (or use --agent policy)');
+    const rows: string[] = centre === undefined ? estimators : [...estimators, 'sweet-centred'];
     const models: ('policy' | 'critic')[] = [];
     if (a.agent === 'policy') models.push('policy');
     if (estimators.some(estimatorNeedsCritic)) models.push('critic');
@@ -99,10 +134,14 @@ export const creditReport: Command = {
       const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit, ...phrased });
-      const perEpisode = (i: number): Record<string, Float32Array> => Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn]));
+      const centred = centre === undefined ? undefined : await centredSweet(played, (credits.get('sweet') as CreditResult[]).map((c) => c.perTurn), rerollAgent, engine as PolicyEngine, centre, a.seed, phrased);
+      const perEpisode = (i: number): Record<string, Float32Array> => ({
+        ...Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn])),
+        ...(centred ? { 'sweet-centred': centred[i] } : {}),
+      });
       const cfEpisodes: FidelityEpisode[] = played.map((_, i) => ({ truth: truth[i].perTurn, credits: perEpisode(i) }));
       const bootstrap = { resamples, seed: a.seed };
-      const reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, estimators, bootstrap) }];
+      const reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, rows, bootstrap) }];
       if (values.reliability) {
         // the same episodes, every re-roll seeded afresh (the episode's own return is a taken sample of both draws)
         const second = await counterfactualTruth(played, rerollAgent, { m, seed: secondDrawSeed(a.seed), turnLimit, ...phrased });
@@ -110,7 +149,7 @@ export const creditReport: Command = {
       }
       if (a.family === 'guess') {
         const ig: FidelityEpisode[] = played.map((e, i) => ({ truth: informationGainOf(e.turns), credits: perEpisode(i) }));
-        reports.push({ truth: 'information-gain', report: fidelityReport(ig, estimators, bootstrap) });
+        reports.push({ truth: 'information-gain', report: fidelityReport(ig, rows, bootstrap) });
       }
       const summary = {
         ...rolloutHeader(a, agent.name),
@@ -118,6 +157,7 @@ export const creditReport: Command = {
         turns: played.reduce((s, e) => s + e.turns.length, 0),
         k,
         m,
+        ...(centre === undefined ? {} : { sweetCentre: centre }),
         turnLimit,
         successRate: played.filter((e) => e.success).length / played.length,
         seconds: (performance.now() - start) / 1000,
