@@ -8,13 +8,13 @@ import { intOption, jsonOption, parseOptions, report, UsageError, type Command }
 import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
 import { iterationTasks, resolveLoopConfig } from '../../rl/algos/config.ts';
-import { CRITIC_LR, defaultLr, PAIRWISE_LR, POLICY_LR } from '../../rl/algos/algoSettings.ts';
+import { CRITIC_LR } from '../../rl/algos/algoSettings.ts';
 import { TrainingLoop } from '../../rl/algos/loop.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
-import { needsCritic } from '../../rl/algos/registry.ts';
-import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
+import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
+import type { IterationReport } from '../../rl/algos/types.ts';
 import { heldOutSeed, type HeldOutResult } from '../../rl/rollout/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
@@ -36,6 +36,21 @@ function evalLine(name: string, r: HeldOutResult): string {
   return `${name}: held-out success sampled ${p(r.sampled)}, greedy ${p(r.greedy)}${extra}`;
 }
 
+/**
+ * The usage's lines on the algorithms, from their specs (registry.ts): each one's summary, its config
+ * section with the fields and defaults `--config` may set, and the default learning rates.
+ */
+function algorithmUsage(): string[] {
+  const byLr = new Map<number, string[]>();
+  for (const s of ALGO_SPECS) byLr.set(s.lr, [...(byLr.get(s.lr) ?? []), s.name]);
+  const lrs = [...byLr].map(([lr, names]) => `${lr} for ${names.join(', ')}`).join('; ');
+  return [
+    `--lr: the policy adapter's AdamW step (default ${lrs}; the critic's is criticLr, ${CRITIC_LR}).`,
+    'Algorithms, and the section of --config each reads (its fields with their defaults):',
+    ...ALGO_SPECS.map((s) => `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults as never) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`),
+  ];
+}
+
 export const train: Command = {
   name: 'train',
   summary: 'train a LoRA adapter with SWEET-RL, StarPO(-S)/PPO/GRPO, multi-turn DPO or rejection fine-tuning',
@@ -45,8 +60,7 @@ export const train: Command = {
     '                          [--eval-split test|train]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
     `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --models public/models, --backend node.`,
-    `--lr: the policy adapter's AdamW step (default ${PAIRWISE_LR} for mtdpo and sweet, ${POLICY_LR} for the others; the critic's is criticLr, ${CRITIC_LR}).`,
-    'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
+    ...algorithmUsage(),
     '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
   ].join('\n'),

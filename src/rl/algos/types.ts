@@ -1,13 +1,14 @@
-// Shared types of the training algorithms (src/rl/algos): algorithm names, named errors, the
+// Shared types of the training algorithms (src/rl/algos): named errors, the
 // per-iteration report, and the checkpoint interface a store implements (checkpoint.ts) so that
 // training resumes after a reload from the last completed iteration.
 import type { LoraSpec } from '../model/llama/weights.ts';
 import type { TrainerState } from '../runtime/train/trainer.ts';
 import { CodedError } from '../util/errors.ts';
 
-/** The algorithms `turnwise train --algo` runs. */
-export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as const;
-export type AlgoName = (typeof ALGO_NAMES)[number];
+// the algorithm names come from the registry's specs (registry.ts ALGO_NAMES); a type-only import,
+// as the registry imports this module's AlgoError
+export type { AlgoName } from './registry.ts';
+import type { AlgoName } from './registry.ts';
 
 /** Bad configuration, a row that does not fit, a missing model, or a checkpoint that does not match. */
 export class AlgoError extends CodedError<'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped' | 'run-busy'> {
