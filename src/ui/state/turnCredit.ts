@@ -6,6 +6,7 @@
 import type { LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_SPECS, algoSpec, sectionOf, type AlgoName } from '../../rl/algos/registry.ts';
 import { writeFields, type FormField, type FormValues } from '../../rl/algos/spec.ts';
+import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { FamilyName, JsonObject, JsonValue } from '../../rl/envs/types.ts';
 
 /** What the group's fields hold, by field key (each algorithm's spec names its fields: specs/*.ts), plus infoGain. */
@@ -44,9 +45,9 @@ export function defaultCreditChoice(algo: AlgoName): CreditChoice {
   return out;
 }
 
-/** Whether a family's steps report info.informationGain (only `guess`'s do). */
+/** Whether a family's steps report info.informationGain (its spec says: envs/family.ts). */
 function reportsInformationGain(family: FamilyName): boolean {
-  return family === 'guess';
+  return FAMILIES[family].informationGain;
 }
 
 /** The fields (with their specs) that apply to a run of `algo` on `family`: the algorithm's own, then the information-gain reward where the family reports it. */
