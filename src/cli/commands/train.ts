@@ -13,6 +13,7 @@ import { TrainerService } from '../../rl/algos/service.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
+import type { AlgoSpec } from '../../rl/algos/spec.ts';
 import type { IterationReport } from '../../rl/algos/types.ts';
 import { heldOutSeed, type HeldOutResult } from '../../rl/rollout/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
@@ -46,7 +47,7 @@ function algorithmUsage(): string[] {
   return [
     `--lr: the policy adapter's AdamW step (default ${lrs}; the critic's is criticLr, ${CRITIC_LR}).`,
     'Algorithms, and the section of --config each reads (its fields with their defaults):',
-    ...ALGO_SPECS.map((s) => `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults as never) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`),
+    ...(ALGO_SPECS as readonly AlgoSpec[]).map((s) => `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`),
   ];
 }
 
