@@ -28,7 +28,7 @@ import { AlgoError, type IterationReport, type LearnerTarget } from './types.ts'
 export type TrainerInit = TrainerOptions & ({ config: LoopConfig } | { request: RunRequest });
 
 /** What is checked before the critic loads and the loop is built: the engine, the run's config and the loaded policy. */
-export type TrainerPrepare = (p: { engine: PolicyEngine; config: LoopConfig; policy: LoadedModel }) => void | Promise<void>;
+type TrainerPrepare = (p: { engine: PolicyEngine; config: LoopConfig; policy: LoadedModel }) => void | Promise<void>;
 
 interface TrainerOptions {
   /** Models root with manifest.json (e.g. '/models/'), files in memory, or (in-thread: a function does not cross comlink) a reader. */

@@ -32,7 +32,7 @@ interface FieldBase<C> {
 }
 
 /** A number input. */
-export interface NumberField<C> extends FieldBase<C> {
+interface NumberField<C> extends FieldBase<C> {
   kind: 'number';
   min?: number;
   max?: number;
@@ -40,12 +40,12 @@ export interface NumberField<C> extends FieldBase<C> {
 }
 
 /** A checkbox. */
-export interface BooleanField<C> extends FieldBase<C> {
+interface BooleanField<C> extends FieldBase<C> {
   kind: 'boolean';
 }
 
 /** A select. */
-export interface ChoiceField<C> extends FieldBase<C> {
+interface ChoiceField<C> extends FieldBase<C> {
   kind: 'choice';
   options: readonly { value: string; label: string }[];
 }

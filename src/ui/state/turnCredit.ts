@@ -16,7 +16,7 @@ export type CreditChoice = FormValues;
 export type CreditField = string;
 
 /** infoGainReward: weight of a question's information gain (bits) in its turn reward; 0 = off. A loop field, for families whose steps report it. */
-export const INFO_GAIN_FIELD: FormField<{ infoGainReward: number }> = {
+const INFO_GAIN_FIELD: FormField<{ infoGainReward: number }> = {
   kind: 'number',
   key: 'infoGain',
   label: 'Information-gain reward',

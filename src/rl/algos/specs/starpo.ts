@@ -7,7 +7,7 @@ import { numberThat, offOrPositive, positive, sectionField, type AlgoSpec, type 
 import { Starpo } from '../starpo.ts';
 
 /** GiGPO's ω (arXiv 2505.10978 uses 1): the weight a step-credit choice starts at. */
-export const GIGPO_WEIGHT = 1;
+const GIGPO_WEIGHT = 1;
 
 const schema = v.pipe(
   v.looseObject({
