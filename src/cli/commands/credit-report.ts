@@ -12,6 +12,7 @@ import type { Interval } from '../../rl/credit/bootstrap.ts';
 import type { CreditResult } from '../../rl/credit/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counterfactual.ts';
+import { FAMILIES } from '../../rl/envs/registry.ts';
 import { batchAgent, openModels } from '../../rl/rollout/node.ts';
 import { rollout, taskSpecs, type RolloutEpisode } from '../../rl/rollout/rollout.ts';
 import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollout/stored.ts';
@@ -147,7 +148,8 @@ export const creditReport: Command = {
         const second = await counterfactualTruth(played, rerollAgent, { m, seed: secondDrawSeed(a.seed), turnLimit, ...phrased });
         reports[0].reliability = truthReliability(truth.map((t) => t.perTurn), second.map((t) => t.perTurn), bootstrap);
       }
-      if (a.family === 'guess') {
+      // the information-gain ground truth, where the family's steps report the gain (its spec, envs/family.ts)
+      if (FAMILIES[a.family].informationGain) {
         const ig: FidelityEpisode[] = played.map((e, i) => ({ truth: informationGainOf(e.turns), credits: perEpisode(i) }));
         reports.push({ truth: 'information-gain', report: fidelityReport(ig, rows, bootstrap) });
       }

@@ -1,26 +1,26 @@
 // `turnwise train`: trains a LoRA adapter of the policy (and of the critic where the algorithm has
-// one) with one of the algorithms of src/rl/algos, in Node, through the same TrainingLoop the trainer
-// worker runs; prints per-iteration metrics and the held-out evaluation (test split, sampled and
-// greedy) before and after; `--out DIR` writes the trained policy adapter as PEFT files.
+// one) with one of the algorithms of src/rl/algos, in Node, through the trainer worker's own
+// TrainerService run in-thread (algos/service.ts); prints per-iteration metrics and the held-out
+// evaluation (test split, sampled and greedy) before and after; `--out DIR` writes the trained policy adapter as PEFT files.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { prepareOutDir } from '../output.ts';
 import { modelsDir } from '../paths.ts';
-import { iterationTasks, resolveLoopConfig } from '../../rl/algos/config.ts';
-import { CRITIC_LR, defaultLr, PAIRWISE_LR, POLICY_LR } from '../../rl/algos/algoSettings.ts';
-import { TrainingLoop } from '../../rl/algos/loop.ts';
+import { iterationTasks } from '../../rl/algos/config.ts';
+import { CRITIC_LR } from '../../rl/algos/algoSettings.ts';
+import { TrainerService } from '../../rl/algos/service.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
-import { MemoryCheckpoints } from '../../rl/algos/checkpoint.ts';
-import { needsCritic } from '../../rl/algos/registry.ts';
-import { ALGO_NAMES, type AlgoName, type IterationReport } from '../../rl/algos/types.ts';
+import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
+import type { AlgoSpec } from '../../rl/algos/spec.ts';
+import type { IterationReport } from '../../rl/algos/types.ts';
 import { heldOutSeed, type HeldOutResult } from '../../rl/rollout/evaluate.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
 import { nodeReader } from '../../rl/model/folder/nodeIo.ts';
 import { parseManifest } from '../../rl/model/manifest.ts';
-import { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import type { LoadedModel } from '../../rl/model/folder/folder.ts';
 import type { BackendKind } from '../../rl/runtime/ort.ts';
 
 function line(r: IterationReport): string {
@@ -36,6 +36,21 @@ function evalLine(name: string, r: HeldOutResult): string {
   return `${name}: held-out success sampled ${p(r.sampled)}, greedy ${p(r.greedy)}${extra}`;
 }
 
+/**
+ * The usage's lines on the algorithms, from their specs (registry.ts): each one's summary, its config
+ * section with the fields and defaults `--config` may set, and the default learning rates.
+ */
+function algorithmUsage(): string[] {
+  const byLr = new Map<number, string[]>();
+  for (const s of ALGO_SPECS) byLr.set(s.lr, [...(byLr.get(s.lr) ?? []), s.name]);
+  const lrs = [...byLr].map(([lr, names]) => `${lr} for ${names.join(', ')}`).join('; ');
+  return [
+    `--lr: the policy adapter's AdamW step (default ${lrs}; the critic's is criticLr, ${CRITIC_LR}).`,
+    'Algorithms, and the section of --config each reads (its fields with their defaults):',
+    ...(ALGO_SPECS as readonly AlgoSpec[]).map((s) => `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`),
+  ];
+}
+
 export const train: Command = {
   name: 'train',
   summary: 'train a LoRA adapter with SWEET-RL, StarPO(-S)/PPO/GRPO, multi-turn DPO or rejection fine-tuning',
@@ -45,8 +60,7 @@ export const train: Command = {
     '                          [--eval-split test|train]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
     `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --models public/models, --backend node.`,
-    `--lr: the policy adapter's AdamW step (default ${PAIRWISE_LR} for mtdpo and sweet, ${POLICY_LR} for the others; the critic's is criticLr, ${CRITIC_LR}).`,
-    'starpo = PPO + StarPO-S (top 25% groups by spread, clip 0.2/0.28, no KL); ppo = PPO with turn-level GAE; grpo = group-normalised.',
+    ...algorithmUsage(),
     '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
   ].join('\n'),
@@ -85,42 +99,42 @@ export const train: Command = {
     const manifestBytes = await read('manifest.json');
     if (!manifestBytes) throw new UsageError(`no models at ${root} (manifest.json missing): run npm run forge or pass --models DIR`);
     const names = Object.keys(parseManifest(new TextDecoder().decode(manifestBytes)).models);
-    const engine = new PolicyEngine();
-    await engine.init(backend);
     const log = (s: string) => void (values.json ? undefined : process.stdout.write(`${s}\n`));
+    // The trainer worker's service, in-thread: it loads the models once (the train steps share the
+    // engine's runtime), resolves the request against the policy's forged task options and builds the loop.
+    const service = new TrainerService();
     try {
-      // Each folder is read once (the engine keeps what it loaded); the train steps share its runtime.
-      const load = async (name: string) => {
-        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
-        return engine.loadedModel(name);
-      };
-      const policy = await load('policy');
-      const config = resolveLoopConfig(request, policy.turnwise);
-      // before any work: the first iteration's tasks and the held-out ones must fit the policy's context
-      const evalSpecs = evalTasks ? taskSpecs(family, evalSplit, evalTasks, heldOutSeed(evalSplit, seed), config.options) : [];
-      await ensurePolicyTakes(engine, [...iterationTasks(config, 0), ...evalSpecs], config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
-      const withCritic = needsCritic(config.settings);
-      if (withCritic && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
-      const models = { policy, critic: withCritic ? await load('critic') : null };
-      const runtime = engine.sharedRuntime();
-      const loop = await TrainingLoop.create({ engine, runtime, models, config, checkpoints: new MemoryCheckpoints() });
+      const loaded: { policy?: LoadedModel['config'] } = {};
+      const status = await service.init({
+        models: { read },
+        request,
+        backend,
+        storeName: null,
+        // before any work: the first iteration's tasks and the held-out ones must fit the policy's context, and a critic must exist where the algorithm needs one
+        prepare: async ({ engine, config, policy }) => {
+          loaded.policy = policy.config;
+          const evalSpecs = evalTasks ? taskSpecs(family, evalSplit, evalTasks, heldOutSeed(evalSplit, seed), config.options) : [];
+          await ensurePolicyTakes(engine, [...iterationTasks(config, 0), ...evalSpecs], config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
+          if (needsCritic(config.settings) && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
+        },
+      });
+      const config = status.config;
       const evalSeed = heldOutSeed(evalSplit, seed);
-      const before = evalTasks ? await loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
+      const before = evalTasks ? await service.evaluate('base', evalTasks, evalSeed, evalSplit) : null;
       if (before) log(evalLine('before', before));
-      const reports = await loop.run(iterations, (r) => log(line(r)));
-      const after = evalTasks ? await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split: evalSplit }) : null;
+      const reports = await service.train(iterations, (r) => log(line(r)));
+      const after = evalTasks ? await service.evaluate('trained', evalTasks, evalSeed, evalSplit) : null;
       if (after) log(evalLine('after', after));
-      if (values.out) {
-        const files = exportPeftAdapter(models.policy.config, loop.adapter('policy'), { baseModel: resolve(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
+      if (values.out && loaded.policy) {
+        const files = exportPeftAdapter(loaded.policy, await service.adapter('policy'), { baseModel: resolve(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
         await mkdir(values.out, { recursive: true });
         for (const [name, bytes] of Object.entries(files)) await writeFile(join(values.out, name), bytes);
         log(`wrote the policy adapter to ${values.out}`);
       }
       const command = `npx turnwise train ${argv.filter((a) => a !== '--json').join(' ')}`;
       if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
-      await loop.dispose();
     } finally {
-      await engine.dispose();
+      await service.dispose();
     }
     return 0;
   },

@@ -1,4 +1,5 @@
-// Each algorithm's settings and the papers' defaults (validated with the loop in config.ts). Sources:
+// The settings of the shipped algorithms and the papers' defaults (their specs, specs/*.ts, hold the
+// checks, the Train view's fields and the factories), and the learning rates. Sources:
 //  - SWEET-RL (arXiv 2503.15478): N = 16 candidate replies per turn, top half vs bottom half paired,
 //    DPO β = 0.1 with an NLL term 0.01 on the chosen replies; critic trained with Bradley–Terry on
 //    rank pairs of trajectories (§4), which we replace by default with gap pairs (groups.ts).
@@ -6,7 +7,8 @@
 //    groups with the highest reward spread, clips 0.2 / 0.28 and drops the KL term.
 //  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
 import type { Pairing } from './groups.ts';
-import type { AlgoName } from './types.ts';
+import type { ALGO_SPECS } from './registry.ts';
+import type { AlgoSpec } from './spec.ts';
 
 /** SWEET-RL: critic BT on trajectory pairs, then per-turn DPO on critic-ranked candidates. */
 export interface SweetConfig {
@@ -164,11 +166,12 @@ export interface RftConfig {
   batch: number;
 }
 
-export type AlgoSettings =
-  | { algo: 'sweet'; sweet: SweetConfig }
-  | { algo: 'starpo' | 'grpo' | 'ppo'; starpo: StarpoConfig }
-  | { algo: 'mtdpo'; mtdpo: MtdpoConfig }
-  | { algo: 'rft'; rft: RftConfig };
+/**
+ * An algorithm's settings: its name and its config section (spec.ts), one member per registered
+ * algorithm (registry.ts), e.g. `{ algo: 'grpo'; starpo: StarpoConfig }`.
+ */
+export type AlgoSettings = SettingsOf<(typeof ALGO_SPECS)[number]>;
+type SettingsOf<S> = S extends AlgoSpec<infer N, infer K, infer C> ? { algo: N } & { [P in K]: C } : never;
 
 export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
 const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, criticWarmup: 0, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, rerollPool: true, whiten: true, targetKl: 0 };
@@ -180,24 +183,6 @@ export const GRPO_DEFAULTS: StarpoConfig = { ...STARPO_BASE, advantage: 'grpo', 
 export const STARPO_S_DEFAULTS: StarpoConfig = { ...STARPO_BASE, keepFraction: 0.25, clipHigh: 0.28 };
 export const MTDPO_DEFAULTS: MtdpoConfig = { pairing: 'gap', beta: 0.1, nllCoef: 0.01, epochs: 1, pairBatch: 4 };
 export const RFT_DEFAULTS: RftConfig = { keep: 'above-mean', epochs: 1, batch: 8 };
-
-/** The default settings of an algorithm. */
-export function defaultSettings(algo: AlgoName): AlgoSettings {
-  switch (algo) {
-    case 'sweet':
-      return { algo, sweet: { ...SWEET_DEFAULTS } };
-    case 'starpo':
-      return { algo, starpo: { ...STARPO_S_DEFAULTS } };
-    case 'ppo':
-      return { algo, starpo: { ...PPO_DEFAULTS } };
-    case 'grpo':
-      return { algo, starpo: { ...GRPO_DEFAULTS } };
-    case 'mtdpo':
-      return { algo, mtdpo: { ...MTDPO_DEFAULTS } };
-    case 'rft':
-      return { algo, rft: { ...RFT_DEFAULTS } };
-  }
-}
 
 /**
  * Default AdamW learning rate of the critics' LoRA adapters (PPO's and StarPO's value critic,
@@ -224,8 +209,3 @@ export const POLICY_LR = 3e-4;
  * base 13 by iteration 5; docs/training.md); their critics keep CRITIC_LR.
  */
 export const PAIRWISE_LR = 1e-4;
-
-/** The default policy learning rate of an algorithm. */
-export function defaultLr(algo: AlgoName): number {
-  return algo === 'mtdpo' || algo === 'sweet' ? PAIRWISE_LR : POLICY_LR;
-}

@@ -5,9 +5,10 @@ import { taskOptions, type ModelMeta } from '../model/meta.ts';
 import type { FamilyName, JsonObject, TaskSpec } from '../envs/types.ts';
 import { hashString } from '../util/rng.ts';
 import { FAMILY_NAMES } from '../envs/types.ts';
-import { PAIRINGS } from './groups.ts';
-import { AlgoError, ALGO_NAMES, type AlgoName } from './types.ts';
-import { CRITIC_LR, defaultLr, defaultSettings, type AlgoSettings } from './algoSettings.ts';
+import { AlgoError } from './types.ts';
+import { CRITIC_LR, type AlgoSettings } from './algoSettings.ts';
+import { algoSections, algoSpec, defaultLr, defaultSettings, type AlgoName } from './registry.ts';
+import { firstIssue } from './spec.ts';
 
 /**
  * Rollback guards: on NaN/inf or a loss spike (losses), and on outcomes — an update that moves the
@@ -215,9 +216,9 @@ function mergeKnown(base: Record<string, unknown>, over: JsonObject, path: strin
  */
 export function overrideConfig(config: LoopConfig, over: JsonObject): LoopConfig {
   const { settings, ...loop } = config;
-  const section = settings.algo === 'starpo' || settings.algo === 'grpo' || settings.algo === 'ppo' ? 'starpo' : settings.algo;
+  const section = algoSpec(settings.algo).section;
   const { [section]: algoOver, ...loopOver } = over;
-  for (const k of ['sweet', 'starpo', 'mtdpo', 'rft', 'settings']) {
+  for (const k of [...algoSections(), 'settings']) {
     if (k in loopOver) throw new AlgoError('bad-config', `config section "${k}" does not belong to --algo ${settings.algo} (its section is "${section}")`);
   }
   const merged = mergeKnown(loop as unknown as Record<string, unknown>, loopOver, '', OPTIONAL_FIELDS) as unknown as Omit<LoopConfig, 'settings'>;
@@ -234,13 +235,9 @@ function positive(field: string, v: number, integer = false): void {
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
 }
 
-function pairingOf(section: string, v: string): void {
-  if (!(PAIRINGS as readonly string[]).includes(v)) throw new AlgoError('bad-config', `${section}.pairing must be one of ${PAIRINGS.join(', ')}, got ${JSON.stringify(v)}`);
-}
-
 /** Checks a loop configuration; throws AlgoError('bad-config') naming the field. */
 export function validateLoopConfig(c: LoopConfig): LoopConfig {
-  if (!ALGO_NAMES.includes(c.settings.algo)) throw new AlgoError('bad-config', `unknown algorithm "${c.settings.algo}" (known: ${ALGO_NAMES.join(', ')})`);
+  const spec = algoSpec(c.settings.algo); // throws for an unknown algorithm, naming the known ones
   if (!FAMILY_NAMES.includes(c.family)) throw new AlgoError('bad-config', `unknown family "${c.family}"`);
   positive('tasksPerIteration', c.tasksPerIteration, true);
   positive('k', c.k, true);
@@ -262,35 +259,9 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!(Number.isInteger(c.rollback.validateEvery) && c.rollback.validateEvery >= 0)) throw new AlgoError('bad-config', `rollback.validateEvery must be a whole number ≥ 0 (0 = off), got ${c.rollback.validateEvery}`);
   if (!(Number.isInteger(c.rollback.validateTasks) && c.rollback.validateTasks >= 2)) throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
   if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop <= 1)) throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1] (1 = no rollbacks), got ${c.rollback.validateDrop}`);
-  const s = c.settings;
-  if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') {
-    if (!(s.starpo.keepFraction > 0 && s.starpo.keepFraction <= 1)) throw new AlgoError('bad-config', `keepFraction must lie in (0, 1], got ${s.starpo.keepFraction}`);
-    if (!(s.starpo.clipLow > 0 && s.starpo.clipLow < 1) || !(s.starpo.clipHigh > 0)) throw new AlgoError('bad-config', `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${s.starpo.clipLow} / ${s.starpo.clipHigh}`);
-    positive('batch', s.starpo.batch, true);
-    if (!(Number.isInteger(s.starpo.criticWarmup) && s.starpo.criticWarmup >= 0)) throw new AlgoError('bad-config', `criticWarmup must be a whole number ≥ 0, got ${s.starpo.criticWarmup}`);
-    if (s.starpo.criticWarmup > 0 && s.starpo.advantage !== 'gae') throw new AlgoError('bad-config', 'criticWarmup needs the critic (PPO / StarPO-S); GRPO has none');
-    if (!(s.starpo.stepWeight >= 0 && Number.isFinite(s.starpo.stepWeight))) throw new AlgoError('bad-config', `stepWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.stepWeight}`);
-    if (!(s.starpo.targetKl >= 0 && Number.isFinite(s.starpo.targetKl))) throw new AlgoError('bad-config', `targetKl must be a finite number ≥ 0 (0 = off), got ${s.starpo.targetKl}`);
-    if (s.starpo.stepWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic');
-    if (!(s.starpo.rerollWeight >= 0 && Number.isFinite(s.starpo.rerollWeight))) throw new AlgoError('bad-config', `rerollWeight must be a finite number ≥ 0 (0 = off), got ${s.starpo.rerollWeight}`);
-    if (!(Number.isInteger(s.starpo.rerolls) && s.starpo.rerolls >= 1 && s.starpo.rerolls <= 64)) throw new AlgoError('bad-config', `rerolls must be a whole number in [1, 64], got ${s.starpo.rerolls}`);
-    if (s.starpo.rerollWeight > 0 && s.starpo.advantage !== 'grpo') throw new AlgoError('bad-config', 'rerollWeight (Monte-Carlo re-roll credit) needs the grpo advantage; PPO credits turns through its critic');
-  }
-  if (s.algo === 'sweet') {
-    pairingOf('sweet', s.sweet.pairing);
-    positive('candidates', s.sweet.candidates, true);
-    positive('criticReplay', s.sweet.criticReplay, true);
-    if (s.sweet.candidates < 2) throw new AlgoError('bad-config', 'candidates must be at least 2');
-    if (s.sweet.pairsPerTurn > Math.floor(s.sweet.candidates / 2)) throw new AlgoError('bad-config', `pairsPerTurn ${s.sweet.pairsPerTurn} exceeds half of the ${s.sweet.candidates} candidates`);
-    positive('beta', s.sweet.beta);
-    positive('pairBatch', s.sweet.pairBatch, true);
-  }
-  if (s.algo === 'rft' && s.rft.keep !== 'success' && s.rft.keep !== 'above-mean') throw new AlgoError('bad-config', `rft.keep must be "success" or "above-mean", got ${JSON.stringify(s.rft.keep)}`);
-  if (s.algo === 'mtdpo') {
-    pairingOf('mtdpo', s.mtdpo.pairing);
-    positive('beta', s.mtdpo.beta);
-    positive('pairBatch', s.mtdpo.pairBatch, true);
-  }
+  // the algorithm's section, checked by its spec's schema (specs/*.ts)
+  const issue = firstIssue(spec.schema, (c.settings as unknown as Record<string, unknown>)[spec.section]);
+  if (issue) throw new AlgoError('bad-config', issue);
   return c;
 }
 

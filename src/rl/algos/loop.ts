@@ -21,13 +21,13 @@ import { iterationTasks, validateLoopConfig, type LoopConfig } from './config.ts
 import { AlgoContext, MODEL_NAMES, type TrainEngine, type Windows } from './context.ts';
 import { evaluateHeldOut, type HeldOutResult } from '../rollout/evaluate.ts';
 import { applyThumbs, NO_FEEDBACK, withInfoGainRewards, type FeedbackSource } from './feedback.ts';
-import { echoTrapWarnings, isLossSpike } from './metrics.ts';
+import { echoTrapSigns, isLossSpike } from './metrics.ts';
 import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import type { Learner } from './learner.ts';
 import type { Row } from './rows.ts';
-import { AlgoError, type CheckpointStore, type IterationReport, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
+import { AlgoError, type CheckpointStore, type IterationReport, type LoopEvent, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
 import { loraLeavesLogits } from '../model/llama/weights.ts';
 import { collapseConfirmed, describeFall, successCollapse } from './guards.ts';
@@ -167,9 +167,10 @@ export class TrainingLoop {
     for (let i = 0; i < iterations && !this.stopping; i++) {
       const r = await this.step();
       if (i === iterations - 1 && !this.stopping) {
-        const warning = await this.finish();
-        if (warning) {
-          r.warnings.push(`at the end of the run: ${warning}`);
+        const event = await this.finish();
+        if (event) {
+          r.events.push(event);
+          r.warnings.push(event.text);
           Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.rollbacks, lr: this.lr() });
         }
       }
@@ -203,7 +204,7 @@ export class TrainingLoop {
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
     metrics.feedback_turns = feedback.turns.length;
     metrics.feedback_pairs = feedback.pairs.length;
-    const warnings: string[] = [];
+    const events: LoopEvent[] = [];
     const good = this.states();
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
@@ -214,7 +215,7 @@ export class TrainingLoop {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
       const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
       if (!collapseConfirmed(perTaskSuccess(episodes, cfg.k), reference, cfg.rollback.successDrop)) {
-        warnings.push(`not rolled back: ${describeFall(fall, 'fell')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`);
+        events.push({ kind: 'not-rolled-back', text: `not rolled back: ${describeFall(fall, 'fell')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse` });
         failure = null;
       }
     }
@@ -247,38 +248,39 @@ export class TrainingLoop {
     const gradNormNow = update && !failure ? update.gradNorm : 0;
     const distinct = metrics.distinct_replies ?? 0;
     this.firstDistinct ??= distinct;
-    const echo = echoTrapWarnings(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct });
-    if (!failure && cfg.echo.rollbackOnSpike && echo.some((w) => w.includes('gradient norm'))) failure = 'Echo Trap gradient-norm spike';
+    const echo = echoTrapSigns(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct });
+    if (!failure && cfg.echo.rollbackOnSpike && echo.some((e) => e.sign === 'grad-spike')) failure = 'Echo Trap gradient-norm spike';
     // the adapters that played this iteration showed no sign in their rollouts: a safe return point
-    if (!collapsed && echo.every((w) => w.includes('gradient norm'))) this.lastClean = { iteration: it, states: good };
+    if (!collapsed && echo.every((e) => e.sign === 'grad-spike')) this.lastClean = { iteration: it, states: good };
     if (failure) {
-      warnings.push(this.rollBack(this.lastClean ?? { iteration: it, states: good }, failure));
+      events.push(this.rollBack(this.lastClean ?? { iteration: it, states: good }, failure));
     } else if (update) {
       for (const [target, losses] of Object.entries(update.losses)) {
         const h = (this.lossHistory[target] ??= []);
         h.push(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length));
         if (h.length > cfg.rollback.window) h.shift();
       }
-      if (update.skipped) warnings.push(`no update: ${update.skipped}`);
+      if (update.skipped) events.push({ kind: 'no-update', reason: update.skipped, text: `no update: ${update.skipped}` });
     }
     const gradNorm = update && !failure ? update.gradNorm : 0;
-    warnings.push(...echo);
+    events.push(...echo);
     this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
     if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
     if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     if (!failure && this.validation.due(it + 1)) {
       const v = await this.validation.check(it + 1);
-      if (!v) warnings.push('validation skipped: the run was stopped during it');
+      if (!v) events.push({ kind: 'validation-skipped', text: 'validation skipped: the run was stopped during it' });
       else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.start === undefined ? {} : { validation_start: v.start });
       if (v?.confirmation) {
         const c = v.confirmation;
         Object.assign(metrics, { validation_confirmed: c.held ? 1 : 0, validation_pooled: c.candidate, validation_pooled_best: c.reference });
-        if (!c.held) warnings.push(`validation: ${unconfirmed(c)}; those stay the best`);
+        if (!c.held) events.push({ kind: 'validation-unconfirmed', text: `validation: ${unconfirmed(c)}; those stay the best` });
       }
       if (v?.fell) {
-        failure = this.rollBack(v.fell.to, v.fell.why);
+        const back = this.rollBack(v.fell.to, v.fell.why);
+        failure = back.text;
         this.lastClean = null;
-        warnings.push(failure);
+        events.push(back);
       }
     }
     Object.assign(metrics, failure ? {} : (update?.stats ?? {}), {
@@ -288,12 +290,12 @@ export class TrainingLoop {
       rolled_back: failure ? 1 : 0,
       rollbacks: this.rollbacks,
       updated: update && !failure && !update.skipped ? 1 : 0,
-      echo_trap: warnings.some((w) => w.startsWith('Echo Trap')) ? 1 : 0,
+      echo_trap: events.some((e) => e.kind === 'echo-trap') ? 1 : 0,
     });
     for (const [k, v] of Object.entries(metrics)) {
       if (!Number.isFinite(v)) {
         delete metrics[k];
-        warnings.push(`metric ${k} was ${v} and is left out`);
+        events.push({ kind: 'metric-dropped', metric: k, text: `metric ${k} was ${v} and is left out` });
       }
     }
     Object.assign(metrics, costSince(costBefore, this.cost()));
@@ -301,22 +303,22 @@ export class TrainingLoop {
     const adapters = await this.publish();
     await this.o.checkpoints?.save(this.checkpoint());
     metrics.seconds = (performance.now() - started) / 1000;
-    return { iteration: it + 1, metrics, warnings, adapters };
+    return { iteration: it + 1, metrics, events, warnings: events.map((e) => e.text), adapters };
   }
 
   /**
    * The validation guard's end of the run (ValidationGuard.finish): a clear fall rolls back as mid-run
    * (and lowers the learning rate); adapters that did not clearly beat the best so far give way to it.
-   * Publishes and checkpoints what it returns to. Returns the warning, or null.
+   * Publishes and checkpoints what it returns to. Returns the event ('kept-best' or an end-of-run 'rolled-back'), or null.
    */
-  private async finish(): Promise<string | null> {
+  private async finish(): Promise<LoopEvent | null> {
     const end = await this.validation.finish(this.iterationValue);
     if (!end) return null;
-    const warning = end.kind === 'kept' ? end.warning : this.rollBack(end.to, end.why);
+    const event: LoopEvent = end.kind === 'kept' ? { kind: 'kept-best', why: end.warning, text: end.warning } : this.rollBack(end.to, end.why, true);
     if (end.kind === 'fell') this.lastClean = null;
     await this.publish();
     await this.o.checkpoints?.save(this.checkpoint());
-    return warning;
+    return { ...event, text: `at the end of the run: ${event.text}` };
   }
 
   /** Held-out evaluation, sampled and greedy, of the trained policy adapter or (base) the base policy. */
@@ -360,12 +362,13 @@ export class TrainingLoop {
     for (const s of states) this.algo.learners[s.target]?.load(s);
   }
 
-  /** A guard's rollback: returns the learners to `to`'s adapters, lowers the learning rate and counts it; returns the warning. */
-  private rollBack(to: { iteration: number; states: readonly LearnerState[] }, why: string): string {
+  /** A guard's rollback: returns the learners to `to`'s adapters, lowers the learning rate and counts it; returns the event. */
+  private rollBack(to: { iteration: number; states: readonly LearnerState[] }, why: string, atEnd = false): LoopEvent & { kind: 'rolled-back' } {
     this.load(to.states);
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
-    return `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${this.lr().toPrecision(3)}`;
+    const lr = this.lr();
+    return { kind: 'rolled-back', to: to.iteration, why, lr, atEnd, text: `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${lr.toPrecision(3)}` };
   }
 
   private checkpoint(): TrainCheckpoint {

@@ -1,30 +1,58 @@
-// Algorithm name → module: the one place that maps `--algo` and the Train view's choice to an
-// orchestration module (sweet.ts, starpo.ts, mtdpo.ts, rft.ts).
+// The algorithm registry: every training algorithm's spec (spec.ts), in the order the Train view and
+// the CLI list them. The config's section type, the algorithm names, validation, the Train view's
+// fields, the CLI's usage and the factory all follow from these specs: to add an algorithm, write its
+// spec in specs/ and add one line here.
 import type { AlgoSettings } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import type { Algorithm } from './algorithm.ts';
-import { Mtdpo } from './mtdpo.ts';
-import { Rft } from './rft.ts';
-import { Starpo } from './starpo.ts';
-import { Sweet } from './sweet.ts';
+import type { AlgoSpec } from './spec.ts';
+import { mtdpoSpec } from './specs/mtdpo.ts';
+import { rftSpec } from './specs/rft.ts';
+import { grpoSpec, ppoSpec, starpoSpec } from './specs/starpo.ts';
+import { sweetSpec } from './specs/sweet.ts';
+import { AlgoError } from './types.ts';
+
+/** Every algorithm, in display order. */
+export const ALGO_SPECS = [sweetSpec, starpoSpec, grpoSpec, ppoSpec, mtdpoSpec, rftSpec] as const;
+
+/** The algorithms `turnwise train --algo` runs. */
+export type AlgoName = (typeof ALGO_SPECS)[number]['name'];
+export const ALGO_NAMES: readonly AlgoName[] = ALGO_SPECS.map((s) => s.name);
+
+/** The spec of a registered algorithm; AlgoError('bad-config') names the known ones otherwise. */
+export function algoSpec(name: string): AlgoSpec {
+  const spec = (ALGO_SPECS as readonly AlgoSpec[]).find((s) => s.name === name);
+  if (!spec) throw new AlgoError('bad-config', `unknown algorithm "${name}" (known: ${ALGO_NAMES.join(', ')})`);
+  return spec;
+}
+
+/** The config sections of all algorithms (shared ones once). */
+export function algoSections(): string[] {
+  return [...new Set(ALGO_SPECS.map((s) => s.section))];
+}
+
+/** The algorithm's own section of the settings (e.g. settings.starpo for GRPO). */
+export function sectionOf(s: AlgoSettings): object {
+  return (s as unknown as Record<string, object>)[algoSpec(s.algo).section];
+}
+
+/** The default settings of an algorithm (a copy of its spec's defaults). */
+export function defaultSettings(algo: AlgoName): AlgoSettings {
+  const spec = algoSpec(algo);
+  return { algo, [spec.section]: { ...spec.defaults } } as unknown as AlgoSettings;
+}
+
+/** The default policy learning rate of an algorithm. */
+export function defaultLr(algo: AlgoName): number {
+  return algoSpec(algo).lr;
+}
 
 /** Builds the algorithm (and its learners) for the settings. */
-export async function createAlgorithm(ctx: AlgoContext, s: AlgoSettings): Promise<Algorithm> {
-  switch (s.algo) {
-    case 'sweet':
-      return Sweet.create(ctx, s.sweet);
-    case 'starpo':
-    case 'grpo':
-    case 'ppo':
-      return Starpo.create(ctx, s.algo, s.starpo);
-    case 'mtdpo':
-      return Mtdpo.create(ctx, s.mtdpo);
-    case 'rft':
-      return Rft.create(ctx, s.rft);
-  }
+export function createAlgorithm(ctx: AlgoContext, s: AlgoSettings): Promise<Algorithm> {
+  return algoSpec(s.algo).create(ctx, sectionOf(s));
 }
 
 /** Whether the algorithm needs the critic model loaded. */
 export function needsCritic(s: AlgoSettings): boolean {
-  return s.algo === 'sweet' || ((s.algo === 'starpo' || s.algo === 'ppo' || s.algo === 'grpo') && s.starpo.advantage === 'gae');
+  return algoSpec(s.algo).needsCritic(sectionOf(s));
 }

@@ -4,6 +4,8 @@
 // and optionally the IndexedDB store for checkpoints, metrics and the rollout episodes; every new
 // adapter is handed to `onAdapter` (a comlink proxy in the UI, which forwards
 // it to the policy worker's setAdapter so Play uses it live). Plain data crosses the boundary only.
+// The CLI's `turnwise train` runs the same service in-thread (a model reader, a run request resolved
+// against the loaded policy, and checks before the critic loads), so training is wired once.
 import { fetchReader } from '../model/folder/io.ts';
 import type { ReadBytes } from '../model/manifest.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
@@ -12,7 +14,9 @@ import { checkTrainStep, type TrainStepCheck } from '../runtime/train/check.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrajectoryStore } from '../store/index.ts';
 import { StoreCheckpoints } from './checkpoint.ts';
-import type { LoopConfig } from './config.ts';
+import { resolveLoopConfig, type LoopConfig, type RunRequest } from './config.ts';
+import type { LoadedModel } from '../model/folder/folder.ts';
+import type { Split } from '../envs/types.ts';
 import type { HeldOutResult } from '../rollout/evaluate.ts';
 import { MemoryFeedback, type FeedbackPair, type FeedbackTurn } from './feedback.ts';
 import { newRunId, TrainingLoop } from './loop.ts';
@@ -20,11 +24,17 @@ import { acquireRunLock, type RunLock } from './runLock.ts';
 import { needsCritic } from './registry.ts';
 import { AlgoError, type IterationReport, type LearnerTarget } from './types.ts';
 
-/** How to start a trainer. */
-export interface TrainerInit {
-  /** Models root with manifest.json (e.g. '/models/'), or files in memory. */
-  models: { baseUrl: string } | { files: Record<string, Uint8Array> };
-  config: LoopConfig;
+/** How to start a trainer: the run's config, or a request resolved against the loaded policy (resolveLoopConfig). */
+export type TrainerInit = TrainerOptions & ({ config: LoopConfig } | { request: RunRequest });
+
+/** What is checked before the critic loads and the loop is built: the engine, the run's config and the loaded policy. */
+type TrainerPrepare = (p: { engine: PolicyEngine; config: LoopConfig; policy: LoadedModel }) => void | Promise<void>;
+
+interface TrainerOptions {
+  /** Models root with manifest.json (e.g. '/models/'), files in memory, or (in-thread: a function does not cross comlink) a reader. */
+  models: { baseUrl: string } | { files: Record<string, Uint8Array> } | { read: ReadBytes };
+  /** In-thread only: checks before the critic loads (the CLI's context fit and critic checks); throwing ends init. */
+  prepare?: TrainerPrepare;
   /** 'auto': WebGPU on a hardware adapter, else wasm (ort.ts BackendPreference); the lab passes its backend setting (ui/engine/trainerClient.ts). */
   backend?: BackendPreference;
   /** The run to continue (its checkpoint, metrics and episodes); omitted: a new run with a fresh id (loop.ts newRunId). */
@@ -38,6 +48,8 @@ export interface TrainerInit {
 /** What init reports. */
 export interface TrainerStatus {
   runId: string;
+  /** The run's resolved configuration. */
+  config: LoopConfig;
   iteration: number;
   backend: string;
   targets: LearnerTarget[];
@@ -54,32 +66,38 @@ export class TrainerService {
   /** The latest train() call; the next one starts after it. */
   private current: Promise<unknown> | null = null;
   private readonly feedback = new MemoryFeedback();
+  private config: LoopConfig | null = null;
   private adapterListener: ((target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>) | null = null;
 
   /** Loads the models, builds the learners and resumes from the run's checkpoint when one exists. */
   async init(opts: TrainerInit): Promise<TrainerStatus> {
     await this.dispose();
     // The lock comes first: a run another tab trains is refused before its checkpoint is read.
-    const runId = opts.runId ?? newRunId(opts.config.settings.algo, opts.config.family, opts.config.seed);
+    const named = 'config' in opts ? { algo: opts.config.settings.algo, family: opts.config.family, seed: opts.config.seed } : opts.request;
+    const runId = opts.runId ?? newRunId(named.algo, named.family, named.seed);
     this.lock = await acquireRunLock(runId);
     try {
-      const read: ReadBytes = 'baseUrl' in opts.models ? fetchReader(opts.models.baseUrl) : async (p) => (opts.models as { files: Record<string, Uint8Array> }).files[p] ?? null;
+      const m = opts.models;
+      const read: ReadBytes = 'baseUrl' in m ? fetchReader(m.baseUrl) : 'read' in m ? m.read : async (p) => m.files[p] ?? null;
       const engine = new PolicyEngine();
       this.engine = engine;
       await engine.init(opts.backend ?? 'auto');
-      const withCritic = needsCritic(opts.config.settings);
       // Each folder is read once: the engine keeps what it loaded, and the train steps share its runtime.
       const load = async (name: string) => {
         await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
         return engine.loadedModel(name);
       };
-      const models = { policy: await load('policy'), critic: withCritic ? await load('critic') : null };
+      const policy = await load('policy');
+      const config = 'config' in opts ? opts.config : resolveLoopConfig(opts.request, policy.turnwise);
+      await opts.prepare?.({ engine, config, policy });
+      const models = { policy, critic: needsCritic(config.settings) ? await load('critic') : null };
+      this.config = config;
       this.store = opts.storeName === null ? null : await TrajectoryStore.open(opts.storeName ? { name: opts.storeName } : {});
       this.loop = await TrainingLoop.create({
         engine,
         runtime: engine.sharedRuntime(),
         models,
-        config: opts.config,
+        config,
         runId,
         ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
         ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
@@ -100,7 +118,7 @@ export class TrainerService {
 
   async status(): Promise<TrainerStatus> {
     const loop = this.requireLoop();
-    return { runId: loop.runId, iteration: loop.iteration, backend: (await this.engine?.backendInfo())?.kind ?? 'wasm', targets: loop.targets(), running: this.running };
+    return { runId: loop.runId, config: this.config as LoopConfig, iteration: loop.iteration, backend: (await this.engine?.backendInfo())?.kind ?? 'wasm', targets: loop.targets(), running: this.running };
   }
 
   /**
@@ -142,9 +160,9 @@ export class TrainerService {
     this.feedback.addPair(pair);
   }
 
-  /** Held-out evaluation of the trained adapter or the base policy, sampled and greedy. */
-  async evaluate(which: 'trained' | 'base', tasks: number, seed: number): Promise<HeldOutResult> {
-    return this.requireLoop().evaluate(which, { tasks, seed });
+  /** Held-out evaluation of the trained adapter or the base policy, sampled and greedy (on the test split unless `split` says train). */
+  async evaluate(which: 'trained' | 'base', tasks: number, seed: number, split?: Split): Promise<HeldOutResult> {
+    return this.requireLoop().evaluate(which, { tasks, seed, ...(split ? { split } : {}) });
   }
 
   async adapter(target: LearnerTarget = 'policy'): Promise<Adapter> {
@@ -173,6 +191,7 @@ export class TrainerService {
     this.lock?.release();
     this.lock = null;
     this.loop = null;
+    this.config = null;
     this.engine = null;
     this.store = null;
   }

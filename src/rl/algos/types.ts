@@ -1,13 +1,14 @@
-// Shared types of the training algorithms (src/rl/algos): algorithm names, named errors, the
+// Shared types of the training algorithms (src/rl/algos): named errors, the
 // per-iteration report, and the checkpoint interface a store implements (checkpoint.ts) so that
 // training resumes after a reload from the last completed iteration.
 import type { LoraSpec } from '../model/llama/weights.ts';
 import type { TrainerState } from '../runtime/train/trainer.ts';
 import { CodedError } from '../util/errors.ts';
 
-/** The algorithms `turnwise train --algo` runs. */
-export const ALGO_NAMES = ['sweet', 'starpo', 'grpo', 'ppo', 'mtdpo', 'rft'] as const;
-export type AlgoName = (typeof ALGO_NAMES)[number];
+// the algorithm names come from the registry's specs (registry.ts ALGO_NAMES); a type-only import,
+// as the registry imports this module's AlgoError
+export type { AlgoName } from './registry.ts';
+import type { AlgoName } from './registry.ts';
 
 /** Bad configuration, a row that does not fit, a missing model, or a checkpoint that does not match. */
 export class AlgoError extends CodedError<'bad-config' | 'bad-row' | 'no-critic' | 'bad-checkpoint' | 'stopped' | 'run-busy'> {
@@ -72,11 +73,37 @@ export interface CheckpointStore {
 /** One iteration's figures (every value finite; NaN never leaves the loop). */
 export type IterationMetrics = Record<string, number>;
 
+/** Which Echo Trap sign (RAGEN §4): reward spread collapsing, a gradient-norm spike, replies falling onto templates. */
+export type EchoSign = 'spread-collapse' | 'grad-spike' | 'templates';
+
+/**
+ * What the loop tells its listeners beside the figures, one kind each with its payload; `text` is the
+ * sentence the CLI prints (and IterationReport.warnings holds). The Train view switches on `kind`.
+ */
+export type LoopEvent = { text: string } & (
+  | { kind: 'echo-trap'; sign: EchoSign }
+  /** A guard undid an update: the learners went back to iteration `to`'s adapters and the learning rate fell to `lr`. */
+  | { kind: 'rolled-back'; to: number; why: string; lr: number; atEnd: boolean }
+  /** At the run's end the best validated adapters were kept over the final ones; `why` says which, and by how much. */
+  | { kind: 'kept-best'; why: string }
+  /** Rollout success fell, but the adapters a rollback would return to did no better on the same tasks. */
+  | { kind: 'not-rolled-back' }
+  /** The algorithm made no update this iteration (e.g. a critic warm-up). */
+  | { kind: 'no-update'; reason: string }
+  | { kind: 'validation-skipped' }
+  /** A validation gain that a second draw did not confirm. */
+  | { kind: 'validation-unconfirmed' }
+  /** A non-finite metric left out of the report. */
+  | { kind: 'metric-dropped'; metric: string }
+);
+
 /** What one iteration reports. */
 export interface IterationReport {
   iteration: number;
   metrics: IterationMetrics;
-  /** Human-readable warnings: Echo Trap signs, rollbacks, skipped updates. */
+  /** What happened beside the figures: Echo Trap signs, rollbacks, skipped updates (typed; see `warnings` for the words). */
+  events: LoopEvent[];
+  /** The events' sentences, in order (the CLI prints them). */
   warnings: string[];
   /** Adapter ids published to the engine after this iteration. */
   adapters: Partial<Record<LearnerTarget, string>>;

@@ -9,7 +9,8 @@
 import { fidelityReport, type FidelityReport } from '../../rl/credit/fidelity.ts';
 import { ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
 import type { CreditParams, EstimatorName } from '../../rl/credit/types.ts';
-import type { JsonObject } from '../../rl/envs/types.ts';
+import { FAMILIES } from '../../rl/envs/registry.ts';
+import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
 import { readStored, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
@@ -144,7 +145,8 @@ export async function openListed(store: CreditStore, listed: readonly EpisodeSum
 
 /** Fidelity of the stored-episode estimators against information gain, over the listed guess episodes. */
 export async function listedFidelity(store: CreditStore, listed: readonly EpisodeSummary[]): Promise<{ report: FidelityReport | null; note: string }> {
-  const guess = listed.filter((e) => e.family === 'guess');
+  // the families whose steps report information gain (their specs, envs/family.ts): guess
+  const guess = listed.filter((e) => FAMILIES[e.family as FamilyName]?.informationGain === true);
   if (guess.length < 3) return { report: null, note: 'The fidelity table needs at least 3 complete guess episodes (information gain is the ground truth).' };
   const records = (await store.getEpisodes(guess.map((e) => e.id))).filter((e): e is EpisodeRecord => e !== null);
   const episodes = records.flatMap((r) => {

@@ -4,11 +4,12 @@
 // the policy worker at once, so Play and Evaluate use it without a reload.
 import { proxy } from 'comlink';
 import { iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/algos/config.ts';
-import { defaultLr } from '../../rl/algos/algoSettings.ts';
+import { ALGO_NAMES, ALGO_SPECS, defaultLr } from '../../rl/algos/registry.ts';
 import { policyFitOf } from '../../rl/rollout/policyFit.ts';
 import { sentence } from './agentChoice.ts';
-import { creditFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice, type CreditField } from './turnCredit.ts';
-import { ALGO_NAMES, type AlgoName, type IterationReport, type LearnerTarget } from '../../rl/algos/types.ts';
+import { creditFields, creditFormFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice, type CreditField } from './turnCredit.ts';
+import type { FormField } from '../../rl/algos/spec.ts';
+import type { AlgoName, IterationReport, LearnerTarget, LoopEvent } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
@@ -19,15 +20,16 @@ import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
 
-/** One line of the algorithm picker: its name and the paper behind it. */
-export const ALGORITHMS: Record<AlgoName, string> = {
-  sweet: 'SWEET-RL: asymmetric critic (Bradley–Terry), per-turn DPO (Zhou et al. 2025)',
-  starpo: 'StarPO-S: PPO with critic, top 25% groups by spread, clip 0.2/0.28, no KL (RAGEN)',
-  ppo: 'PPO with turn-level GAE from the value head',
-  grpo: 'GRPO: group-normalised episode returns, no critic',
-  mtdpo: 'Multi-turn DPO on trajectory pairs (baseline)',
-  rft: 'Rejection fine-tuning: SFT on successful episodes (baseline)',
-};
+/** A loop event (algos/types.ts LoopEvent) with the iteration that reported it. */
+export type TrainEvent = LoopEvent & { iteration: number };
+
+/** A filter for the events of one kind, typed by it. */
+function ofKind<K extends LoopEvent['kind']>(kind: K): (e: TrainEvent) => e is Extract<TrainEvent, { kind: K }> {
+  return (e): e is Extract<TrainEvent, { kind: K }> => e.kind === kind;
+}
+
+/** One line of the algorithm picker per algorithm: what it does and the paper behind it (its spec's summary). */
+export const ALGORITHMS = Object.fromEntries(ALGO_SPECS.map((s) => [s.name, s.summary])) as Record<AlgoName, string>;
 
 /** An adapter a run produced, with its lineage. */
 export interface AdapterEntry {
@@ -63,6 +65,8 @@ export class TrainState {
   credit = $state<CreditChoice>(defaultCreditChoice(this.algo));
   /** The credit fields that apply to the chosen algorithm and family. */
   readonly creditFields: CreditField[] = $derived(creditFields(this.algo, this.family));
+  /** Those fields and the ones they reveal, as the form draws them (the algorithm's spec, specs/*.ts). */
+  readonly creditForm: FormField<never>[] = $derived(creditFormFields(this.algo, this.family));
   /** The started run's summary line: its algorithm and turn-level credit, from the config it was given. */
   summary = $state<string | null>(null);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
@@ -70,7 +74,8 @@ export class TrainState {
   phase = $state<TrainPhase>('idle');
   error = $state<string | null>(null);
   reports = $state.raw<IterationReport[]>([]);
-  warnings = $state.raw<{ iteration: number; text: string }[]>([]);
+  /** The loop's events, in order (the Warnings list; the banners switch on their kinds). */
+  warnings = $state.raw<TrainEvent[]>([]);
   adapters = $state.raw<AdapterEntry[]>([]);
   liveAdapter = $state<string | null>(null);
   /** Iterations planned in the current run; done = reports.length. */
@@ -113,11 +118,11 @@ export class TrainState {
   }
 
   readonly algorithms = ALGO_NAMES;
-  readonly echoTrap = $derived(this.warnings.filter((w) => /echo trap/i.test(w.text)));
+  readonly echoTrap = $derived(this.warnings.filter(ofKind('echo-trap')));
   /** Iterations whose update the loop's guards undid (loop.ts step, and at a run's end finish): the live adapter stayed the last good one. */
-  readonly rollbacks = $derived(this.warnings.filter((w) => /^(at the end of the run: )?rolled back/.test(w.text)));
+  readonly rollbacks = $derived(this.warnings.filter(ofKind('rolled-back')));
   /** A run that ended on earlier adapters because the final ones did not clearly beat them on the validation tasks (algos/validation.ts ValidationGuard.finish). */
-  readonly kept = $derived(this.warnings.findLast((w) => w.text.startsWith('at the end of the run: kept')) ?? null);
+  readonly kept = $derived(this.warnings.findLast(ofKind('kept-best')) ?? null);
   /** Seconds per iteration so far, for the ETA. */
   readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
 
@@ -208,7 +213,7 @@ export class TrainState {
       remaining,
       proxy((r: IterationReport) => {
         this.reports = [...this.reports, r];
-        this.warnings = [...this.warnings, ...r.warnings.map((text) => ({ iteration: r.iteration, text }))];
+        this.warnings = [...this.warnings, ...r.events.map((e) => ({ ...e, iteration: r.iteration }))];
       }),
     );
     this.inFlight = flight.then(

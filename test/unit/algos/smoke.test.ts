@@ -9,7 +9,8 @@ import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder
 import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
 import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
 import { MemoryCheckpoints } from '../../../src/rl/algos/checkpoint.ts';
-import { ALGO_NAMES, type AlgoName, type TrainCheckpoint } from '../../../src/rl/algos/types.ts';
+import { ALGO_NAMES } from '../../../src/rl/algos/registry.ts';
+import type { AlgoName, TrainCheckpoint } from '../../../src/rl/algos/types.ts';
 import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';

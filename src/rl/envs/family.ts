@@ -1,0 +1,34 @@
+// What a task family is, in one object (issue #44): its environment, options, scripted agents, the
+// figures evaluation and training report for it, and the hints the views read. Each family's spec
+// lives in its own folder (guess/family.ts, backend/family.ts, frontend/family.ts, ragen/families.ts);
+// registry.ts lists them, and the views and commands loop over that list. To add a family: its folder
+// with a spec, its name in types.ts FAMILY_NAMES, and one line in registry.ts.
+import type { FamilyAgents } from './agent.ts';
+import type { Phrasings } from './phrasings.ts';
+import type { Env, Episode, FamilyName, JsonObject } from './types.ts';
+
+/** One task family. */
+export interface FamilySpec {
+  name: FamilyName;
+  /** One line for `turnwise tasks`. */
+  description: string;
+  /** True when a collaborator (simulated or a person) replies to the agent. */
+  collaborative: boolean;
+  /** Default options (TaskSpec.options overrides them); always include maxTurns. */
+  defaults: JsonObject;
+  /** A fresh environment whose simulated collaborator (if any) words its answers with `phrasings`. */
+  create(phrasings: Phrasings): Env;
+  /** Scripted moves for expert, noisy and random agents. */
+  agents: FamilyAgents;
+  /** Rough count of distinct episodes over both splits (each split holds about half). */
+  distinctEpisodes: number;
+  /** Family-specific means over evaluated episodes (e.g. information gain, similarity): evaluation's `metrics`. */
+  metrics(episodes: readonly Episode[]): Record<string, number>;
+  /**
+   * Family-specific figures of a training iteration or evaluation (rollout/metrics.ts rolloutMetrics),
+   * snake_case beside success, e.g. guess's early-answer rate; over all the episodes given.
+   */
+  rolloutMetrics?(episodes: readonly Episode[]): Record<string, number>;
+  /** Whether its steps report info.informationGain (a question's expected gain in bits): the information-gain reward and ground truth apply. */
+  informationGain: boolean;
+}

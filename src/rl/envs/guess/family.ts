@@ -1,0 +1,26 @@
+// `guess` as a family spec (family.ts): twenty questions over the shipped attribute table, with
+// exact information gain per question (the ground truth of credit) and its figures (metrics.ts).
+import type { FamilySpec } from '../family.ts';
+import { guessAgents } from './agents.ts';
+import { GuessEnv, GUESS_DEFAULTS } from './env.ts';
+import { guessMetrics, guessRolloutMetrics } from './metrics.ts';
+import { ATTRIBUTES, ITEMS } from './table.ts';
+
+function binomial(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+
+export const guessFamily: FamilySpec = {
+  name: 'guess',
+  description: `twenty questions over a ${ITEMS.length}-animal × ${ATTRIBUTES.length}-attribute table; 8 candidates named, T = 5`,
+  collaborative: true,
+  defaults: { ...GUESS_DEFAULTS },
+  create: (p) => new GuessEnv(p.guess),
+  agents: guessAgents,
+  distinctEpisodes: binomial(ITEMS.length, 8) * 8,
+  metrics: guessMetrics,
+  rolloutMetrics: guessRolloutMetrics,
+  informationGain: true,
+};
