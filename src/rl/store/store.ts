@@ -13,7 +13,7 @@ import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type 
 import { writeTx } from './txn.ts';
 import { importTx } from './bulk.ts';
 import { purgeTx, restoreTx, softDeleteTx } from './trash.ts';
-import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
+import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, MessageInput } from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, scoresFromRecord, taskKey } from './convert.ts';
 import { agentCount, messageRow, newEpisodeRow } from './rows.ts';
 import { criticScoresProblem, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type OutcomeRecord, type PortableRecord, type RunRecord } from './schema.ts';
@@ -132,7 +132,7 @@ export class TrajectoryStore implements AdapterTable {
    * transaction committed. On StoreError 'quota' neither the record nor the episode's counters were
    * written. A lab turn is two records: write it with commitTurn, never as two appendTurn calls.
    */
-  async appendTurn(episodeId: string, turn: TurnInput): Promise<{ index: number }> {
+  async appendTurn(episodeId: string, turn: MessageInput): Promise<{ index: number }> {
     const { first } = await this.commitTurn(episodeId, [turn]);
     return { index: first };
   }
@@ -143,7 +143,7 @@ export class TrajectoryStore implements AdapterTable {
    * two separate writes left episodes ending on an agent message, or finished ones without their
    * outcome). Either every record and the outcome are stored, or (on any failure) none of them.
    */
-  async commitTurn(episodeId: string, records: readonly TurnInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
+  async commitTurn(episodeId: string, records: readonly MessageInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
     const now = this.opts.now();
     const rows = records.map((r) => messageRow(episodeId, r, now));
     const first = await this.write(['episodes', 'turns'], async (tx) => {

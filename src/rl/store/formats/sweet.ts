@@ -10,7 +10,7 @@
 // and our import reads back, so the lab's own SWEET file re-imports with its family, split, seed and
 // agent instead of as anonymous ColBench tasks.
 import * as v from 'valibot';
-import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
+import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type MessageRecord } from '../schema.ts';
 import { jsonLines, type LineEvent } from './lines.ts';
 import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
 import { JsonObjectSchema } from '../schema.ts';
@@ -141,7 +141,7 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
   const reward = raw.reward ?? null;
   const meta = raw.turnwise;
   const other = meta?.reply ?? 'collaborator';
-  const turns: TurnRecord[] = history.map((m, i) => {
+  const turns: MessageRecord[] = history.map((m, i) => {
     const { role, content, ...rest } = m;
     const info = v.parse(JsonObjectSchema, rest);
     if (i === lastAgent && typeof raw.answer === 'string') info.answer = raw.answer;
