@@ -11,7 +11,7 @@
 import type { ModelConfig } from '../model/llama/config.ts';
 import type { ModelWeights } from '../model/llama/weights.ts';
 import type { TrainStepGraph } from '../model/train/trainStep.ts';
-import { Trainer, type AdamWConfig, type StepResult, type TrainerState } from '../runtime/train/trainer.ts';
+import { Trainer, type AdamWConfig, type TrainStepResult, type TrainerState } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { chunks, packRows, pairFeeds, type Row, type RowAlign, type RowFloatName } from './rows.ts';
 import { AlgoError } from './types.ts';
@@ -139,7 +139,7 @@ export class TrainDriver {
    * One update on up to B graph rows through the shortest graph they fit (bucketed graphs) or the one
    * graph; `pairs` (DPO, Bradley–Terry: P pairs per run) index into `rows`.
    */
-  async step(rows: readonly GraphRow[], pairs: readonly [number, number][] = [], P = 0): Promise<StepResult> {
+  async step(rows: readonly GraphRow[], pairs: readonly [number, number][] = [], P = 0): Promise<TrainStepResult> {
     const { cfg, batch, seqLen, padId } = this.spec;
     const started = performance.now();
     const lengths = rows.map((r) => (Array.isArray(r) ? (r as readonly Row[]).reduce((a, x) => a + x.ids.length, 0) : (r as Row).ids.length));
@@ -166,7 +166,7 @@ export class TrainDriver {
    * early stop on target KL; the summary then says `stopped_early` 1.
    */
   async train(rows: readonly Row[], epochs: number, order?: (n: number) => number[], stopAt = 0): Promise<TrainSummary> {
-    const results: StepResult[] = [];
+    const results: TrainStepResult[] = [];
     let stopped = false;
     for (let e = 0; e < epochs && !stopped; e++) {
       const idx = order ? order(rows.length) : rows.map((_, i) => i);
@@ -186,7 +186,7 @@ export class TrainDriver {
 
   /** Minibatches of whole pairs: each run holds P pairs (2P rows). */
   async trainPairs(pairRows: readonly [Row, Row][], epochs: number, P: number, order?: (n: number) => number[]): Promise<TrainSummary> {
-    const results: StepResult[] = [];
+    const results: TrainStepResult[] = [];
     for (let e = 0; e < epochs; e++) {
       const idx = order ? order(pairRows.length) : pairRows.map((_, i) => i);
       for (const c of minibatches(idx, (i) => Math.max(pairRows[i][0].ids.length, pairRows[i][1].ids.length), P)) {
@@ -220,7 +220,7 @@ function minibatches(order: readonly number[], length: (i: number) => number, n:
   return chunks(sorted, n).sort((a, b) => first(a) - first(b));
 }
 
-function summarise(results: readonly StepResult[]): TrainSummary {
+function summarise(results: readonly TrainStepResult[]): TrainSummary {
   const stats: Record<string, number> = {};
   for (const r of results) for (const [k, v] of Object.entries(r.stats)) stats[k] = (stats[k] ?? 0) + v / results.length;
   return {
@@ -327,7 +327,9 @@ export async function runSteps(driver: TrainDriver, stream: RowStream, o: StepsO
         .map(([k, v]) => `${k} ${v.toFixed(3)}`)
         .join(' ');
       steps = s;
-      o.log(`${o.label} step ${s}/${o.steps}${over ? ' (time budget reached)' : ''} loss ${mean.toFixed(4)} ${extra} lr ${driver.lr.toExponential(2)} ${Math.round(tokens / sec)} tok/s ${sec.toFixed(0)} s`);
+      o.log(
+        `${o.label} step ${s}/${o.steps}${over ? ' (time budget reached)' : ''} loss ${mean.toFixed(4)} ${extra} lr ${driver.lr.toExponential(2)} ${Math.round(tokens / sec)} tok/s ${sec.toFixed(0)} s`,
+      );
     }
     if (over) break;
   }

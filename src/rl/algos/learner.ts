@@ -8,7 +8,7 @@ import { adapterParamSpecs, initLora, numel, valueHeadDelta, type HeadsSpec, typ
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
 import { momentName, type TrainStepGraph } from '../model/train/trainStep.ts';
 import type { LossSpec } from '../model/train/losses.ts';
-import type { AdamWConfig, StepResult } from '../runtime/train/trainer.ts';
+import type { AdamWConfig, TrainStepResult } from '../runtime/train/trainer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import { TrainDriver, type LearnerMeter, type TrainSummary } from './driver.ts';
@@ -85,7 +85,7 @@ export class Learner {
   }
 
   /** One update on up to B rows, through the shortest graph they fit; pairs index into `rows`. */
-  step(rows: readonly Row[], pairs: readonly [number, number][] = []): Promise<StepResult> {
+  step(rows: readonly Row[], pairs: readonly [number, number][] = []): Promise<TrainStepResult> {
     return this.driver.step(rows, pairs, this.pairs);
   }
 

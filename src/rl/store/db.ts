@@ -242,7 +242,7 @@ export function outcomeKeyOf(outcome: OutcomeRecord | null): OutcomeKey {
 }
 
 /** Key range of one episode's rows in `turns` (keyed [episodeId, index]). */
-export const turnsOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId, 0], [episodeId, Infinity]);
+export const messageRange = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId, 0], [episodeId, Infinity]);
 /** Key range of one episode's rows in `credit` (keyed [episodeId, estimator, version]; an array sorts after every string). */
 export const creditOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId], [episodeId, []]);
 

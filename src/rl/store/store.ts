@@ -5,7 +5,7 @@
 // this connection with a reload-required event. Formats and import validation live in formats/ and
 // importer.ts; the rows built from inputs in rows.ts; the transaction bodies of import (bulk.ts) and
 // of delete, undo and purge (trash.ts) beside it; this file is the API and its notifications.
-import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, turnsOf, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
+import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, messageRange, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
 import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
@@ -225,7 +225,7 @@ export class TrajectoryStore implements AdapterTable {
         if (!row) return null;
         const [task, turns, credit, scores] = await Promise.all([
           tx.objectStore('tasks').get(row.taskKey),
-          tx.objectStore('turns').getAll(turnsOf(id)),
+          tx.objectStore('turns').getAll(messageRange(id)),
           tx.objectStore('credit').getAll(creditOf(id)),
           tx.objectStore('scores').get(id),
         ]);

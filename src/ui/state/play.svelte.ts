@@ -30,7 +30,7 @@ import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
 import { PlaySaving } from './playSaving.svelte.ts';
 import { agentInUse, agentKindOf, agentLabel, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 
-export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
+export type { PlayAgentKind } from './agentChoice.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 
