@@ -124,6 +124,9 @@ if (beside) process.stdout.write('\n── browser tests (vitest) started beside
 check('svelte-check', 'npx', ['svelte-check', '--tsconfig', './tsconfig.json', '--threshold', 'error', '--fail-on-warnings'], beside);
 check('tsc', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], beside);
 check('lint', 'npx', ['eslint', '.'], beside);
+check('format', 'npx', ['prettier', '--check', '.'], beside);
+check('knip', 'npx', ['knip', '--no-progress'], beside);
+check('duplicate-exports', 'npx', ['tsx', 'scripts/duplicateExports.ts'], beside);
 if (wants('unit')) {
   process.stdout.write('\n── unit tests (vitest)\n');
   tallyVitest('unit', run('npx', vitestArgs('unit'), beside));

@@ -1,12 +1,13 @@
 // What a longer context costs the forge (issue #18: "512 tokens, or compact prompts, or both —
 // measure which serves better"). The forge's own SFT step (full parameters, the shipped d 128 × 4
-// size) on real packed rows of the six-family teacher stream (SIX_FAMILY_FORGE), cut at 256, 384 and
+// size) on real packed rows of the six-family teacher stream (DEFAULT_FORGE, SIX_FAMILY_FORGE), cut at 256, 384 and
 // 512 tokens with B × S = 6,144 row tokens each, on onnxruntime-node; the cases alternate in one run
 // so a shared machine's load falls on all of them. Reports real (non-padding) tokens per second, the
 // share of row tokens that are real, and the share of segments each length can hold whole.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
-import { SIX_FAMILY_FORGE } from '../../src/rl/forge/config.ts';
-import { EpisodeStream, Packer, teacher, type PackSegment } from '../../src/rl/forge/data.ts';
+import { DEFAULT_FORGE } from '../../src/rl/forge/config.ts';
+import { EpisodeStream, segmentStream, teacher, type PackSegment } from '../../src/rl/forge/data.ts';
+import { packRows } from '../../src/rl/algos/rows.ts';
 import { sftGraph } from '../../src/rl/forge/train.ts';
 import { dialogueOf } from '../../src/rl/envs/episode.ts';
 import { validateConfig } from '../../src/rl/model/llama/config.ts';
@@ -25,7 +26,7 @@ export const forgeContext: BenchEntry = {
   description: "the forge's SFT step on six-family packed rows at context 256 / 384 / 512 (onnxruntime-node)",
   byDefault: false,
   async run(log) {
-    const f = SIX_FAMILY_FORGE;
+    const f = DEFAULT_FORGE;
     const stream = new EpisodeStream(f.mix, 'bench/forge-context', teacher(() => f.noise, f.expertShare));
     const episodes: Episode[] = [];
     for (let i = 0; i < 600; i++) episodes.push(await stream.next());
@@ -41,8 +42,12 @@ export const forgeContext: BenchEntry = {
           const take = async (): Promise<PackSegment> => segs[at++ % segs.length];
           const B = ROW_TOKENS / S;
           const batches = [];
-          const packer = new Packer(B, S, tok.special.pad, 'sft');
-          for (let i = 0; i < 4; i++) batches.push(await packer.pack(take));
+          const stream = segmentStream({ cfg, batch: B, seqLen: S, padId: tok.special.pad, kind: 'sft' }, take);
+          for (let i = 0; i < 4; i++) {
+            const groups = await stream.next();
+            const feeds = packRows(cfg, groups, B, S, ['loss_mask', 'weights'], tok.special.pad, 'start');
+            batches.push({ feeds, tokens: groups.flat().reduce((a, r) => a + r.ids.length, 0) });
+          }
           const weights = initWeights(cfg, 1);
           const trainer = await Trainer.create(runtime, sftGraph(cfg, weights, B, S), weights, { lr: 1e-4 });
           const whole = episodes.filter((e) => segments(tok, toChat(dialogueOf(e.task.prompt, e.turns)), S, f.obsWeight).length <= 1).length;

@@ -1,10 +1,10 @@
 // Where a training iteration spends its time (issue 17), on the shipped policy with onnxruntime-node
 // as the learning benchmark runs it, guess at 16 tasks × K 8:
-//  1. the train step on the same rows, side by side: the path before issue 17 (one row per agent
-//     turn, every batch padded to the whole context) and packed rows (an episode's turns in one
-//     row) in length buckets; and the forward pass (the engine's scoring) on the same packed rows,
-//     so the train step's tokens/s can be read against the forward's (backward ≈ 2× forward makes
-//     ⅓ the practical limit);
+//  1. the train step on packed rows (an episode's turns in one row) in length buckets, and the
+//     forward pass (the engine's scoring) on the same rows, so the train step's tokens/s can be read
+//     against the forward's (backward ≈ 2× forward makes ⅓ the practical limit). The path before
+//     issue 17 (one row per agent turn, padded to the whole context) is no longer in the code: compare
+//     with it through ITERATION_BASELINE (below) on a commit before issue 44;
 //  2. whole iterations of `turnwise train` (GRPO): seconds per iteration and its split into rollouts,
 //     train steps and scoring. With ITERATION_BASELINE=DIR (a checkout of an older commit with its
 //     node_modules) the same command runs in DIR too, alternating with this checkout, so the two are
@@ -18,8 +18,7 @@ import { resolveLoopConfig } from '../../src/rl/algos/config.ts';
 import { AlgoContext } from '../../src/rl/algos/context.ts';
 import { Learner } from '../../src/rl/algos/learner.ts';
 import { windowsOf } from '../../src/rl/algos/loop.ts';
-import { replySpan, setSpan, turnRow } from '../../src/rl/algos/rows.ts';
-import { dialogueOf } from '../../src/rl/envs/episode.ts';
+import { setSpan } from '../../src/rl/algos/rows.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';
 import { rollout, taskSpecs } from '../../src/rl/rollout/rollout.ts';
@@ -47,17 +46,7 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
     const turns = episodes.reduce((a, e) => a + e.turns.length, 0);
     const packed = ctx.turnRows(episodes);
     for (const s of packed.spans) setSpan(packed.rows[s.row], s, 'advantages', s.episode % 2 ? 0.5 : -0.5);
-    // one row per agent turn, the policy's window then the reply: the rows before issue 17
-    const oldRows = episodes.flatMap((e, ei) => e.turns.map((t, ti) => ({ t, ei, ti }))).map(({ t, ei, ti }) => {
-      const e = episodes[ei];
-      const reply = ctx.replyIds(t, t.tokens);
-      const row = turnRow(ctx.policyPrompt(dialogueOf(e.task.prompt, e.turns.slice(0, ti))), reply, windows.policyBudget);
-      const span = replySpan(row, reply.length);
-      setSpan(row, span, 'advantages', ei % 2 ? 0.5 : -0.5);
-      if (t.logprobs) setSpan(row, span, 'old_logp', t.logprobs);
-      return row;
-    });
-    const make = (fixedLength: boolean) =>
+    const make = () =>
       Learner.create(engine.sharedRuntime(), {
         target: 'policy',
         model: policy,
@@ -66,20 +55,16 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
         loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.2 },
         batch: 8,
         seqLen: windows.policyBudget,
-        fixedLength,
         adamw: { lr: 1e-4 },
         seed: 1,
         initStd: 1 / Math.sqrt(policy.config.dModel),
       });
     const rows: BenchRow[] = [];
-    const cases = [
-      { name: 'one row per turn, padded to the context (before issue 17)', data: oldRows, learner: await make(true) },
-      { name: 'packed episode rows, length buckets', data: packed.rows, learner: await make(false) },
-    ];
+    const cases = [{ name: 'packed episode rows, length buckets', data: packed.rows, learner: await make() }];
     try {
       // warm-up: builds each bucket graph and runs each session once; the forward's adapter is the packed learner's
       for (const c of cases) await c.learner.train(c.data, 1);
-      await engine.setAdapter('bench/policy', cases[1].learner.adapter(), { model: 'policy', activate: false });
+      await engine.setAdapter('bench/policy', cases[0].learner.adapter(), { model: 'policy', activate: false });
       await ctx.positionLogprobs('policy', 'bench/policy', packed.rows);
       // rounds interleave the three measurements so that load on the machine hits them alike
       const m0 = cases.map((c) => ({ ...c.learner.meter }));
@@ -106,8 +91,7 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
       log(`iteration forward on the packed rows: ${fwd.toFixed(0)} tok/s`);
       rows.push(
         { case: 'forward only (engine scoring with the adapter) on the same packed rows', metric: 'forward tokens/s', value: fwd, unit: 'tok/s', note: `${forward.tokens / ROUNDS} tokens per round` },
-        { case: 'train step ÷ forward, tokens/s on the same packed rows', metric: 'ratio', value: figures[1].tokens / figures[1].seconds / fwd, unit: '×', note: 'target ≥ 1/3 (backward ≈ 2× forward)' },
-        { case: 'train step per epoch, before issue 17 ÷ packed and bucketed', metric: 'ratio', value: figures[0].seconds / figures[1].seconds, unit: '×', note: 'same rollouts, same loss, same run' },
+        { case: 'train step ÷ forward, tokens/s on the same packed rows', metric: 'ratio', value: figures[0].tokens / figures[0].seconds / fwd, unit: '×', note: 'target ≥ 1/3 (backward ≈ 2× forward)' },
       );
     } finally {
       for (const c of cases) await c.learner.dispose();
@@ -170,7 +154,7 @@ async function wholeIterations(log: (line: string) => void): Promise<BenchRow[]>
 
 export const iteration: BenchEntry = {
   name: 'iteration',
-  description: `where a guess training iteration (${TASKS} × K ${K}) spends its time: train step old vs packed rows, train ÷ forward, whole iterations (ITERATION_BASELINE=DIR compares an older checkout)`,
+  description: `where a guess training iteration (${TASKS} × K ${K}) spends its time: train step on packed rows, train ÷ forward, whole iterations (ITERATION_BASELINE=DIR compares an older checkout)`,
   byDefault: true,
   async run(log) {
     if (!existsSync(join(modelsDir(), 'manifest.json'))) {

@@ -3,11 +3,11 @@
 // validation throughput, and the JSON size of a turn. These are NOT browser figures — fake-indexeddb
 // neither touches disk nor uses the browser's IndexedDB engine; the browser test will measure those.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
-import type { EpisodeRecord, TurnRecord } from '../../src/rl/store/schema.ts';
+import type { EpisodeRecord, MessageRecord } from '../../src/rl/store/schema.ts';
 
 const NOTE = 'fake-indexeddb in Node (in memory), not a browser';
 
-function turn(i: number, tokens: number): TurnRecord {
+function turn(i: number, tokens: number): MessageRecord {
   const agent = i % 2 === 0;
   return {
     role: agent ? 'agent' : 'collaborator',

@@ -1,12 +1,11 @@
 // Resident memory of a learner's train-step sessions, one per length bucket (learner.ts SEQ_BUCKET):
 // the shipped policy's LoRA learner at B 8 takes two steps at each of nine buckets (512 down to 256
-// tokens, what a frozenlake or sokoban run visits), with ORT's memory pattern in each session (the path
-// before: a block for all of a graph's intermediates kept in the session's arena) and without (the
-// arena keeps only a run's live peak), side by side in one process, on onnxruntime-node
-// and on onnxruntime-web's wasm in Node. Reported: resident memory gained over the nine buckets, and
-// the median time of each bucket's second step (its first builds and opens the session). A wasm heap
-// only grows, so on wasm the second case reuses what the first grew: read wasm's figures as "no
-// growth per bucket in either case" (the lab's trainer worker was never affected), node's as the fix.
+// tokens, what a frozenlake or sokoban run visits), its sessions without ORT's memory pattern (the
+// arena keeps only a run's live peak), on onnxruntime-node and on onnxruntime-web's wasm in Node.
+// Reported: resident memory gained over the nine buckets, and the median time of each bucket's second
+// step (its first builds and opens the session). The path before (a memory pattern per session, a
+// block for all of a graph's intermediates kept in its arena) is no longer in the code: run this
+// entry on a commit before issue 44 to compare.
 import { median, type BenchEntry, type BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
 import { DEFAULT_LORA } from '../../src/rl/algos/config.ts';
@@ -31,7 +30,7 @@ function rows(len: number): Row[] {
 
 export const trainMemory: BenchEntry = {
   name: 'train-memory',
-  description: "resident memory and step time of a learner over nine length buckets, with and without ORT's memory pattern per session",
+  description: 'resident memory and step time of a learner over nine length buckets',
   byDefault: true,
   async run(log) {
     const out: BenchRow[] = [];
@@ -39,11 +38,10 @@ export const trainMemory: BenchEntry = {
     for (const backend of ['node', 'wasm'] as const) {
       const runtime = await OrtRuntime.create(backend);
       if (runtime.info.kind !== backend) continue;
-      // without the pattern first: what it leaves behind cannot inflate the other case's growth
-      for (const memPattern of [false, true]) {
-        const label = `${memPattern ? 'memory pattern (before)' : 'no memory pattern'}, ${backend === 'node' ? 'onnxruntime-node' : 'wasm (Node)'}`;
+      {
+        const label = `no memory pattern, ${backend === 'node' ? 'onnxruntime-node' : 'wasm (Node)'}`;
         const before = rssMb();
-        const learner = await Learner.create(runtime, { target: 'policy', model, lora: DEFAULT_LORA, base: 'fp32', loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, batch: BATCH, seqLen: 512, memPattern, adamw: { lr: 1e-4 }, seed: 1, initStd: 0.05 });
+        const learner = await Learner.create(runtime, { target: 'policy', model, lora: DEFAULT_LORA, base: 'fp32', loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, batch: BATCH, seqLen: 512, adamw: { lr: 1e-4 }, seed: 1, initStd: 0.05 });
         const times: number[] = [];
         for (const t of BUCKETS) {
           const r = rows(t - 1);

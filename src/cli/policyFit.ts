@@ -3,10 +3,10 @@
 // words and exit code 2 (a request the model cannot serve), instead of an engine error mid-run.
 import { UsageError } from './command.ts';
 import type { TaskSpec } from '../rl/envs/types.ts';
-import { assertPolicyTakes, type FitOptions, type PromptCounter } from '../rl/rollout/policyFit.ts';
+import { assertPolicyTakes, type PolicyFitOptions, type PromptCounter } from '../rl/rollout/policyFit.ts';
 
 /** Throws UsageError with the check's reason unless the loaded policy can take every task of `specs`. */
-export async function ensurePolicyTakes(engine: PromptCounter, specs: readonly TaskSpec[], opts: FitOptions = {}): Promise<void> {
+export async function ensurePolicyTakes(engine: PromptCounter, specs: readonly TaskSpec[], opts: PolicyFitOptions = {}): Promise<void> {
   try {
     await assertPolicyTakes(engine, specs, opts);
   } catch (e) {

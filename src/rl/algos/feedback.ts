@@ -44,16 +44,6 @@ export interface FeedbackSource {
 
 export const NO_FEEDBACK: Feedback = { turns: [], pairs: [] };
 
-/** Rated turns of a stored episode from its 'human-feedback' credit values (NaN = no rating). */
-export function thumbsToTurns(episode: { task: Task; turns: readonly EpisodeTurn[] }, values: ArrayLike<number>, tokens?: readonly (number[] | null | undefined)[]): FeedbackTurn[] {
-  const out: FeedbackTurn[] = [];
-  episode.turns.forEach((t, i) => {
-    const v = values[i];
-    if (typeof v === 'number' && Number.isFinite(v) && v !== 0) out.push({ task: episode.task, before: episode.turns.slice(0, i), action: t.action, tokens: tokens?.[i] ?? null, value: v });
-  });
-  return out;
-}
-
 /** A copy of a rollout episode with weight·values[t] added to turn t's reward (NaN = none). */
 export function applyThumbs(episode: RolloutEpisode, values: ArrayLike<number>, weight: number): RolloutEpisode {
   const turns = episode.turns.map((t, i) => {

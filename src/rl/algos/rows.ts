@@ -1,6 +1,7 @@
 // Training rows and fixed-shape batches for the train-step graphs (docs/training-graphs.md): a graph
 // has a fixed B × T, so rows are left-padded into T (each row's last token at T − 1, as the engine's
-// scoring does) and a short list of rows is padded with empty rows (mask 0) to B.
+// scoring does) or, for the forge, packed several to a graph row; a short list of rows is padded with
+// empty rows (mask 0) to B. One packing (packRows) for every loss the driver (driver.ts) runs.
 // Row layout: ids[j] is a token; the per-position arrays (mask, advantages, old_logp, …) are indexed
 // like ids, and position j is the prediction of ids[j + 1] (logits[b, t] predict targets[b, t]) or
 // the value head's V after ids[j] (value rows train the last position).
@@ -9,7 +10,8 @@
 //    followed by the reply tokens, trained on the reply: exactly the sequence generate() scored;
 //  - an episode row: a whole dialogue in the chat template (policy or critic view), head plus the
 //    most recent turns that fit T, trained on every agent turn kept (multi-turn DPO, SWEET-RL's critic).
-import { causalBias, positionsFor, tokenFeeds } from '../model/llama/feeds.ts';
+import { NEG_BIAS } from '../model/llama/emit.ts';
+import { tokenFeeds } from '../model/llama/feeds.ts';
 import type { ModelConfig } from '../model/llama/config.ts';
 import { encodeChat, type ChatMessage } from '../model/tokenizer/chat.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
@@ -138,32 +140,73 @@ export function episodeRow(tok: Tokenizer, chat: readonly ChatMessage[], maxLen:
   return { row: { ids, f: { loss_mask: mask, turn_weights: tw } }, spans, droppedTurns: dropped };
 }
 
-/** The batch inputs of one graph run: token feeds, targets and the requested float arrays. */
-export function packRows(cfg: ModelConfig, rows: readonly Row[], batch: number, seqLen: number, floats: readonly RowFloatName[], padId: number): Record<string, TensorData> {
+/**
+ * Where a graph row's sequences sit: 'end' — one sequence per graph row, left-padded so its last
+ * token is at T − 1 (the engine's scoring layout, so a turn row's log-probs are the rollout's);
+ * 'start' — several sequences packed from position 0 (the forge's segments), padding after them.
+ */
+export type RowAlign = 'start' | 'end';
+
+/**
+ * The batch inputs of one graph run: token feeds, targets and the requested float arrays. Each entry
+ * of `rows` fills one graph row: one Row, or several packed one after another. Every sequence's
+ * positions restart at 0 and it attends causally to itself only (a block-diagonal bias), so a packed
+ * sequence looks exactly like a prompt at play time; a padding position attends to itself only
+ * (every softmax row stays finite). targets[t] is the next token where loss_mask[t] > 0, else the
+ * pad id; float arrays are copied at every position, the last included (a value head's V after the
+ * last token is trained there).
+ */
+export function packRows(
+  cfg: ModelConfig,
+  rows: readonly (Row | readonly Row[])[],
+  batch: number,
+  seqLen: number,
+  floats: readonly RowFloatName[],
+  padId: number,
+  align: RowAlign = 'end',
+): Record<string, TensorData> {
   if (rows.length > batch) throw new AlgoError('bad-row', `${rows.length} rows do not fit a batch of ${batch}`);
   const ids = new Int32Array(batch * seqLen).fill(padId);
-  const keyMask = new Uint8Array(batch * seqLen);
+  const positions = new Int32Array(batch * seqLen);
+  const bias = new Float32Array(batch * seqLen * seqLen).fill(NEG_BIAS);
   const targets = new Int32Array(batch * seqLen).fill(padId);
   const arrays = Object.fromEntries(floats.map((n) => [n, new Float32Array(batch * seqLen)])) as Record<RowFloatName, Float32Array>;
-  rows.forEach((r, b) => {
-    if (r.ids.length > seqLen) throw new AlgoError('bad-row', `row ${b} has ${r.ids.length} tokens, the graph takes ${seqLen}`);
-    const off = b * seqLen + seqLen - r.ids.length;
-    ids.set(r.ids, off);
-    keyMask.fill(1, off, off + r.ids.length);
-    for (let j = 0; j + 1 < r.ids.length; j++) targets[off + j] = r.ids[j + 1];
-    for (const n of floats) {
-      const src = r.f[n];
-      // every position, the last included: a value head's V after the last token is trained there
-      if (src) for (let j = 0; j < r.ids.length; j++) arrays[n][off + j] = src[j];
+  for (let b = 0; b < batch; b++) {
+    const entry = rows[b];
+    const seqs: readonly Row[] = entry === undefined ? [] : isRowList(entry) ? entry : [entry];
+    const length = seqs.reduce((a, r) => a + r.ids.length, 0);
+    if (length > seqLen) throw new AlgoError('bad-row', `row ${b} has ${length} tokens, the graph takes ${seqLen}`);
+    const first = align === 'end' ? seqLen - length : 0;
+    let at = first;
+    for (const r of seqs) {
+      const n = r.ids.length;
+      const mask = r.f.loss_mask;
+      for (let t = 0; t < n; t++) {
+        const i = b * seqLen + at + t;
+        ids[i] = r.ids[t];
+        positions[i] = t;
+        bias.fill(0, i * seqLen + at, i * seqLen + at + t + 1);
+        if (t + 1 < n && mask && mask[t] > 0) targets[i] = r.ids[t + 1];
+        for (const name of floats) {
+          const src = r.f[name];
+          if (src) arrays[name][i] = src[t];
+        }
+      }
+      at += n;
     }
-  });
-  // An empty padding row still needs one visible key per query, else its softmax is over nothing.
-  for (let b = rows.length; b < batch; b++) keyMask[b * seqLen + seqLen - 1] = 1;
-  const { positions } = positionsFor(keyMask, batch, seqLen);
-  const bias = causalBias(keyMask, batch, seqLen, seqLen);
+    for (let t = 0; t < seqLen; t++) {
+      if (t >= first && t < first + length) continue;
+      const i = b * seqLen + t;
+      bias[i * seqLen + t] = 0;
+    }
+  }
   const feeds: Record<string, TensorData> = { ...tokenFeeds(cfg, ids, positions, bias, batch, seqLen), targets: { type: 'int32', data: targets, dims: [batch, seqLen] } };
   for (const n of floats) feeds[n] = { type: 'float32', data: arrays[n], dims: [batch, seqLen] };
   return feeds;
+}
+
+function isRowList(entry: Row | readonly Row[]): entry is readonly Row[] {
+  return Array.isArray(entry);
 }
 
 /** Row-index feeds of P pairs (int32 [P]); missing pairs point at an empty padding row (zero gradient). */

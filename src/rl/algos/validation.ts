@@ -5,8 +5,7 @@
 // them on a clear fall (validationDrop), and at the end of the run ends on them (early stopping).
 // TrainingLoop owns the learners, the learning rate and the rollback count; the guard reads and
 // replaces the learners' states through its host and says when the loop must roll back.
-import { PolicyBatchAgent } from '../rollout/agents.ts';
-import { rollout } from '../rollout/rollout.ts';
+import { evaluatePolicy, type EvalConfig } from '../rollout/evaluate.ts';
 import { hashString } from '../util/rng.ts';
 import { meanOf } from '../util/stats.ts';
 import { validationTasks, type LoopConfig } from './config.ts';
@@ -199,20 +198,23 @@ export function unconfirmed(c: Confirmation): string {
  * the adapter's argmax does, so its paired differences are far less noisy than sampled ones (whose
  * episodes decorrelate once the adapter moves); sampled play keeps a fall that greedy hides in view.
  * `draw` 0 samples with the guard's standing seeds, any other with seeds of its own (ValidationGuard.confirm);
- * the greedy episodes keep the standing seeds, so they are the same in every draw. Null when `signal`
+ * the greedy episodes keep the standing seeds, so they are the same in every draw. Played by the one
+ * evaluation path (rollout/evaluate.ts evaluatePolicy), one mode at a time. Null when `signal`
  * aborted during it.
  */
 export async function playValidation(engine: TrainEngine, adapterId: string, cfg: LoopConfig, maxNewTokens: number, signal: AbortSignal, draw = 0): Promise<ValidationPlay | null> {
+  const tasks = validationTasks(cfg);
+  const config: EvalConfig = { family: cfg.family, split: 'train', episodes: tasks.length, seed: hashString(`validate/${cfg.seed}`), tasks, ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) };
   const [sampled, greedy] = [[] as number[], [] as number[]];
-  for (const [temperature, out] of [[1, sampled], [0, greedy]] as const) {
-    const agent = await PolicyBatchAgent.create(engine, { adapter: adapterId, sampling: { temperature, maxNewTokens } });
-    const seed = hashString(temperature > 0 && draw > 0 ? `validate/${cfg.seed}/draw/${draw}` : `validate/${cfg.seed}`);
-    const r = await rollout({ tasks: validationTasks(cfg), k: 1, seed, ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, { signal }).catch((e: unknown) => {
+  for (const [mode, out] of [['sampled', sampled], ['greedy', greedy]] as const) {
+    const agentSeed = hashString(mode === 'sampled' && draw > 0 ? `validate/${cfg.seed}/draw/${draw}` : `validate/${cfg.seed}`);
+    const r = await evaluatePolicy(engine, { ...config, agentSeed }, { adapter: adapterId, maxNewTokens, modes: [mode], signal }).catch((e: unknown) => {
       if (signal.aborted) return null;
       throw e;
     });
-    if (!r) return null;
-    out.push(...r.episodes.map((e) => (e.success ? 1 : 0)));
+    const played = r?.[mode];
+    if (!played) return null;
+    out.push(...played.episodes.map((e) => (e.success ? 1 : 0)));
   }
   return { outcomes: sampled.map((x, i) => (x + greedy[i]) / 2), sampled, greedy };
 }

@@ -19,8 +19,8 @@ import { buildLogitsCheck, CHECK_FILE } from './check.ts';
 import { modelCard } from './modelCard.ts';
 import { exportPeftAdapter, type LoraAdapter } from './peft.ts';
 
-export const GENERATION_CONFIG_FILE = 'generation_config.json';
-export const SPECIAL_TOKENS_MAP_FILE = 'special_tokens_map.json';
+const GENERATION_CONFIG_FILE = 'generation_config.json';
+const SPECIAL_TOKENS_MAP_FILE = 'special_tokens_map.json';
 export const README_FILE = 'README.md';
 export const ADAPTER_DIR = 'adapter';
 

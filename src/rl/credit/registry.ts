@@ -8,7 +8,7 @@ import { CreditError } from './errors.ts';
 import { GAE_DEFAULTS, gaeCredit, IncrementalGae, type GaeParams } from './gae.ts';
 import { GROUP_ADVANTAGE_DEFAULTS, groupCredit, type GroupAdvantageParams } from './groupAdvantage.ts';
 import { IncrementalMonteCarlo, MONTE_CARLO_DEFAULTS, monteCarloCredit, type MonteCarloParams } from './monteCarlo.ts';
-import { IncrementalSweet, SWEET_DEFAULTS, sweetCredit, type SweetParams } from './sweetAdvantage.ts';
+import { IncrementalSweet, SWEET_CREDIT_DEFAULTS, sweetCredit, type SweetParams } from './sweetAdvantage.ts';
 import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput, EstimatorName, IncrementalCredit, IncrementalStart } from './types.ts';
 
 /** A numeric parameter. */
@@ -31,7 +31,7 @@ export interface BooleanParamSpec {
   default: boolean;
 }
 
-export type ParamSpec = NumberParamSpec | BooleanParamSpec;
+type ParamSpec = NumberParamSpec | BooleanParamSpec;
 
 /** One estimator as the UI lists it. */
 export interface EstimatorSpec {
@@ -111,7 +111,7 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
     label: 'SWEET-RL',
     source: 'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
     scope: 'episode',
-    params: [{ type: 'number', name: 'beta', label: 'β', description: 'scale of the critic/reference log-ratio', default: SWEET_DEFAULTS.beta, min: 1e-9, max: 1e9 }],
+    params: [{ type: 'number', name: 'beta', label: 'β', description: 'scale of the critic/reference log-ratio', default: SWEET_CREDIT_DEFAULTS.beta, min: 1e-9, max: 1e9 }],
     needs: ['tokenOffsets', 'criticLogprobs', 'refLogprobs'],
     changesPast: 'none',
     perToken: true,

@@ -22,10 +22,10 @@ export interface SweetParams {
   beta: number;
 }
 
-export const SWEET_DEFAULTS: SweetParams = { beta: 1 };
+export const SWEET_CREDIT_DEFAULTS: SweetParams = { beta: 1 };
 
 function resolve(params: Partial<SweetParams>): SweetParams {
-  const p = { ...SWEET_DEFAULTS, ...params };
+  const p = { ...SWEET_CREDIT_DEFAULTS, ...params };
   checkParam('beta', p.beta, 1e-9, 1e9);
   return p;
 }

@@ -1,10 +1,11 @@
 // The pieces the one agent loop (src/rl/rollout/rollout.ts) is built from, and the replay check:
-// playTurn takes one agent message through both phases of a step; dialogueOf is the one place a
-// dialogue is built from turns (pushTurn grows one in place). replayEpisode re-runs the recorded
-// actions (and person replies) from the task seed; equality with the recording is the determinism
-// check. Envs sit below rollout, so no agent loop lives here.
+// beginTurn is the one environment step (an agent message through both phases), playTurn its form
+// with a live collaborator, replayEpisode and the rollout's prefix replay its forms with recorded
+// replies. dialogueOf is the one place a dialogue is built from turns (pushTurn grows one in place).
+// replayEpisode re-runs the recorded actions (and person replies) from the task seed; equality with
+// the recording is the determinism check. Envs sit below rollout, so no agent loop lives here.
 import { agentSideOf, SCRIPTED, type AgentSide, type Turn } from './turn.ts';
-import type { Collaborator, Env, Episode, Message } from './types.ts';
+import type { Collaborator, CollaboratorRequest, Env, Episode, Message } from './types.ts';
 
 /** The dialogue the agent sees after the given turns: the prompt, then each message and what followed it. */
 export function dialogueOf(prompt: string, turns: readonly Pick<Turn, 'action' | 'observation'>[]): Message[] {
@@ -18,18 +19,32 @@ export function pushTurn(dialogue: Message[], turn: Pick<Turn, 'action' | 'obser
   dialogue.push({ role: 'assistant', content: turn.action }, { role: 'user', content: turn.observation });
 }
 
+/** A step begun by beginTurn: finished already, or waiting for the collaborator's reply. */
+export type TurnStep = { turn: Turn } | { request: CollaboratorRequest; complete: (reply: string | null, source: NonNullable<Turn['replySource']>) => Turn };
+
+/**
+ * The one environment step: an agent message through both phases. Either the step is done (no
+ * collaborator involved) or `complete` takes the collaborator's reply — null for the simulated
+ * suggestion — and where it came from.
+ */
+export function beginTurn(env: Env, action: string, agent: AgentSide = SCRIPTED): TurnStep {
+  const pending = env.beginStep(action);
+  if (pending.kind === 'done') return { turn: { action, reply: null, replySource: null, ...pending.result, ...agent } };
+  const { request } = pending;
+  return { request, complete: (reply, source) => ({ action, reply: reply ?? request.suggestion, replySource: source, ...env.completeStep(reply ?? request.suggestion), ...agent }) };
+}
+
 /**
  * One agent message through both phases of a step: the collaborator's reply, when one is asked
  * for, comes from `collaborator` (a person) or else, also when the person returns null, the
  * simulated suggestion.
  */
 export async function playTurn(env: Env, action: string, collaborator?: Collaborator, agent: AgentSide = SCRIPTED): Promise<Turn> {
-  const pending = env.beginStep(action);
-  if (pending.kind === 'done') return { action, reply: null, replySource: null, ...pending.result, ...agent };
+  const step = beginTurn(env, action, agent);
+  if ('turn' in step) return step.turn;
   // null: the person left this answer to the simulated collaborator
-  const given = collaborator ? await collaborator(pending.request) : null;
-  const reply = given ?? pending.request.suggestion;
-  return { action, reply, replySource: given === null ? 'simulated' : 'person', ...env.completeStep(reply), ...agent };
+  const given = collaborator ? await collaborator(step.request) : null;
+  return step.complete(given, given === null ? 'simulated' : 'person');
 }
 
 /** Re-runs an episode's actions (and recorded replies) on a fresh environment; the agent side is kept as recorded. */
@@ -38,13 +53,8 @@ export function replayEpisode(env: Env, episode: Episode): Episode {
   const turns: Turn[] = [];
   for (const rec of episode.turns) {
     if (env.done) break;
-    const agent = agentSideOf(rec);
-    const pending = env.beginStep(rec.action);
-    if (pending.kind === 'done') turns.push({ action: rec.action, reply: null, replySource: null, ...pending.result, ...agent });
-    else {
-      const reply = rec.reply ?? pending.request.suggestion;
-      turns.push({ action: rec.action, reply, replySource: rec.replySource ?? 'simulated', ...env.completeStep(reply), ...agent });
-    }
+    const step = beginTurn(env, rec.action, agentSideOf(rec));
+    turns.push('turn' in step ? step.turn : step.complete(rec.reply, rec.replySource ?? 'simulated'));
   }
   return {
     task,

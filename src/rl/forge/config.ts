@@ -244,7 +244,7 @@ export const FIRST_GENERATION_FORGE: ForgeConfig = {
  * episodes are 5–6× longer than guess's). The SWEET-RL critic phase
  * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
  */
-export const SIX_FAMILY_FORGE: ForgeConfig = {
+const SIX_FAMILY_FORGE: ForgeConfig = {
   ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },

@@ -42,7 +42,7 @@ import { hashString, Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
 import type { SweetCriticConfig } from './criticConfig.ts';
 import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
-import { EpisodeStream, Packer, type PackSegment, type Player } from './data.ts';
+import { EpisodeStream, type PackSegment, type Player } from './data.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
 
@@ -248,7 +248,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
   let backbone = policy.weights;
   if (cfg.criticSteps > 0) {
     const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }), cfg.phrasings);
-    const r = await sftPhase(runtime, sftGraph(model, policy.weights, cfg.batch, cfg.seqLen), policy.weights, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'sft'), hiddenSegments(stream, tok, cfg.seqLen, cfg.obsWeight), {
+    const r = await sftPhase(runtime, sftGraph(model, policy.weights, cfg.batch, cfg.seqLen), policy.weights, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'sft' }, hiddenSegments(stream, tok, cfg.seqLen, cfg.obsWeight), {
       phase: 'critic',
       steps: cfg.criticSteps,
       lr: cfg.lr / 3,
@@ -355,7 +355,7 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
       const samples = rng.shuffle(played.episodes.flatMap((e, i) => (cover.has(played.player[i]) ? valueSamples(e, tok, cfg.seqLen) : [])));
       let next = 0;
       const take = async () => samples[next++ % samples.length];
-      const r = await valuePhase(runtime, model, mergeLora(model, backbone, adapter), head, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'value'), take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log });
+      const r = await valuePhase(runtime, model, mergeLora(model, backbone, adapter), head, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' }, take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log });
       head = r.weights;
       phases.push(r.report);
     }
@@ -396,7 +396,7 @@ async function firstGenerationValueHead(cfg: ForgeConfig, run: { runtime: OrtRun
     while (queue.length === 0) queue.push(...valueSamples(await stream.next(), tok, cfg.seqLen));
     return queue.shift() as PackSegment;
   };
-  const r = await valuePhase(run.runtime, model, backbone, head, new Packer(cfg.batch, cfg.seqLen, tok.special.pad, 'value'), take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log: run.log });
+  const r = await valuePhase(run.runtime, model, backbone, head, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' }, take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log: run.log });
   phases.push(r.report);
   return r.weights;
 }

@@ -1,14 +1,16 @@
 // The forge's training data: an endless, seeded stream of task-suite episodes played by noisy experts
 // through the rollout loop (playEpisode; docs/design.md "The default models are ours"), cut into
-// context-window segments (chat.ts) and packed several to a row. Packed rows use a block-diagonal
-// causal attention bias and positions that restart at 0 per segment, so no token sees another
-// dialogue and each segment looks exactly like a prompt at play time.
+// context-window segments (chat.ts) and packed several to a row by the training driver
+// (algos/driver.ts RowStream, rows.ts packRows): a block-diagonal causal attention bias and positions
+// that restart at 0 per segment, so no token sees another dialogue and each segment looks exactly like
+// a prompt at play time.
 import { DEFAULT_NOISE } from '../envs/agent.ts';
 import { createAgent } from '../envs/registry.ts';
 import type { Episode, FamilyName } from '../envs/types.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
-import { NEG_BIAS } from '../model/llama/emit.ts';
-import type { TensorData } from '../runtime/ort.ts';
+import { RowStream } from '../algos/driver.ts';
+import type { Row } from '../algos/rows.ts';
+import type { ModelConfig } from '../model/llama/config.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type FamilyMix } from './config.ts';
@@ -74,89 +76,31 @@ export interface PackSegment {
   returns?: number[];
 }
 
-/** One packed batch: the train step's feeds and its token count. */
-export interface PackedBatch {
-  feeds: Record<string, TensorData>;
-  /** Real (non-padding) tokens. */
-  tokens: number;
-  /** Positions with weight > 0. */
-  trained: number;
+/** How a phase's segments become the driver's rows (algos/driver.ts): B graph rows of seqLen tokens, segments packed several to a row. */
+export interface Packing {
+  cfg: ModelConfig;
+  batch: number;
+  seqLen: number;
+  padId: number;
+  /** 'sft': next-token predictions weighted by `weight` (a segment's last token predicts nothing); 'value': the value head regressed on `returns`. */
+  kind: 'sft' | 'value';
 }
 
-/**
- * Packs segments into `batch` rows of `seqLen` tokens, taking them from `take()` in order; a segment
- * that does not fit the rest of a row starts the next row (`pending` keeps the one that did not fit
- * the last row for the next call). Feeds: input_ids, position_ids, attention_bias, targets,
- * loss_mask, and weights or returns.
- */
-export class Packer {
-  private pending: PackSegment | null = null;
-
-  constructor(
-    readonly batch: number,
-    readonly seqLen: number,
-    readonly padId: number,
-    /** 'sft': targets/loss_mask/weights; 'value': loss_mask/returns. */
-    readonly kind: 'sft' | 'value',
-  ) {}
-
-  async pack(take: () => Promise<PackSegment>): Promise<PackedBatch> {
-    const { batch: B, seqLen: S } = this;
-    const ids = new Int32Array(B * S).fill(this.padId);
-    const pos = new Int32Array(B * S);
-    const bias = new Float32Array(B * S * S).fill(NEG_BIAS);
-    const targets = new Int32Array(B * S);
-    const mask = new Float32Array(B * S);
-    const weights = new Float32Array(B * S);
-    const returns = new Float32Array(B * S);
-    let tokens = 0;
-    let trained = 0;
-    for (let b = 0; b < B; b++) {
-      let used = 0;
-      for (;;) {
-        const seg = this.pending ?? (await take());
-        this.pending = null;
-        if (seg.ids.length > S) continue; // never produced by segments(); dropped defensively
-        if (used + seg.ids.length > S) {
-          this.pending = seg;
-          break;
-        }
-        const n = seg.ids.length;
-        for (let t = 0; t < n; t++) {
-          const at = b * S + used + t;
-          ids[at] = seg.ids[t];
-          pos[at] = t;
-          // causal within the segment only
-          const row = (b * S + used + t) * S;
-          bias.fill(0, row + used, row + used + t + 1);
-          const w = t + 1 < n || this.kind === 'value' ? seg.weight[t] : 0;
-          if (w > 0) {
-            mask[at] = 1;
-            weights[at] = w;
-            trained++;
-            if (this.kind === 'sft') targets[at] = seg.ids[t + 1];
-            else returns[at] = seg.returns?.[t] ?? 0;
-          }
-        }
-        used += n;
-        tokens += n;
-      }
-      // padding attends to itself only (keeps every softmax row finite)
-      for (let t = used; t < S; t++) {
-        bias[(b * S + t) * S + t] = 0;
-        pos[b * S + t] = 0;
-      }
-    }
-    const feeds: Record<string, TensorData> = {
-      input_ids: { type: 'int32', data: ids, dims: [B, S] },
-      position_ids: { type: 'int32', data: pos, dims: [B, S] },
-      attention_bias: { type: 'float32', data: bias, dims: [B, S, S] },
-      loss_mask: { type: 'float32', data: mask, dims: [B, S] },
-    };
-    if (this.kind === 'sft') {
-      feeds.targets = { type: 'int32', data: targets, dims: [B, S] };
-      feeds.weights = { type: 'float32', data: weights, dims: [B, S] };
-    } else feeds.returns = { type: 'float32', data: returns, dims: [B, S] };
-    return { feeds, tokens, trained };
+/** A segment as a training row (algos/rows.ts): loss_mask where it trains, with its weights or returns. */
+export function segmentRow(seg: PackSegment, kind: Packing['kind']): Row {
+  const n = seg.ids.length;
+  const mask = new Array<number>(n).fill(0);
+  const values = new Array<number>(n).fill(0);
+  for (let t = 0; t < n; t++) {
+    const w = t + 1 < n || kind === 'value' ? seg.weight[t] : 0;
+    if (w <= 0) continue;
+    mask[t] = 1;
+    values[t] = kind === 'sft' ? w : (seg.returns?.[t] ?? 0);
   }
+  return { ids: seg.ids, f: kind === 'sft' ? { loss_mask: mask, weights: values } : { loss_mask: mask, returns: values } };
+}
+
+/** The driver's row stream over a segment source: segments packed several to a graph row, in order. */
+export function segmentStream(p: Packing, take: () => Promise<PackSegment>): RowStream {
+  return new RowStream(p.batch, p.seqLen, async () => segmentRow(await take(), p.kind));
 }

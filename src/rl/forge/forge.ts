@@ -27,7 +27,7 @@ import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
 import { dataOptions, ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type DaggerConfig, type ForgeConfig, type RefineStage } from './config.ts';
-import { EpisodeStream, Packer, teacher, type PackSegment } from './data.ts';
+import { EpisodeStream, teacher, type PackSegment, type Packing } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
@@ -120,7 +120,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   };
   // the policy as an engine plays it (the window and reply budget it ships with)
   const shippedModel = (weights: ModelWeights) => ({ config: model, tokenizer: tok, weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } });
-  const packer = (seqLen = cfg.seqLen) => new Packer(cfg.batch, seqLen, tok.special.pad, 'sft');
+  const packer = (seqLen = cfg.seqLen): Packing => ({ cfg: model, batch: cfg.batch, seqLen, padId: tok.special.pad, kind: 'sft' });
   const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
 
   const done = run.start?.stagesDone ?? 0;

@@ -10,7 +10,7 @@
 // seeds give the same figures.
 import { rolloutMetrics } from './metrics.ts';
 import { FAMILIES } from '../envs/registry.ts';
-import type { FamilyName, JsonObject, Split } from '../envs/types.ts';
+import type { FamilyName, JsonObject, Split, TaskSpec } from '../envs/types.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent, type BatchAgent } from './agents.ts';
 import { passKTAt, passKTGrid } from './passkt.ts';
@@ -39,6 +39,8 @@ export interface EvalConfig {
   turnLimit?: number;
   /** Mixed into every episode's agent seed (rollout.ts episodeSeed); default `seed`. */
   agentSeed?: number;
+  /** The tasks themselves, when they are not `episodes` tasks of seeds `seed + i` (the validation guard's hashed seeds, algos/config.ts validationTasks). */
+  tasks?: readonly TaskSpec[];
 }
 
 /** The figures of one agent on one task set. */
@@ -79,7 +81,7 @@ export function summarize(config: Pick<EvalConfig, 'family' | 'split' | 'seed' |
 
 /** Plays one episode of each task with `agent`, all batched, and summarises them. */
 export async function evaluate(config: EvalConfig, agent: BatchAgent, opts: RolloutOptions = {}): Promise<{ summary: EvalSummary; episodes: RolloutEpisode[] }> {
-  const tasks = taskSpecs(config.family, config.split, config.episodes, config.seed, config.options);
+  const tasks = config.tasks ? [...config.tasks] : taskSpecs(config.family, config.split, config.episodes, config.seed, config.options);
   const r = await rollout({ tasks, k: 1, seed: config.agentSeed ?? config.seed, ...(config.turnLimit !== undefined ? { turnLimit: config.turnLimit } : {}) }, agent, opts);
   return { summary: summarize(config, agent.name, r.episodes), episodes: r.episodes };
 }
@@ -105,6 +107,8 @@ export interface PolicyEvalOptions {
   maxBatch?: number;
   /** Modes to play, in order; default both. */
   modes?: readonly PolicyMode[];
+  /** Ends the play early (rollout.ts RolloutOptions.signal). */
+  signal?: AbortSignal;
 }
 
 /** Plays the tasks with the engine's policy in each mode (sampled, greedy). */
@@ -113,7 +117,7 @@ export async function evaluatePolicy(engine: GenerateApi, config: EvalConfig, o:
   for (const mode of o.modes ?? (['sampled', 'greedy'] as const)) {
     const sampling = { temperature: mode === 'greedy' ? 0 : 1, ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}) };
     const agent = await PolicyBatchAgent.create(engine, { sampling, ...(o.adapter !== undefined ? { adapter: o.adapter } : {}), ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}) });
-    const { summary, episodes } = await evaluate(config, agent);
+    const { summary, episodes } = await evaluate(config, agent, o.signal ? { signal: o.signal } : {});
     out[mode] = { summary, figures: rolloutMetrics(episodes), episodes };
   }
   return out;

@@ -15,7 +15,7 @@ export interface PromptCounter {
 }
 
 /** Options of the check. */
-export interface FitOptions {
+export interface PolicyFitOptions {
   /** The loaded model to check; default 'policy'. */
   model?: string;
   /** Reply tokens reserved per turn; default the model's turnwise.maxReplyTokens. */
@@ -26,7 +26,7 @@ export interface FitOptions {
  * The fit of the longest opening prompt among `specs` (the first task that does not fit decides;
  * else a family the policy was not forged on; else 'fits'). Throws when the model is not loaded.
  */
-export async function policyFitOf(api: PromptCounter, specs: readonly TaskSpec[], opts: FitOptions = {}): Promise<PolicyFit> {
+export async function policyFitOf(api: PromptCounter, specs: readonly TaskSpec[], opts: PolicyFitOptions = {}): Promise<PolicyFit> {
   const name = opts.model ?? 'policy';
   const info = (await api.models()).find((m) => m.name === name);
   if (!info) throw new Error(`the ${name} model is not loaded`);
@@ -46,7 +46,7 @@ export async function policyFitOf(api: PromptCounter, specs: readonly TaskSpec[]
 }
 
 /** Throws PolicyFitError (code 'too-long', the check's reason as message) unless the policy can take every task. */
-export async function assertPolicyTakes(api: PromptCounter, specs: readonly TaskSpec[], opts: FitOptions = {}): Promise<void> {
+export async function assertPolicyTakes(api: PromptCounter, specs: readonly TaskSpec[], opts: PolicyFitOptions = {}): Promise<void> {
   const fit = await policyFitOf(api, specs, opts);
   if (fit.kind === 'too-long') throw new PolicyFitError('too-long', fit.reason.charAt(0).toUpperCase() + fit.reason.slice(1));
 }

@@ -13,7 +13,7 @@
 import { FAMILIES, createEnv } from '../envs/registry.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { BaseEnv } from '../envs/base.ts';
-import { playTurn, pushTurn } from '../envs/episode.ts';
+import { beginTurn, playTurn, pushTurn } from '../envs/episode.ts';
 import type { Agent, Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
 import type { AgentSide, Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
@@ -103,8 +103,8 @@ interface Live {
 function replayPrefix(env: Env, slot: EpisodeSlot, live: Live, index: number): void {
   for (const [t, rec] of (slot.prefix ?? []).entries()) {
     if (env.done) throw new RolloutError('prefix-mismatch', `slot ${index}: the environment ended before prefix turn ${t}`);
-    const pending = env.beginStep(rec.action);
-    const result = pending.kind === 'done' ? pending.result : env.completeStep(rec.reply ?? pending.request.suggestion);
+    const step = beginTurn(env, rec.action);
+    const result = 'turn' in step ? step.turn : step.complete(rec.reply, 'simulated');
     if (result.observation !== rec.observation || result.reward !== rec.reward || result.done !== rec.done) {
       throw new RolloutError('prefix-mismatch', `slot ${index}: replaying prefix turn ${t} gave another outcome than recorded (check the task's stream)`);
     }

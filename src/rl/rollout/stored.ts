@@ -14,6 +14,7 @@ import { CreditError } from '../credit/errors.ts';
 import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput, EstimatorName } from '../credit/types.ts';
 import type { Episode, JsonObject } from '../envs/types.ts';
 import type { CreditRecord, CriticScoresRecord, EpisodeRecord } from '../store/schema.ts';
+import { readTurns } from '../store/turn.ts';
 import type { CriticEpisode, CriticTurn } from './criticInputs.ts';
 
 /** One episode ready for credit, whatever file it came from. */
@@ -38,22 +39,10 @@ function groupKey(family: string, split: string, seed: number, options: unknown)
 
 /** Reads a Turnwise episode record. */
 export function fromRecord(rec: EpisodeRecord): StoredEpisode {
-  const system = rec.turns.find((t) => t.role === 'system');
-  const turns: (CriticTurn & { info: JsonObject })[] = [];
-  const tokens: (number[] | null)[] = [];
-  const agentRecords: number[] = [];
-  rec.turns.forEach((t, i) => {
-    if (t.role === 'agent') {
-      agentRecords.push(i);
-      turns.push({ action: t.text, observation: '', reward: t.reward, done: t.done, info: t.info });
-      tokens.push(t.tokens);
-    } else if (t.role !== 'system' && turns.length > 0) {
-      const last = turns[turns.length - 1];
-      last.observation = last.observation ? `${last.observation}\n${t.text}` : t.text;
-      last.reward += t.reward;
-      last.done = last.done || t.done;
-    }
-  });
+  const read = readTurns(rec.turns);
+  const turns = read.turns.map((t) => ({ action: t.action, observation: t.observation, reward: t.reward, done: t.done, info: t.info }));
+  const tokens = read.turns.map((t) => t.tokens);
+  const agentRecords = read.agentRecords;
   const hidden = rec.task.hidden;
   return {
     id: rec.id,
@@ -61,7 +50,7 @@ export function fromRecord(rec: EpisodeRecord): StoredEpisode {
     split: rec.task.split,
     seed: rec.task.seed,
     group: groupKey(rec.task.family, rec.task.split, rec.task.seed, rec.task.options),
-    critic: { task: { prompt: system?.text ?? '', hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } }, turns, tokens },
+    critic: { task: { prompt: read.prompt, hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } }, turns, tokens },
     agentRecords,
     scores: rec.criticScores ?? null,
   };

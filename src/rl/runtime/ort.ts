@@ -59,9 +59,6 @@ function isNode(): boolean {
  */
 const BROWSER_LOG_SEVERITY = 3;
 
-/** Set by setWasmThreads before the first runtime; null = the default rule below. */
-let threadOverride: number | null = null;
-
 /**
  * wasm threads for ONNX Runtime, fixed when its wasm module first starts (so before the first
  * runtime). Browsers: threads need cross-origin isolation (SharedArrayBuffer). Node: env
@@ -69,16 +66,9 @@ let threadOverride: number | null = null;
  * which run in parallel workers).
  */
 function defaultThreads(): number {
-  if (threadOverride !== null) return threadOverride;
   if (isNode()) return Math.max(1, Math.floor(Number(globalThis.process?.env?.TURNWISE_WASM_THREADS ?? 1)) || 1);
   if (!globalThis.crossOriginIsolated) return 1;
   return Math.max(1, Math.min(4, Math.floor((navigator.hardwareConcurrency || 2) / 2)));
-}
-
-/** Chooses the wasm thread count of runtimes created from now on in this JS realm (a positive integer; null restores the default). */
-export function setWasmThreads(n: number | null): void {
-  if (n !== null && (!Number.isInteger(n) || n < 1 || n > 64)) throw new RuntimeError('bad-input', `wasm threads must be an integer from 1 to 64, got ${n}`);
-  threadOverride = n;
 }
 
 /** Options for session creation. */

@@ -2,7 +2,7 @@
 // in workers and UI state classes can import them without the store's implementation.
 import type { Durability } from './txn.ts';
 import type { AdapterRow } from './db.ts';
-import type { JsonObject, ModelRef, TaskRecord, TurnRecord } from './schema.ts';
+import type { JsonObject, ModelRef, TaskRecord, MessageRecord } from './schema.ts';
 
 /** How a store opens. */
 export interface StoreOptions {
@@ -36,7 +36,7 @@ export interface BeginEpisodeInput {
   task: Omit<TaskRecord, 'options'> & { options?: JsonObject };
   model: ModelRef;
   /** The episode's opening message records (the task's prompt), written with it in one transaction. */
-  records?: TurnInput[];
+  records?: MessageInput[];
 }
 
 /**
@@ -44,8 +44,8 @@ export interface BeginEpisodeInput {
  * role and text, the rest optional — omitted numbers default to 0, backend to '', info to {} — and
  * the store stamps `at`.
  */
-export type TurnInput = Pick<TurnRecord, 'role' | 'text'> &
-  Partial<Omit<TurnRecord, 'role' | 'text' | 'at' | 'tokens' | 'logprobs'>> & {
+export type MessageInput = Pick<MessageRecord, 'role' | 'text'> &
+  Partial<Omit<MessageRecord, 'role' | 'text' | 'at' | 'tokens' | 'logprobs'>> & {
     tokens?: ArrayLike<number> | null;
     logprobs?: ArrayLike<number> | null;
   };

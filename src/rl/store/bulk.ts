@@ -1,6 +1,6 @@
 // The body of the store's bulk write — an import (many records, one transaction) — as a function over
 // an open transaction, so store.ts stays about the API (delete, undo and purge are in trash.ts).
-import { creditOf, turnsOf } from './db.ts';
+import { creditOf, messageRange } from './db.ts';
 import { StoreError } from './errors.ts';
 import { episodeFromRecord, runFromRecord } from './convert.ts';
 import type { WriteTx } from './txn.ts';
@@ -38,7 +38,7 @@ export async function importTx(
     }
     const { row, task, turns, credit, scores } = episodeFromRecord(rec, imported);
     if (stored !== undefined) {
-      await tx.objectStore('turns').delete(turnsOf(rec.id));
+      await tx.objectStore('turns').delete(messageRange(rec.id));
       await tx.objectStore('credit').delete(creditOf(rec.id));
       await tx.objectStore('scores').delete(rec.id);
     }

@@ -2,8 +2,8 @@
 // record's fields in its schema's order (canonical), so that export → import → export is
 // byte-identical: typed arrays round-trip exactly (a float32 printed as a double parses back to the
 // same float32). Rows differ from records only where IndexedDB needs it (keys, typed arrays).
-import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type ScoresRow, type TaskRow, type TurnRow } from './db.ts';
-import { MessageSchema, RunSchema, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type TurnRecord } from './schema.ts';
+import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type ScoresRow, type TaskRow, type MessageRow } from './db.ts';
+import { MessageSchema, RunSchema, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type MessageRecord } from './schema.ts';
 
 /** `x`'s fields in the order of `schema`'s entries (the one key order exports use). */
 function canonical<T extends object>(schema: { entries: Record<keyof T, unknown> }, x: T): T {
@@ -40,12 +40,12 @@ export function runFromRecord(r: RunRecord): RunRow {
   return row;
 }
 
-export function turnToRecord(t: TurnRow): TurnRecord {
+export function turnToRecord(t: MessageRow): MessageRecord {
   const { episodeId: _episode, index: _index, tokens, logprobs, ...same } = t;
   return canonical(MessageSchema, { ...same, tokens: tokens ? Array.from(tokens) : null, logprobs: logprobs ? Array.from(logprobs) : null });
 }
 
-export function turnFromRecord(episodeId: string, index: number, t: TurnRecord): TurnRow {
+export function turnFromRecord(episodeId: string, index: number, t: MessageRecord): MessageRow {
   return { episodeId, index, ...t, tokens: t.tokens ? Int32Array.from(t.tokens) : null, logprobs: t.logprobs ? Float32Array.from(t.logprobs) : null };
 }
 
@@ -108,7 +108,7 @@ export function scoresFromRecord(episodeId: string, s: CriticScoresRecord): Scor
 export const creditOrder = (a: { estimator: string; version: string }, b: { estimator: string; version: string }): number =>
   a.estimator < b.estimator ? -1 : a.estimator > b.estimator ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 
-export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: TurnRow[], credit: CreditRow[], scores: ScoresRow | undefined): EpisodeRecord {
+export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: MessageRow[], credit: CreditRow[], scores: ScoresRow | undefined): EpisodeRecord {
   const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, options: task?.options ?? {}, hidden: task ? task.hidden : null };
   return {
     type: 'episode',

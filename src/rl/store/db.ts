@@ -15,7 +15,7 @@
 //      critic and reference log-probs), one row per episode, so that critic-based credit can be
 //      recomputed without the critic. Older episodes simply have none.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, TurnRecord } from './schema.ts';
+import type { EpisodeStatus, JsonObject, JsonValue, ModelRef, OutcomeRecord, RunRecord, MessageRecord } from './schema.ts';
 
 /** The current database version (the number of migrations). */
 export const DB_VERSION = 4;
@@ -69,11 +69,11 @@ export interface EpisodeRow {
 }
 
 /**
- * A stored message record (schema.ts TurnRecord) keyed by episode and position. Token ids and
+ * A stored message record (schema.ts MessageRecord) keyed by episode and position. Token ids and
  * log-probs are typed arrays here and only here: structured clone stores them compactly (4 bytes a
  * number instead of a boxed double each); convert.ts turns them back into the records' plain arrays.
  */
-export type TurnRow = Omit<TurnRecord, 'tokens' | 'logprobs'> & {
+export type MessageRow = Omit<MessageRecord, 'tokens' | 'logprobs'> & {
   episodeId: string;
   index: number;
   tokens: Int32Array | null;
@@ -155,7 +155,7 @@ export interface StoreSchema extends DBSchema {
       byOutcome: ListKey;
     };
   };
-  turns: { key: [string, number]; value: TurnRow };
+  turns: { key: [string, number]; value: MessageRow };
   credit: { key: [string, string, string]; value: CreditRow };
   scores: { key: string; value: ScoresRow };
   adapters: { key: string; value: AdapterRow; indexes: { byRun: string } };
@@ -242,7 +242,7 @@ export function outcomeKeyOf(outcome: OutcomeRecord | null): OutcomeKey {
 }
 
 /** Key range of one episode's rows in `turns` (keyed [episodeId, index]). */
-export const turnsOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId, 0], [episodeId, Infinity]);
+export const messageRange = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId, 0], [episodeId, Infinity]);
 /** Key range of one episode's rows in `credit` (keyed [episodeId, estimator, version]; an array sorts after every string). */
 export const creditOf = (episodeId: string): IDBKeyRange => IDBKeyRange.bound([episodeId], [episodeId, []]);
 

@@ -6,10 +6,10 @@ import type { PortableRecord } from './schema.ts';
 import { readLines, type ByteSource, type LineEvent, type ReadProgress } from './formats/lines.ts';
 import { decodeTurnwise, type DecodeEvent, type LineIssue } from './formats/turnwise.ts';
 import { decodeSweet } from './formats/sweet.ts';
-import { arrayLines, detectLine, FORMAT_LABEL, opensArray, type Detection, type ImportFormat } from './formats/detect.ts';
+import { arrayLines, detectLine, FORMAT_LABEL, opensArray, type ImportFormat } from './formats/detect.ts';
 import type { ImportOptions, ImportResult } from './api.ts';
 
-export type { Detection, ImportFormat };
+export type { ImportFormat };
 
 export interface ValidateOptions {
   /** The file's format; 'auto' (the default) detects it from the first line (formats/detect.ts). */

@@ -6,7 +6,7 @@
 // rollout, and `credit`, `export` and `import` read it like any export.
 import type { Episode } from '../envs/types.ts';
 import { messagesOf } from './turn.ts';
-import type { EpisodeRecord, JsonObject, ModelRef, RunRecord, TurnRecord } from './schema.ts';
+import type { EpisodeRecord, JsonObject, ModelRef, RunRecord, MessageRecord } from './schema.ts';
 
 /** Where a played episode belongs and when it was written. */
 export interface PlayedMeta {
@@ -25,8 +25,8 @@ export interface PlayedMeta {
 
 /** The episode record of a played episode (what storeSink + exportRecords give, without a database). */
 export function playedRecord(e: Episode, m: PlayedMeta): EpisodeRecord {
-  const system: TurnRecord = { role: 'system', text: e.task.prompt, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {}, at: m.at };
-  const turns: TurnRecord[] = [system];
+  const system: MessageRecord = { role: 'system', text: e.task.prompt, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {}, at: m.at };
+  const turns: MessageRecord[] = [system];
   for (const t of e.turns) for (const msg of messagesOf(t, m.collaborative)) turns.push({ ...msg, at: m.at });
   const last = e.turns[e.turns.length - 1];
   const ended = last !== undefined && last.done;

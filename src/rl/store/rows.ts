@@ -1,9 +1,9 @@
 // What the store writes when an episode begins and as each turn is committed, built from the API's
 // inputs (api.ts): defaults filled in, token arrays typed for IndexedDB, and the one check an input
 // can fail before any transaction opens (tokens and log-probs of different lengths).
-import type { EpisodeRow, TurnRow } from './db.ts';
+import type { EpisodeRow, MessageRow } from './db.ts';
 import { StoreError } from './errors.ts';
-import type { BeginEpisodeInput, TurnInput } from './api.ts';
+import type { BeginEpisodeInput, MessageInput } from './api.ts';
 
 /** A new episode's row: in progress in session `sessionId`, no turns yet (beginEpisode counts its opening records). */
 export function newEpisodeRow(input: BeginEpisodeInput, id: string, taskKey: string, sessionId: string, now: number): EpisodeRow {
@@ -32,7 +32,7 @@ export function newEpisodeRow(input: BeginEpisodeInput, id: string, taskKey: str
 }
 
 /** A message record as stored, less its index (given inside the transaction that writes it). */
-export function messageRow(episodeId: string, turn: TurnInput, at: number): Omit<TurnRow, 'index'> {
+export function messageRow(episodeId: string, turn: MessageInput, at: number): Omit<MessageRow, 'index'> {
   const tokens = turn.tokens ? Int32Array.from(turn.tokens) : null;
   const logprobs = turn.logprobs ? Float32Array.from(turn.logprobs) : null;
   if (tokens && logprobs && tokens.length !== logprobs.length) {

@@ -39,9 +39,9 @@ export const LIMITS = {
 
 export type { JsonObject, JsonValue } from '../util/json.ts';
 
-export const TURN_ROLES = ['agent', 'collaborator', 'env', 'system'] as const;
-/** Who produced a turn: the policy, the (simulated or human) collaborator, the environment, or the task prompt. */
-export type TurnRole = (typeof TURN_ROLES)[number];
+export const MESSAGE_ROLES = ['agent', 'collaborator', 'env', 'system'] as const;
+/** Who wrote a message: the policy, the (simulated or human) collaborator, the environment, or the task prompt. */
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 export const EPISODE_STATUSES = ['in-progress', 'interrupted', 'complete', 'aborted'] as const;
 /** in-progress: being written by a live session; interrupted: its session ended mid-episode (resume or discard). */
@@ -93,7 +93,7 @@ export type TaskRecord = v.InferOutput<typeof TaskSchema>;
  * message and its reply; turn.ts messagesOf/turnsOf convert.
  */
 export const MessageSchema = v.strictObject({
-  role: v.picklist(TURN_ROLES),
+  role: v.picklist(MESSAGE_ROLES),
   text: v.string(),
   /** Token ids of `text` (agent messages; null when not tokenised). */
   tokens: v.nullable(TokensSchema),
@@ -111,7 +111,7 @@ export const MessageSchema = v.strictObject({
   at: time,
 });
 /** One message record of an episode (see MessageSchema). */
-export type TurnRecord = v.InferOutput<typeof MessageSchema>;
+export type MessageRecord = v.InferOutput<typeof MessageSchema>;
 
 export const OutcomeSchema = v.strictObject({
   success: v.boolean(),
@@ -202,7 +202,7 @@ export const EpisodeSchema = v.pipe(
     status: v.picklist(EPISODE_STATUSES),
     task: TaskSchema,
     model: ModelRefSchema,
-    /** Its message records (system prompt, then each agent message and its reply). */
+    /** Its message records (system prompt, then each agent message and its reply); named `turns` on disk since format version 1. */
     turns: v.pipe(v.array(MessageSchema), v.maxLength(LIMITS.maxTurns)),
     /** null until the episode finishes. */
     outcome: v.nullable(OutcomeSchema),

@@ -5,7 +5,7 @@
 // this connection with a reload-required event. Formats and import validation live in formats/ and
 // importer.ts; the rows built from inputs in rows.ts; the transaction bodies of import (bulk.ts) and
 // of delete, undo and purge (trash.ts) beside it; this file is the API and its notifications.
-import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, turnsOf, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
+import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, messageRange, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
 import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
@@ -13,7 +13,7 @@ import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type 
 import { writeTx } from './txn.ts';
 import { importTx } from './bulk.ts';
 import { purgeTx, restoreTx, softDeleteTx } from './trash.ts';
-import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, TurnInput } from './api.ts';
+import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, MessageInput } from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, scoresFromRecord, taskKey } from './convert.ts';
 import { agentCount, messageRow, newEpisodeRow } from './rows.ts';
 import { criticScoresProblem, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type OutcomeRecord, type PortableRecord, type RunRecord } from './schema.ts';
@@ -132,7 +132,7 @@ export class TrajectoryStore implements AdapterTable {
    * transaction committed. On StoreError 'quota' neither the record nor the episode's counters were
    * written. A lab turn is two records: write it with commitTurn, never as two appendTurn calls.
    */
-  async appendTurn(episodeId: string, turn: TurnInput): Promise<{ index: number }> {
+  async appendTurn(episodeId: string, turn: MessageInput): Promise<{ index: number }> {
     const { first } = await this.commitTurn(episodeId, [turn]);
     return { index: first };
   }
@@ -143,7 +143,7 @@ export class TrajectoryStore implements AdapterTable {
    * two separate writes left episodes ending on an agent message, or finished ones without their
    * outcome). Either every record and the outcome are stored, or (on any failure) none of them.
    */
-  async commitTurn(episodeId: string, records: readonly TurnInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
+  async commitTurn(episodeId: string, records: readonly MessageInput[], outcome: OutcomeRecord | null = null): Promise<{ first: number }> {
     const now = this.opts.now();
     const rows = records.map((r) => messageRow(episodeId, r, now));
     const first = await this.write(['episodes', 'turns'], async (tx) => {
@@ -230,7 +230,7 @@ export class TrajectoryStore implements AdapterTable {
         if (!row) return null;
         const [task, turns, credit, scores] = await Promise.all([
           tx.objectStore('tasks').get(row.taskKey),
-          tx.objectStore('turns').getAll(turnsOf(id)),
+          tx.objectStore('turns').getAll(messageRange(id)),
           tx.objectStore('credit').getAll(creditOf(id)),
           tx.objectStore('scores').get(id),
         ]);

@@ -2,7 +2,7 @@
 // stamped with when); a restore brings back exactly that deletion (its stamp), so an undo never
 // revives a later one; a purge removes for good what was deleted long enough ago, with its turns,
 // credit and critic scores. store.ts runs each in one write and tells the other tabs.
-import { creditOf, turnsOf } from './db.ts';
+import { creditOf, messageRange } from './db.ts';
 import type { WriteTx } from './txn.ts';
 
 type PurgeStores = ['episodes', 'turns', 'credit', 'scores'];
@@ -38,7 +38,7 @@ export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise
   while (cursor) {
     const ep = cursor.value;
     if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {
-      await tx.objectStore('turns').delete(turnsOf(ep.id));
+      await tx.objectStore('turns').delete(messageRange(ep.id));
       await tx.objectStore('credit').delete(creditOf(ep.id));
       await tx.objectStore('scores').delete(ep.id);
       await cursor.delete();

@@ -1,6 +1,6 @@
 // The designs a frontend episode shows a person: the agent's draft, read from its message the way
 // the environment reads it (envs/frontend/env.ts act), so what is drawn is what is scored.
-import { ANSWER_MARKER } from '../../rl/envs/frontend/env.ts';
+import { ANSWER_MARKER } from '../../rl/envs/colbench.ts';
 import { parseHtml, type Design } from '../../rl/envs/frontend/html.ts';
 
 /** The design an agent message proposes or answers with; null when it holds no HTML the environment accepts. */

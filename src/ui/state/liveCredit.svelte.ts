@@ -12,7 +12,7 @@ import { LiveEpisodeCredit, type CriticScores } from '../../rl/rollout/liveCredi
 import { paramText } from './creditModel.ts';
 
 /** One estimator's credit for every turn so far. */
-export interface CreditRow {
+export interface GutterRow {
   name: EstimatorName;
   label: string;
   values: Float32Array;
@@ -108,19 +108,19 @@ export class LiveCredit {
   }
 
   /** Credit rows for the selected estimators over the turns so far (the episode may be unfinished). */
-  rows(turns: readonly EpisodeTurn[]): CreditRow[] {
+  rows(turns: readonly EpisodeTurn[]): GutterRow[] {
     return this.rowsOf(this.selected, turns);
   }
 
   /** Credit rows for every estimator that can run here, selected or not (what a finished episode stores). */
-  allRows(turns: readonly EpisodeTurn[]): CreditRow[] {
+  allRows(turns: readonly EpisodeTurn[]): GutterRow[] {
     return this.rowsOf(
       this.choices.map((c) => c.spec.name),
       turns,
     );
   }
 
-  private rowsOf(names: readonly EstimatorName[], turns: readonly EpisodeTurn[]): CreditRow[] {
+  private rowsOf(names: readonly EstimatorName[], turns: readonly EpisodeTurn[]): GutterRow[] {
     // Read so that a newly scored turn re-derives the rows; until the critic catches up, only reward-based estimators show.
     void this.scored;
     return names.flatMap((name) => {
@@ -129,7 +129,7 @@ export class LiveCredit {
       const params = this.params[name];
       const out = this.live.credit(name, params, turns);
       if (!out) return [];
-      const row: CreditRow = { name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } };
+      const row: GutterRow = { name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } };
       return [out.result.perToken ? { ...row, perToken: out.result.perToken } : row];
     });
   }

@@ -31,7 +31,7 @@ import { PlaySaving } from './playSaving.svelte.ts';
 import { agentInUse, agentKindOf, agentLabel, forgedNote, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
 import { forgedRecord } from '../../rl/model/meta.ts';
 
-export { agentKindOf, type PlayAgentKind } from './agentChoice.ts';
+export type { PlayAgentKind } from './agentChoice.ts';
 
 export type PlayStatus = 'idle' | 'agent' | 'thinking' | 'reply' | 'done' | 'error';
 

@@ -66,7 +66,8 @@ describe('rows', () => {
     const r = turnRow([1, 2, 3], [7, 8], 16);
     const feeds = packRows(cfg, [r], 2, 6, ['loss_mask'], 0);
     expect(Array.from(feeds.input_ids.data as Int32Array)).toEqual([0, 1, 2, 3, 7, 8, 0, 0, 0, 0, 0, 0]);
-    expect(Array.from(feeds.targets.data as Int32Array).slice(0, 6)).toEqual([0, 2, 3, 7, 8, 0]);
+    // the next token where the row trains (loss_mask), the pad id elsewhere (no loss reads it)
+    expect(Array.from(feeds.targets.data as Int32Array).slice(0, 6)).toEqual([0, 0, 0, 7, 8, 0]);
     expect(Array.from(feeds.loss_mask.data as Float32Array)).toEqual([0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
   });
 

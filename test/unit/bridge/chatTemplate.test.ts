@@ -19,7 +19,7 @@ import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { FAMILY_NAMES, type Message } from '../../../src/rl/envs/types.ts';
 import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { toChatRecord } from '../../../src/rl/store/formats/chat.ts';
-import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
+import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';
 
 /** transformers' apply_chat_template, as transformers.js runs it: the template rendered by @huggingface/jinja. */
 function applyChatTemplate(template: string, messages: readonly { role: string; content: string }[], addGenerationPrompt: boolean): string {
@@ -28,7 +28,7 @@ function applyChatTemplate(template: string, messages: readonly { role: string; 
 
 /** A store episode the way the recorder writes it: the task prompt as a system turn, then agent and collaborator turns. */
 function storeEpisode(prompt: string, turns: { action: string; observation: string }[]): EpisodeRecord {
-  const turn = (role: TurnRecord['role'], text: string): TurnRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
+  const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
   return {
     type: 'episode',
     id: 'e1',

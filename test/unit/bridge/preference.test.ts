@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { divergence, episodePairs, noPairsReason, pairEpisodes, pairTurns, turnPairs, type PairingSummary, type PreferenceRecord } from '../../../src/rl/store/formats/preference.ts';
 import { encodeExport } from '../../../src/rl/store/formats/index.ts';
 import { readSafetensors } from '../../../src/rl/model/safetensors.ts';
-import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
+import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';
 import { exportModel } from '../../../src/cli/commands/export-model.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { forgedFolder } from './fixture.ts';
 
-const turn = (role: TurnRecord['role'], text: string): TurnRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
+const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
 
 /** An episode of task `seed`: prompt, then alternating agent / collaborator texts; `credit` per turn for estimator "sweet". */
 function ep(id: string, seed: number, texts: string[], ret: number, credit?: (number | null)[]): EpisodeRecord {

@@ -3,11 +3,13 @@
 // vocabulary (its held-out check samples through the engine: special tokens but <|end|> banned).
 import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
-import { EpisodeStream, Packer } from '../../../src/rl/forge/data.ts';
+import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
+import { packRows } from '../../../src/rl/algos/rows.ts';
 import { dataOptions, SMOKE_FORGE, validateForgeConfig } from '../../../src/rl/forge/config.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
-import { learningRate } from '../../../src/rl/forge/train.ts';
+import { learningRate } from '../../../src/rl/algos/driver.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
+import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { sampleToken } from '../../../src/rl/runtime/engine/sampling.ts';
 import { encodeChat, encodeTurn } from '../../../src/rl/model/tokenizer/chat.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
@@ -108,7 +110,7 @@ describe('EpisodeStream', () => {
   });
 });
 
-describe('Packer', () => {
+describe('segment packing (algos/driver.ts RowStream, rows.ts packRows)', () => {
   it('packs segments into rows with restarting positions and a block-diagonal causal bias', async () => {
     const segs = [
       { ids: [1, 10, 11], weight: [0, 1, 0] },
@@ -116,8 +118,11 @@ describe('Packer', () => {
       { ids: [1, 13, 14, 15], weight: [0, 0.5, 1, 0] },
     ];
     let i = 0;
-    const p = new Packer(2, 5, 0, 'sft');
-    const { feeds, tokens, trained } = await p.pack(async () => segs[i++ % segs.length]);
+    const cfg = validateConfig({ vocabSize: 32, dModel: 8, nLayers: 1, nHeads: 2, dFf: 16, maxSeq: 8 });
+    const groups = await segmentStream({ cfg, batch: 2, seqLen: 5, padId: 0, kind: 'sft' }, async () => segs[i++ % segs.length]).next();
+    const feeds = packRows(cfg, groups, 2, 5, ['loss_mask', 'weights'], 0, 'start');
+    const tokens = groups.flat().reduce((a, r) => a + r.ids.length, 0);
+    const trained = Array.from(feeds.loss_mask.data as Float32Array).filter((x) => x > 0).length;
     expect(Array.from(feeds.input_ids.data as ArrayLike<number>)).toEqual([1, 10, 11, 1, 12, 1, 13, 14, 15, 0]);
     expect(Array.from(feeds.position_ids.data as ArrayLike<number>)).toEqual([0, 1, 2, 0, 1, 0, 1, 2, 3, 0]);
     expect(Array.from(feeds.targets.data as ArrayLike<number>)).toEqual([0, 11, 0, 12, 0, 0, 14, 15, 0, 0]);

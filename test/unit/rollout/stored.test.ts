@@ -2,13 +2,13 @@
 // hidden information come from the record, credit returns aligned with the turn records.
 import { describe, expect, it } from 'vitest';
 import { annotations, fromRecord, rewardInput } from '../../../src/rl/rollout/stored.ts';
-import type { EpisodeRecord, TurnRecord } from '../../../src/rl/store/schema.ts';
+import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';
 
-const turn = (role: TurnRecord['role'], text: string, reward = 0, done = false, tokens: number[] | null = null): TurnRecord => ({
+const turn = (role: MessageRecord['role'], text: string, reward = 0, done = false, tokens: number[] | null = null): MessageRecord => ({
   role, text, tokens, logprobs: null, promptTokens: 0, completionTokens: 0, reward, done, latencyMs: 0, backend: 'x', info: {}, at: 1,
 });
 
-const record = (turns: TurnRecord[]): EpisodeRecord => ({
+const record = (turns: MessageRecord[]): EpisodeRecord => ({
   type: 'episode', id: 'e1', runId: null, status: 'complete', task: { family: 'guess', split: 'test', seed: 3, options: {}, hidden: { item: 'fox' } },
   model: { policy: 'p', adapter: null, critic: null }, turns, outcome: null, credit: [], createdAt: 1, updatedAt: 1, finishedAt: null, abortReason: null,
 });

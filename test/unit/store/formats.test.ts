@@ -7,7 +7,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { agentTurn, collaboratorTurn, freshName, model, openStore, task, writeEpisode } from './helpers.ts';
 import { collectText, readLines, textSource, type LineEvent } from '../../../src/rl/store/formats/lines.ts';
 import { decodeTurnwise, encodeTurnwise } from '../../../src/rl/store/formats/turnwise.ts';
-import { encodeChat, toChatRecord } from '../../../src/rl/store/formats/chat.ts';
+import { encodeChatJsonl, toChatRecord } from '../../../src/rl/store/formats/chat.ts';
 import { decodeSweet, encodeSweet, toSweetRecord } from '../../../src/rl/store/formats/sweet.ts';
 import { encodeExport } from '../../../src/rl/store/formats/index.ts';
 import { importFile } from '../../../src/rl/store/importer.ts';
@@ -110,7 +110,7 @@ describe('chat messages (TRL)', () => {
       credit: [{ name: 'sweet@critic-2', messages: [1, 3], values: [0.5, 0.25] }],
     });
     const run = { type: 'run' as const, id: 'r', name: '', createdAt: 0, models: { policy: 'p', critic: null }, adapterId: null, algorithm: '', settings: {}, seed: 0, notes: '' };
-    const lines = (await collectText(encodeChat([run, tinyEpisode()]))).split('\n');
+    const lines = (await collectText(encodeChatJsonl([run, tinyEpisode()]))).split('\n');
     expect(lines).toHaveLength(2); // one record and the final newline; the run is skipped
   });
 });

@@ -1,6 +1,6 @@
 // Shared fixtures for the store tests: a deterministic store (counting ids, a stepping clock) on a
 // fresh fake-indexeddb database, and small trajectories to write through it.
-import { TrajectoryStore, type StoreOptions, type TurnInput } from '../../../src/rl/store/store.ts';
+import { TrajectoryStore, type StoreOptions, type MessageInput } from '../../../src/rl/store/store.ts';
 import type { TaskRecord } from '../../../src/rl/store/schema.ts';
 
 let dbCounter = 0;
@@ -28,7 +28,7 @@ export const task = (seed = 1, family = 'guess', split: 'train' | 'test' = 'trai
 
 export const model = { policy: 'policy-v1', adapter: 'adapter-1', critic: null };
 
-export const agentTurn = (i: number, done = false): TurnInput => ({
+export const agentTurn = (i: number, done = false): MessageInput => ({
   role: 'agent',
   text: done ? 'I WANT TO ANSWER: item-1' : `Is it red? (${i})`,
   tokens: [3, 14, 15 + i],
@@ -42,7 +42,7 @@ export const agentTurn = (i: number, done = false): TurnInput => ({
   info: { parsed: true },
 });
 
-export const collaboratorTurn = (i: number): TurnInput => ({ role: 'collaborator', text: `Yes (${i}).`, backend: 'simulator', info: {} });
+export const collaboratorTurn = (i: number): MessageInput => ({ role: 'collaborator', text: `Yes (${i}).`, backend: 'simulator', info: {} });
 
 /** Writes a complete episode of `pairs` question/answer pairs plus a final answer. */
 export async function writeEpisode(store: TrajectoryStore, opts: { seed?: number; runId?: string | null; family?: string; success?: boolean; pairs?: number } = {}): Promise<string> {

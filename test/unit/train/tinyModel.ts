@@ -6,7 +6,7 @@
 // float64 (the 4-bit layer runs in float32 between Casts, as MatMulNBits has no float64 kernel).
 import type { DType, GraphBuilder } from '../../../src/rl/model/onnx/builder.ts';
 import { quantize4 } from '../../../src/rl/model/quant.ts';
-import type { ForwardOutputs, TrainParam } from '../../../src/rl/model/train/trainStep.ts';
+import type { ForwardFnOutputs, TrainParam } from '../../../src/rl/model/train/trainStep.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
 export interface TinyConfig {
@@ -71,7 +71,7 @@ const FROZEN_SEED = 99;
 
 /** Emits the forward pass; parameters that are not trainable become initializers. */
 export function tinyForward(c: TinyConfig, init: Record<string, Float32Array>, dtype: DType = 'float32') {
-  return (g: GraphBuilder): ForwardOutputs => {
+  return (g: GraphBuilder): ForwardFnOutputs => {
     const { batch: b, seqLen: t, d, heads: h, vocab } = c;
     const dh = d / h;
     const trainable = new Set(tinyParams(c).map((p) => p.name));

@@ -7,7 +7,7 @@ import type { FamilyAgents } from '../agent.ts';
 import type { Message } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
 import type { Value } from './interp.ts';
-import { ANSWER_MARKER } from './env.ts';
+import { ANSWER_MARKER } from '../colbench.ts';
 import { TEMPLATE_BY_FN, TEMPLATES, type Template } from './templates.ts';
 
 const IRRELEVANT = ['What color should it be?', 'Who will use it?', 'Is it urgent?', 'What is the name of the project?'];

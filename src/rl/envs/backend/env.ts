@@ -10,8 +10,9 @@ import type { Rng } from '../../util/rng.ts';
 import { CANONICAL_PHRASINGS, choosePhrasing, fillStatement, fillUnsure, type BackendPhrasings } from '../phrasings.ts';
 import { DslError } from './lexer.ts';
 import { parse } from './parser.ts';
-import { evaluate, run, sameValue, type Value } from './interp.ts';
+import { evaluateExpr, run, sameValue, type Value } from './interp.ts';
 import { freeValuesOf, TEMPLATES, type Template } from './templates.ts';
+import { ANSWER_MARKER } from '../colbench.ts';
 
 export interface BackendOptions {
   [k: string]: number;
@@ -37,14 +38,7 @@ const BOUNDS: { [K in keyof BackendOptions]: OptionBound } = {
   freeValues: { min: 0, max: 1, integer: false },
 };
 
-export const ANSWER_MARKER = 'I WANT TO ANSWER:';
 export type TestCase = { inputs: Record<string, Value>; expected: Value };
-
-/** How the collaborator states a parameter: the canonical statement number `variant`. */
-export function phrase(name: string, value: Value, unit: string, variant: number): string {
-  const statements = CANONICAL_PHRASINGS.backend.statement;
-  return fillStatement(statements[variant % statements.length], name, value, unit);
-}
 
 /** Which of the template's parameters a question mentions. */
 export function mentionedParams(t: Template, question: string): string[] {
@@ -80,7 +74,7 @@ export function scoreCode(code: string, tests: readonly TestCase[]): { passed: n
   let kind: DslError['code'] | null = null;
   for (const t of tests) {
     try {
-      if (sameValue(evaluate(expr, t.inputs), t.expected)) passed++;
+      if (sameValue(evaluateExpr(expr, t.inputs), t.expected)) passed++;
     } catch (e) {
       error ??= (e as Error).message;
       kind ??= e instanceof DslError ? e.code : 'runtime';

@@ -1,11 +1,11 @@
 // Interpreter of the backend expression language: values are numbers, strings and booleans; no
-// loops, no user functions, no host access. Every run is bounded by LIMITS.steps node visits and
-// LIMITS.stringChars per string; non-finite numbers and type mismatches are runtime errors.
-import { DslError, LIMITS } from './lexer.ts';
+// loops, no user functions, no host access. Every run is bounded by DSL_LIMITS.steps node visits and
+// DSL_LIMITS.stringChars per string; non-finite numbers and type mismatches are runtime errors.
+import { DslError, DSL_LIMITS } from './lexer.ts';
 import { parse, type Expr } from './parser.ts';
 
 export type Value = number | string | boolean;
-export type Env = Readonly<Record<string, Value>>;
+export type Scope = Readonly<Record<string, Value>>;
 
 const typeOf = (v: Value) => typeof v;
 
@@ -26,7 +26,7 @@ function finite(x: number, what: string): number {
   return x;
 }
 function short(s: string): string {
-  if (s.length > LIMITS.stringChars) throw new DslError('limit', `string longer than ${LIMITS.stringChars} characters`);
+  if (s.length > DSL_LIMITS.stringChars) throw new DslError('limit', `string longer than ${DSL_LIMITS.stringChars} characters`);
   return s;
 }
 
@@ -52,20 +52,18 @@ const BUILTINS: Record<string, [number, number, (a: Value[]) => Value]> = {
     const s = str(a[0], 'repeat');
     const n = Math.trunc(num(a[1], 'repeat'));
     if (n < 0) throw new DslError('runtime', 'repeat count must be >= 0');
-    if (s.length * n > LIMITS.stringChars) throw new DslError('limit', `string longer than ${LIMITS.stringChars} characters`);
+    if (s.length * n > DSL_LIMITS.stringChars) throw new DslError('limit', `string longer than ${DSL_LIMITS.stringChars} characters`);
     return s.repeat(n);
   }],
 };
 
-/** Names of the builtin functions. */
-export const BUILTIN_NAMES = Object.keys(BUILTINS);
 
 class Machine {
   private steps = 0;
-  constructor(private readonly env: Env) {}
+  constructor(private readonly env: Scope) {}
 
   run(e: Expr): Value {
-    if (++this.steps > LIMITS.steps) throw new DslError('limit', `more than ${LIMITS.steps} evaluation steps`);
+    if (++this.steps > DSL_LIMITS.steps) throw new DslError('limit', `more than ${DSL_LIMITS.steps} evaluation steps`);
     switch (e.k) {
       case 'lit':
         return e.v;
@@ -113,13 +111,13 @@ class Machine {
 }
 
 /** Evaluates a parsed expression with the given named inputs. */
-export function evaluate(expr: Expr, env: Env): Value {
+export function evaluateExpr(expr: Expr, env: Scope): Value {
   return new Machine(env).run(expr);
 }
 
 /** Parses and evaluates source text. */
-export function run(source: string, env: Env): Value {
-  return evaluate(parse(source), env);
+export function run(source: string, env: Scope): Value {
+  return evaluateExpr(parse(source), env);
 }
 
 /** Equality of results as the tests judge it: numbers within 1e-6 relative, others exactly. */

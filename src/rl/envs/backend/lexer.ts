@@ -8,7 +8,7 @@ export class DslError extends CodedError<'syntax' | 'runtime' | 'limit'> {
 }
 
 /** Limits that keep every parse and run bounded whatever the agent writes. */
-export const LIMITS = {
+export const DSL_LIMITS = {
   /** Longest source text, in characters. */
   sourceChars: 2000,
   /** Most tokens. */
@@ -33,11 +33,11 @@ const KEYWORDS = new Set(['if', 'then', 'else', 'and', 'or', 'not', 'true', 'fal
 const OPS = ['==', '!=', '<=', '>=', '<', '>', '+', '-', '*', '/', '%', '(', ')', ','];
 
 export function tokenize(source: string): Token[] {
-  if (source.length > LIMITS.sourceChars) throw new DslError('limit', `code is too long (${source.length} characters; the limit is ${LIMITS.sourceChars})`);
+  if (source.length > DSL_LIMITS.sourceChars) throw new DslError('limit', `code is too long (${source.length} characters; the limit is ${DSL_LIMITS.sourceChars})`);
   const out: Token[] = [];
   let i = 0;
   while (i < source.length) {
-    if (out.length >= LIMITS.tokens) throw new DslError('limit', `too many tokens (limit ${LIMITS.tokens})`);
+    if (out.length >= DSL_LIMITS.tokens) throw new DslError('limit', `too many tokens (limit ${DSL_LIMITS.tokens})`);
     const ch = source[i];
     if (/\s/.test(ch)) {
       i++;

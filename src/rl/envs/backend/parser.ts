@@ -5,8 +5,8 @@
 //   sum     := product (('+'|'-') product)*      product := unary (('*'|'/'|'%') unary)*
 //   unary   := '-' unary | primary
 //   primary := NUMBER | STRING | 'true' | 'false' | NAME | NAME '(' (expr (',' expr)*)? ')' | '(' expr ')'
-// Nesting depth is limited (LIMITS.depth), so parsing is bounded in time and stack.
-import { DslError, LIMITS, tokenize, type Token } from './lexer.ts';
+// Nesting depth is limited (DSL_LIMITS.depth), so parsing is bounded in time and stack.
+import { DslError, DSL_LIMITS, tokenize, type Token } from './lexer.ts';
 
 export type Expr =
   | { k: 'lit'; v: number | string | boolean }
@@ -42,7 +42,7 @@ class Parser {
     this.i++;
   }
   private enter(): void {
-    if (++this.depth > LIMITS.depth) throw new DslError('limit', `expression nested too deeply (limit ${LIMITS.depth})`);
+    if (++this.depth > DSL_LIMITS.depth) throw new DslError('limit', `expression nested too deeply (limit ${DSL_LIMITS.depth})`);
   }
 
   parseAll(): Expr {

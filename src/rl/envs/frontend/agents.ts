@@ -7,7 +7,7 @@ import { agentMessages, lastUser } from '../agent.ts';
 import type { Message } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
 import { drawDesign, CHOICES } from './designs.ts';
-import { ANSWER_MARKER } from './env.ts';
+import { ANSWER_MARKER } from '../colbench.ts';
 import { parseHtml, toHtml, PALETTE, STYLE_KEYS, type Block, type Design, type Style, type Tag } from './html.ts';
 
 /** The page the prompt describes, with no styles. */

@@ -9,6 +9,7 @@ import type { JsonObject, StepReason, StepResult, Task, TaskSpec } from '../type
 import { differences, describe, drawDesign, CHOICES } from './designs.ts';
 import { HtmlError, parseHtml, toHtml, MAX_HTML_CHARS, type Design } from './html.ts';
 import { scorer } from './raster.ts';
+import { ANSWER_MARKER } from '../colbench.ts';
 
 export interface FrontendOptions {
   [k: string]: number;
@@ -29,7 +30,6 @@ const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
   noise: { min: 0, max: 1, integer: false },
 };
 
-export const ANSWER_MARKER = 'I WANT TO ANSWER:';
 
 /** The opening prompt's block list, e.g. `h1 "big sale", p "shop"`. */
 export function blockList(d: Design): string {

@@ -2,7 +2,7 @@
 // `<answer>…</answer>` (or from the bare message), grid rendering with one token per cell, and
 // direction vectors.
 export const DIRECTIONS = ['Left', 'Down', 'Right', 'Up'] as const;
-export type Direction = (typeof DIRECTIONS)[number];
+
 /** Row and column steps, in DIRECTIONS order. */
 export const DELTAS: readonly (readonly [number, number])[] = [[0, -1], [1, 0], [0, 1], [-1, 0]];
 

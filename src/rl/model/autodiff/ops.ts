@@ -40,11 +40,3 @@ export const DIFFERENTIABLE_OPS = [
   'Min',
   'Max',
 ] as const;
-
-/** Ops that may sit on the path but pass no gradient (their outputs are not float). */
-export const NON_DIFFERENTIABLE_OPS = ['Equal', 'Less', 'Greater', 'Not', 'And', 'Or', 'Shape'] as const;
-
-/** Every op allowed between a trainable parameter and the loss. */
-export const SUPPORTED_OPS: readonly string[] = [...DIFFERENTIABLE_OPS, ...NON_DIFFERENTIABLE_OPS];
-
-export type DifferentiableOp = (typeof DIFFERENTIABLE_OPS)[number];

@@ -119,13 +119,13 @@ export interface HfLlamaConfig {
 }
 
 /** Special token ids written beside the architecture. */
-export interface SpecialIds {
+export interface HfSpecialIds {
   bos: number;
   eos: number;
   pad: number;
 }
 
-export function toHfConfig(cfg: ModelConfig, ids: SpecialIds, turnwise?: ModelMeta): HfLlamaConfig {
+export function toHfConfig(cfg: ModelConfig, ids: HfSpecialIds, turnwise?: ModelMeta): HfLlamaConfig {
   return {
     architectures: ['LlamaForCausalLM'],
     model_type: 'llama',
@@ -169,7 +169,7 @@ export function parseModelMeta(raw: unknown, where = 'config.json'): ModelMeta {
 }
 
 /** Reads a Hugging Face Llama config.json object; `where` names the file in errors. */
-export function fromHfConfig(raw: unknown, where = 'config.json'): { config: ModelConfig; ids: Partial<SpecialIds>; turnwise?: ModelMeta } {
+export function fromHfConfig(raw: unknown, where = 'config.json'): { config: ModelConfig; ids: Partial<HfSpecialIds>; turnwise?: ModelMeta } {
   const o = raw as Partial<HfLlamaConfig> | null;
   if (!o || typeof o !== 'object' || o.model_type !== 'llama') {
     throw new ConfigError('bad-hf-config', 'model_type', `${where}: model_type must be "llama"`);
@@ -192,7 +192,7 @@ export function fromHfConfig(raw: unknown, where = 'config.json'): { config: Mod
     normEps: o.rms_norm_eps ?? 1e-6,
     tieEmbeddings: o.tie_word_embeddings ?? false,
   });
-  const ids: Partial<SpecialIds> = {};
+  const ids: Partial<HfSpecialIds> = {};
   if (typeof o.bos_token_id === 'number') ids.bos = o.bos_token_id;
   if (typeof o.eos_token_id === 'number') ids.eos = o.eos_token_id;
   if (typeof o.pad_token_id === 'number') ids.pad = o.pad_token_id;

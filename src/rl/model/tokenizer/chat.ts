@@ -7,7 +7,7 @@
 // literally: text that happens to spell a special token cannot inject one.
 import type { Tokenizer } from './tokenizer.ts';
 
-export type ChatRole = 'system' | 'hidden' | 'user' | 'agent';
+type ChatRole = 'system' | 'hidden' | 'user' | 'agent';
 
 export interface ChatMessage {
   role: ChatRole;

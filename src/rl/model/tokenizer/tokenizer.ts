@@ -12,7 +12,6 @@ import { CodedError } from '../../util/errors.ts';
 
 /** The special tokens: roles and turn boundaries. Their ids are 0 … 6 in this order. */
 export const SPECIAL_TOKENS = ['<|pad|>', '<|bos|>', '<|end|>', '<|system|>', '<|hidden|>', '<|user|>', '<|agent|>'] as const;
-export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 
 /** Ids of the special tokens. `end` closes every message and is the end-of-sequence token. */
 export interface SpecialIds {

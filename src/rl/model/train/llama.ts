@@ -34,8 +34,6 @@ export interface LlamaTrainSpec {
   outputGradients?: boolean;
 }
 
-/** The forward's batch input names (as in graphs.ts / feeds.ts). */
-export const LLAMA_BATCH_INPUTS = ['input_ids', 'position_ids', 'attention_bias'] as const;
 
 /** The trainable parameters (names and shapes) of a spec, in a stable order. */
 export function llamaTrainParams(spec: Pick<LlamaTrainSpec, 'cfg' | 'trainable' | 'heads'>): TrainParam[] {

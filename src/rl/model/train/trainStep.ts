@@ -23,7 +23,7 @@ export interface TrainParam {
 }
 
 /** What the forward pass returns: value names in the builder. */
-export interface ForwardOutputs {
+export interface ForwardFnOutputs {
   /** [B, T, V]: logits[b, t] predict the loss input targets[b, t]. */
   logits?: string;
   /** [B, T]: a value head's output. */
@@ -34,7 +34,7 @@ export interface ForwardOutputs {
  * Emits the model's forward pass into `g`. The trainable parameters are already graph inputs (by
  * their names); frozen weights are the callback's own initializers; it declares its batch inputs.
  */
-export type ForwardFn = (g: GraphBuilder) => ForwardOutputs;
+export type ForwardFn = (g: GraphBuilder) => ForwardFnOutputs;
 
 /** Everything needed to emit one train-step graph. */
 export interface TrainStepSpec {

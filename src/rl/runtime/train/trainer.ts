@@ -36,7 +36,7 @@ export interface TrainerOptions {
 export const DEFAULT_ADAMW: AdamWConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
 
 /** The result of one step. */
-export interface StepResult {
+export interface TrainStepResult {
   /** 1-based index of the update just applied. */
   step: number;
   loss: number;
@@ -130,7 +130,7 @@ export class Trainer {
   }
 
   /** Runs one train step on `batch` (every input in graph.batchInputs) through `graph` (default: the first; others via addGraph) and applies the update. */
-  async step(batch: Record<string, TensorData>, graph: TrainStepGraph = this.graph): Promise<StepResult> {
+  async step(batch: Record<string, TensorData>, graph: TrainStepGraph = this.graph): Promise<TrainStepResult> {
     if (this.disposed) throw new TrainerError('disposed', 'the trainer was disposed');
     const session = this.sessions.get(graph);
     if (!session) throw new TrainerError('bad-param', 'step through a graph that was not added to this trainer');

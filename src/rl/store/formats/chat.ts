@@ -7,12 +7,12 @@
 // (a family's options or hidden information are differently shaped objects in every family) and on
 // `null` inside numeric lists ("Length spanned by list offsets … larger than values array"). So the
 // free-form parts are JSON text, and credit lists only the messages that have a value: no nulls.
-import type { EpisodeRecord, PortableRecord, TurnRole } from '../schema.ts';
+import type { EpisodeRecord, PortableRecord, MessageRole } from '../schema.ts';
 import type { EncodeProgress } from './turnwise.ts';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
-export const chatRole = (role: TurnRole): ChatRole => (role === 'agent' ? 'assistant' : role === 'system' ? 'system' : 'user');
+export const chatRole = (role: MessageRole): ChatRole => (role === 'agent' ? 'assistant' : role === 'system' ? 'system' : 'user');
 
 /** One estimator's credit on one episode: the messages it gave a value (ascending) and those values. */
 export interface ChatCredit {
@@ -64,7 +64,7 @@ export function toChatRecord(e: EpisodeRecord): ChatRecord {
 }
 
 /** The chat JSONL of the episodes among `records` (runs are skipped), one line per yielded string. */
-export async function* encodeChat(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
+export async function* encodeChatJsonl(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
   let n = 0;
   let bytes = 0;
   for await (const r of records) {

@@ -4,7 +4,7 @@
 // adapter_config.json) from an AdapterRow (db.ts) belongs in formats/peft.ts, written with the
 // adapter-training issue.
 import type { PortableRecord } from '../schema.ts';
-import { encodeChat } from './chat.ts';
+import { encodeChatJsonl } from './chat.ts';
 import { encodeSweet } from './sweet.ts';
 import { encodeTurnwise, type EncodeProgress } from './turnwise.ts';
 import { encodeVerlParquet } from './verl.ts';
@@ -45,7 +45,7 @@ export async function* encodeExport(
   }
   const lines = isPairFormat(format)
     ? (format === 'dpo' ? encodeDpo : encodeTurnDpo)(records, opts.onProgress, { onSummary: opts.onPairing })
-    : { jsonl: encodeTurnwise, chat: encodeChat, sweet: encodeSweet }[format](records, opts.onProgress);
+    : { jsonl: encodeTurnwise, chat: encodeChatJsonl, sweet: encodeSweet }[format](records, opts.onProgress);
   const encoder = new TextEncoder();
   const chunkChars = opts.chunkBytes ?? 1 << 20;
   let pending: string[] = [];
@@ -62,4 +62,4 @@ export async function* encodeExport(
   if (pending.length) yield encoder.encode(pending.join(''));
 }
 
-export { encodeChat, encodeDpo, encodeSweet, encodeTurnDpo, encodeTurnwise, encodeVerlParquet, noPairsReason, type PairingSummary };
+export { encodeChatJsonl, encodeDpo, encodeSweet, encodeTurnDpo, encodeTurnwise, encodeVerlParquet, noPairsReason, type PairingSummary };

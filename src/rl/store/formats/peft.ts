@@ -8,7 +8,7 @@ import { exportPeftAdapter, importPeftAdapter, PEFT_PREFIX, PeftError, type Lora
 import type { AdapterRow, AdapterTensor } from '../db.ts';
 import type { JsonObject } from '../schema.ts';
 
-export { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, PEFT_PREFIX, PeftError, exportPeftAdapter, importPeftAdapter, type LoraAdapter } from '../../bridge/peft.ts';
+export type { LoraAdapter } from '../../bridge/peft.ts';
 
 /** The store's `config` and `tensors` fields for an adapter (what the trainer passes to putAdapter). */
 export function adapterRowFields(adapter: LoraAdapter): { config: JsonObject; tensors: Record<string, AdapterTensor> } {

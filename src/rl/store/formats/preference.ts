@@ -17,7 +17,7 @@
 // "Invalid role in the last message: system" otherwise — and a first-turn pair's prompt is the task
 // prompt alone. Mapping it the same way in every pair keeps the prompts of all pairs alike, and
 // `system_prompt` says it was mapped, so a trainer can render the lab's exact layout (<|system|>).
-import type { EpisodeRecord, PortableRecord, TurnRole } from '../schema.ts';
+import type { EpisodeRecord, PortableRecord, MessageRole } from '../schema.ts';
 import { chatRole, type ChatRole } from './chat.ts';
 import type { EncodeProgress } from './turnwise.ts';
 
@@ -61,7 +61,7 @@ export interface PairOptions {
 
 const taskKey = (e: EpisodeRecord) => `${e.task.family}|${e.task.split}|${e.task.seed}|${JSON.stringify(e.task.options)}`;
 /** Roles in preference pairs: as in the chat export, except that the system prompt is the user's request. */
-export const pairRole = (role: TurnRole): ChatRole => (role === 'system' ? 'user' : chatRole(role));
+export const pairRole = (role: MessageRole): ChatRole => (role === 'system' ? 'user' : chatRole(role));
 const messagesOf = (e: EpisodeRecord): PairMessage[] => e.turns.map((t) => ({ role: pairRole(t.role), content: t.text }));
 const sameMessage = (a: PairMessage, b: PairMessage) => a.role === b.role && a.content === b.content;
 const finished = (e: EpisodeRecord) => e.status === 'complete' && e.outcome !== null;

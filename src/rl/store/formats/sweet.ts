@@ -13,7 +13,7 @@
 // differ between families and tasks, and pyarrow's JSON reader (datasets.load_dataset) needs one type
 // per field (issue 48.7); `turnwise.groundTruth: "json"` says so, and files without it import as before.
 import * as v from 'valibot';
-import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type TurnRecord } from '../schema.ts';
+import { LIMITS, ModelRefSchema, type EpisodeRecord, type JsonObject, type JsonValue, type PortableRecord, type MessageRecord } from '../schema.ts';
 import { jsonLines, parseJsonLine, type LineEvent } from './lines.ts';
 import { toLineIssues, type DecodeEvent, type EncodeProgress } from './turnwise.ts';
 import { JsonObjectSchema, JsonValueSchema } from '../schema.ts';
@@ -166,7 +166,7 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
   const reward = raw.reward ?? null;
   const meta = raw.turnwise;
   const other = meta?.reply ?? 'collaborator';
-  const turns: TurnRecord[] = history.map((m, i) => {
+  const turns: MessageRecord[] = history.map((m, i) => {
     const { role, content, ...rest } = m;
     const info = v.parse(JsonObjectSchema, rest);
     if (i === lastAgent && typeof raw.answer === 'string') info.answer = raw.answer;
