@@ -85,7 +85,7 @@ describe('workshop mode', () => {
       await expect(text.innerText()).resolves.toMatch(/outlined row is the truth/);
       const heatmap = page.getByTestId('credit-heatmap');
       await heatmap.waitFor();
-      await expect(heatmap.getByRole('grid').getAttribute('aria-label')).resolves.toBe(`guess · seed ${SEED} · policy(T=1)`);
+      await expect(heatmap.getByRole('grid').getAttribute('aria-label')).resolves.toBe(`guess · seed ${SEED} · policy (temperature 1)`);
       await expect(heatmap.locator('.rowhead.truth').innerText()).resolves.toBe('truth: information gain (bits)');
       expect(await heatmap.locator('.cell.truth').count()).toBe(turns);
       // a cell's name is the number drawn in it, then its row and column
