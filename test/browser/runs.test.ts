@@ -114,6 +114,8 @@ describe.runIf(shipped)('training runs in the lab', because('public/models/manif
       const stored = (await readRunSettings(a, firstRun!)) as { settings: { starpo: { stepWeight: number; batch: number } } } | null;
       expect([stored?.settings.starpo.stepWeight, stored?.settings.starpo.batch]).toEqual([0.5, 8]); // the form's field and the box's, merged
       await expect(a.getByTestId('adapters').getAttribute('data-worker-active')).resolves.toBe(`${firstRun}/policy`);
+      // named for what it is: the update was undone, so the live adapter is the run's start, not "iteration 1"
+      await expect(a.getByTestId('adapters').locator('tr', { hasText: `${firstRun}/policy` }).getByTestId('adapter-iteration').innerText()).resolves.toBe('the start (untrained)');
 
       // a longer healthy run: Pause, then Resume at once, continues without an error
       await lr.fill('0.001');

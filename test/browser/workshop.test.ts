@@ -124,7 +124,7 @@ describe('workshop mode', () => {
       await page.locator('[data-testid=train-progress][data-iterations="3"], [data-testid=train-error]').first().waitFor({ timeout: 480_000 });
       expect(await page.getByTestId('train-error').count()).toBe(0);
       const run = await page.getByTestId('train-progress').getAttribute('data-run');
-      for (const title of ['Success (rollouts)', 'Reward mean ± spread within groups', 'Gradient norm']) {
+      for (const title of ['Success (rollouts) and validation', 'Reward mean ± spread within groups', 'Gradient norm']) {
         await expect(page.getByRole('img', { name: new RegExp(`^${title.replace(/[()±]/g, '.')}: .* last -?\\d`) }).count()).resolves.toBe(1);
       }
       await page.getByTestId('adapters').getByText('live').waitFor();

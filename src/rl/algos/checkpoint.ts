@@ -60,8 +60,11 @@ export class StoreCheckpoints implements CheckpointStore {
     private readonly baseModels: { policy: string; critic: string } = { policy: 'policy', critic: 'critic' },
   ) {}
 
-  /** Writes learner states as `<prefix>/<target>` (the LoRA matrices) and `<prefix>/<target>/optimizer`; `kind` marks rows that are not a run's adapter. */
-  private async putLearners(c: TrainCheckpoint, prefix: string, learners: readonly LearnerState[], kind?: string): Promise<void> {
+  /**
+   * Writes learner states as `<prefix>/<target>` (the LoRA matrices) and `<prefix>/<target>/optimizer`;
+   * `iteration`: whose adapters they are (the menus' label); `kind` marks rows that are not a run's adapter.
+   */
+  private async putLearners(c: TrainCheckpoint, prefix: string, learners: readonly LearnerState[], iteration: number, kind?: string): Promise<void> {
     for (const l of learners) {
       const id = `${prefix}/${l.target}`;
       const pick = (moments: boolean) =>
@@ -71,7 +74,7 @@ export class StoreCheckpoints implements CheckpointStore {
             .map(([n, data]) => [n, { dims: l.dims[n.replace(/\.[mv]$/, '')] ?? [data.length], data }]),
         );
       const spec: JsonObject = { rank: l.spec.rank, alpha: l.spec.alpha, targets: [...l.spec.targets] };
-      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration: c.iteration, algorithm: c.algo, ...(kind ? { kind } : {}) }, parentId: null, runId: c.runId, tensors: pick(false) });
+      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration, algorithm: c.algo, ...(kind ? { kind } : {}) }, parentId: null, runId: c.runId, tensors: pick(false) });
       await this.store.putAdapter({ id: `${id}/optimizer`, target: l.target, baseModel: this.baseModels[l.target], config: { kind: 'optimizer-state', step: l.trainer.step, iteration: c.iteration }, parentId: id, runId: c.runId, tensors: pick(true) });
     }
   }
@@ -93,8 +96,8 @@ export class StoreCheckpoints implements CheckpointStore {
   }
 
   async save(c: TrainCheckpoint): Promise<void> {
-    await this.putLearners(c, c.runId, c.learners);
-    if (c.best) await this.putLearners(c, `${c.runId}/best`, c.best.states, 'best-snapshot');
+    await this.putLearners(c, c.runId, c.learners, c.weightsIteration ?? c.iteration);
+    if (c.best) await this.putLearners(c, `${c.runId}/best`, c.best.states, c.best.iteration, 'best-snapshot');
     const meta: JsonObject = {
       kind: 'train-checkpoint',
       algo: c.algo,
@@ -106,6 +109,7 @@ export class StoreCheckpoints implements CheckpointStore {
       spreadHistory: c.spreadHistory,
       firstDistinct: c.firstDistinct ?? null,
       successHistory: c.successHistory ?? [],
+      ...(c.weightsIteration === undefined ? {} : { weightsIteration: c.weightsIteration }),
       ...(c.best ? { best: { iteration: c.best.iteration, outcomes: c.best.outcomes, targets: c.best.states.map((l) => l.target) } } : {}),
       learners: c.learners.map((l) => l.target),
     };
@@ -119,6 +123,6 @@ export class StoreCheckpoints implements CheckpointStore {
     const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'best'> & { learners: LearnerState['target'][]; best?: { iteration: number; outcomes: number[]; targets: LearnerState['target'][] } };
     const learners = await this.getLearners(runId, runId, m.learners);
     const best = m.best ? { best: { iteration: m.best.iteration, outcomes: m.best.outcomes, states: await this.getLearners(runId, `${runId}/best`, m.best.targets) } } : {};
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...best, learners };
+    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...(m.weightsIteration === undefined ? {} : { weightsIteration: m.weightsIteration }), ...best, learners };
   }
 }

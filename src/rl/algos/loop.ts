@@ -58,7 +58,8 @@ export interface TrainingLoopOptions {
   /** A person rating this iteration's rollouts: per episode, thumbs per agent turn (NaN = none) or null. */
   rateRollouts?: (episodes: readonly RolloutEpisode[]) => Promise<(ArrayLike<number> | null)[]>;
   /** Receives every adapter after each iteration (e.g. forwards it to the policy worker's setAdapter). */
-  publish?: (target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>;
+  /** `iteration`: whose adapters these are (the update that made them; 0: the run's start). */
+  publish?: (target: LearnerTarget, id: string, adapter: Adapter, iteration: number) => void | Promise<void>;
 }
 
 export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, maxNewTokens: number | undefined): Windows {
@@ -97,6 +98,12 @@ export class TrainingLoop {
   private stopping = false;
   /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
+  /**
+   * The iteration whose update made the live adapters (0: the run's start): what they are called
+   * wherever they appear, which is not the iteration count once a guard returned to earlier ones
+   * (a run that kept its start publishes "iteration 0", not "iteration 10": issue 49).
+   */
+  private weightsIteration = 0;
   /** The store sink of the rollouts in progress, if any: dispose() closes its open episodes as aborted. */
   private rolloutSink: StoreSink | null = null;
 
@@ -171,7 +178,7 @@ export class TrainingLoop {
         if (event) {
           r.events.push(event);
           r.warnings.push(event.text);
-          Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.rollbacks, lr: this.lr() });
+          Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.rollbacks, lr: this.lr(), adapter_iteration: this.weightsIteration });
         }
       }
       out.push(r);
@@ -255,6 +262,7 @@ export class TrainingLoop {
     if (failure) {
       events.push(this.rollBack(this.lastClean ?? { iteration: it, states: good }, failure));
     } else if (update) {
+      if (!update.skipped) this.weightsIteration = it + 1;
       for (const [target, losses] of Object.entries(update.losses)) {
         const h = (this.lossHistory[target] ??= []);
         h.push(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length));
@@ -298,7 +306,7 @@ export class TrainingLoop {
         events.push({ kind: 'metric-dropped', metric: k, text: `metric ${k} was ${v} and is left out` });
       }
     }
-    Object.assign(metrics, costSince(costBefore, this.cost()));
+    Object.assign(metrics, costSince(costBefore, this.cost()), { adapter_iteration: this.weightsIteration });
     this.iterationValue = it + 1;
     const adapters = await this.publish();
     await this.o.checkpoints?.save(this.checkpoint());
@@ -314,6 +322,7 @@ export class TrainingLoop {
   private async finish(): Promise<LoopEvent | null> {
     const end = await this.validation.finish(this.iterationValue);
     if (!end) return null;
+    if (end.kind === 'kept') this.weightsIteration = end.iteration;
     const event: LoopEvent = end.kind === 'kept' ? { kind: 'kept-best', why: end.warning, text: end.warning } : this.rollBack(end.to, end.why, true);
     if (end.kind === 'fell') this.lastClean = null;
     await this.publish();
@@ -365,6 +374,7 @@ export class TrainingLoop {
   /** A guard's rollback: returns the learners to `to`'s adapters, lowers the learning rate and counts it; returns the event. */
   private rollBack(to: { iteration: number; states: readonly LearnerState[] }, why: string, atEnd = false): LoopEvent & { kind: 'rolled-back' } {
     this.load(to.states);
+    this.weightsIteration = to.iteration;
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     const lr = this.lr();
@@ -384,6 +394,7 @@ export class TrainingLoop {
       successHistory: this.successHistory,
       best: this.validation.best,
       firstDistinct: this.firstDistinct,
+      weightsIteration: this.weightsIteration,
       learners: this.states(),
     };
   }
@@ -405,6 +416,7 @@ export class TrainingLoop {
     this.successHistory = c.successHistory ?? [];
     this.firstDistinct = c.firstDistinct ?? null;
     this.validation.best = c.best ?? null;
+    this.weightsIteration = c.weightsIteration ?? c.iteration;
   }
 
   /** Iteration `it`'s rollouts (its tasks, K each, its sampling seed) played by the policy adapter `adapterId`. */
@@ -441,7 +453,7 @@ export class TrainingLoop {
       const adapter = this.adapter(t);
       const id = this.ctx.adapterIds[t];
       await this.o.engine.setAdapter(id, adapter, { model: MODEL_NAMES[t], activate: false });
-      await this.o.publish?.(t, id, adapter);
+      await this.o.publish?.(t, id, adapter, this.weightsIteration);
       out[t] = id;
     }
     return out;

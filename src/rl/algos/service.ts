@@ -67,7 +67,7 @@ export class TrainerService {
   private current: Promise<unknown> | null = null;
   private readonly feedback = new MemoryFeedback();
   private config: LoopConfig | null = null;
-  private adapterListener: ((target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>) | null = null;
+  private adapterListener: ((target: LearnerTarget, id: string, adapter: Adapter, iteration: number) => void | Promise<void>) | null = null;
 
   /** Loads the models, builds the learners and resumes from the run's checkpoint when one exists. */
   async init(opts: TrainerInit): Promise<TrainerStatus> {
@@ -102,7 +102,7 @@ export class TrainerService {
         ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
         ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
         feedback: this.feedback,
-        publish: (t, id, a) => this.adapterListener?.(t, id, a),
+        publish: (t, id, a, iteration) => this.adapterListener?.(t, id, a, iteration),
       });
     } catch (e) {
       await this.dispose(); // gives the lock back
@@ -112,7 +112,8 @@ export class TrainerService {
   }
 
   /** Receives every new adapter (pass a comlink proxy; forward it to the policy worker's setAdapter). */
-  onAdapter(listener: (target: LearnerTarget, id: string, adapter: Adapter) => void | Promise<void>): void {
+  /** `iteration`: whose adapters they are (the update that made them; 0: the run's start). */
+  onAdapter(listener: (target: LearnerTarget, id: string, adapter: Adapter, iteration: number) => void | Promise<void>): void {
     this.adapterListener = listener;
   }
 

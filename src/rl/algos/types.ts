@@ -60,6 +60,11 @@ export interface TrainCheckpoint {
   successHistory?: number[];
   /** The validation guard's best adapters (guards.ts validationDrop); absent in older checkpoints. */
   best?: ValidationBest | null;
+  /**
+   * Whose adapters the learners hold: the iteration whose update made them (0: the run's start). Not
+   * `iteration` once a rollback or the validation guard returned to earlier ones; absent in older checkpoints.
+   */
+  weightsIteration?: number;
   learners: LearnerState[];
 }
 

@@ -57,7 +57,7 @@ export interface Confirmation {
 }
 
 /** What the end of a run decided: roll back after a clear fall, or keep earlier best adapters. */
-export type ValidationEnd = { kind: 'fell'; why: string; to: ValidationBest } | { kind: 'kept'; warning: string };
+export type ValidationEnd = { kind: 'fell'; why: string; to: ValidationBest } | { kind: 'kept'; warning: string; iteration: number };
 
 export class ValidationGuard {
   /** The best adapters so far (checkpointed); null until the run's first step. */
@@ -181,7 +181,7 @@ export class ValidationGuard {
     if (!now || now.isBest) return null;
     this.host.load(best.states);
     const short = now.confirmation ? unconfirmed(now.confirmation) : 'not 2 standard errors above them';
-    return { kind: 'kept', warning: `kept the adapters of iteration ${best.iteration}, the best validated (${percent(meanOf(best.outcomes))} on the validation tasks): the final adapters scored ${percent(now.score)}, ${short}` };
+    return { kind: 'kept', iteration: best.iteration, warning: `kept the adapters of iteration ${best.iteration}, the best validated (${percent(meanOf(best.outcomes))} on the validation tasks): the final adapters scored ${percent(now.score)}, ${short}` };
   }
 }
 

@@ -14,11 +14,19 @@ export interface AdapterChoice {
   stored: boolean;
 }
 
-/** The label of a stored adapter: its id, then the algorithm and iteration its checkpoint recorded. */
+/**
+ * Whose adapter it is, in words: "iteration 3", or for iteration 0 "the start (untrained)" — a run
+ * whose guard kept its start ends on adapters no update changed, and must not read as trained.
+ */
+export function iterationLabel(iteration: number): string {
+  return iteration === 0 ? 'the start (untrained)' : `iteration ${iteration}`;
+}
+
+/** The label of a stored adapter: its id, then the algorithm and the iteration whose adapters its checkpoint recorded. */
 export function adapterLabel(id: string, row: Pick<AdapterSummary, 'config'> | undefined): string {
   const algo = typeof row?.config.algorithm === 'string' ? row.config.algorithm : null;
   const iteration = typeof row?.config.iteration === 'number' ? row.config.iteration : null;
-  return [id, algo, iteration !== null ? `iteration ${iteration}` : null].filter((x) => x !== null).join(' · ');
+  return [id, algo, iteration !== null ? iterationLabel(iteration) : null].filter((x) => x !== null).join(' · ');
 }
 
 /** The worker's adapters, then the stored ones it lacks (newest first), each with its label. */

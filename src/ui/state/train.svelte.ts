@@ -94,8 +94,8 @@ export class TrainState {
   private trainer: TrainerClient | null = null;
   /** The trainer call under way (settles, never rejects); Resume waits for it. */
   private inFlight: Promise<void> = Promise.resolve();
-  /** The last policy adapter published: what is live, and what "Export latest as PEFT" writes, also after Stop. */
-  private latest: Adapter | null = null;
+  /** The last policy adapter published, its id and whose it is: what is live, and what "Export latest as PEFT" writes, also after Stop. */
+  private latest: { adapter: Adapter; id: string; iteration: number } | null = null;
   private worker: Worker | null = null;
   /** Counts run() calls: only the latest one moves the phase when its iterations end. */
   private runCall = 0;
@@ -179,7 +179,7 @@ export class TrainState {
     this.worker = worker;
     worker.addEventListener('error', (e) => this.fail(new Error(`the trainer worker crashed: ${e.message}`)));
     try {
-      await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter) => this.publish(target, id, adapter)));
+      await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter, iteration: number) => this.publish(target, id, adapter, iteration)));
       // Continuing is explicit: without a chosen run the trainer makes a new run id (loop.ts newRunId).
       // the lab's backend setting (Settings, ?backend=), so Auto passes over a software WebGPU adapter here too
       const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, backend: backendPreference(), storeRollouts: this.storeRollouts, ...(this.continueRun ? { runId: this.continueRun } : {}) });
@@ -258,9 +258,10 @@ export class TrainState {
 
   /** Downloads the run's latest policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json); works after Stop too. */
   exportPeft(cfg: ModelConfig): void {
-    const adapter = this.latest;
-    if (!adapter) return;
-    const files = exportPeftAdapter(cfg, adapter, { baseModel: 'turnwise/policy' });
+    const latest = this.latest;
+    if (!latest) return;
+    // the file says whose adapter it is: a run that kept its start exports iteration 0 (all lora_B zero), named so
+    const files = exportPeftAdapter(cfg, latest.adapter, { baseModel: 'turnwise/policy', metadata: { adapter: latest.id, run: this.runId ?? '', algorithm: this.algo, iteration: String(latest.iteration) } });
     for (const [name, bytes] of Object.entries(files)) {
       const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
       const a = document.createElement('a');
@@ -271,7 +272,7 @@ export class TrainState {
     }
   }
 
-  private async publish(target: LearnerTarget, id: string, adapter: Adapter): Promise<void> {
+  private async publish(target: LearnerTarget, id: string, adapter: Adapter, iteration: number): Promise<void> {
     const engine = this.policy();
     if (target === 'critic') {
       // Play's live credit scores with the critic's active adapter against its base (SWEET-RL's
@@ -279,12 +280,11 @@ export class TrainState {
       if (engine && (await engine.models()).some((m) => m.name === 'critic')) await engine.setAdapter(id, adapter, { model: 'critic', activate: true });
       return;
     }
-    this.latest = adapter;
+    this.latest = { adapter, id, iteration };
     await engine?.setAdapter(id, adapter, { activate: true });
     this.liveAdapter = id;
     this.liveChanged();
     this.workerActive = engine ? (await engine.adapters()).active : null;
-    const iteration = this.reports.length + 1;
     this.adapters = [...this.adapters.filter((a) => a.id !== id), { id, target, runId: this.runId ?? '', algo: this.algo, iteration }];
   }
 

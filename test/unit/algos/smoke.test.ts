@@ -8,7 +8,7 @@ import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
 import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
 import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
 import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
-import { MemoryCheckpoints } from '../../../src/rl/algos/checkpoint.ts';
+import { MemoryCheckpoints, StoreCheckpoints } from '../../../src/rl/algos/checkpoint.ts';
 import { ALGO_NAMES } from '../../../src/rl/algos/registry.ts';
 import type { AlgoName, TrainCheckpoint } from '../../../src/rl/algos/types.ts';
 import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
@@ -188,10 +188,16 @@ describe('loop', () => {
     config.lr = 0.9;
     config.rollback = { ...config.rollback, maxUpdateKl: 0, successDrop: 1, validateEvery: 2, validateTasks: 32, validateDrop: 1 };
     const checkpoints = new MemoryCheckpoints();
-    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints });
+    // what each published adapter is called: the iteration whose update made it (issue 49: a run that
+    // kept its start must not call its adapters "iteration 3")
+    const published: number[] = [];
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints, publish: (t, _id, _a, it) => void (t === 'policy' && published.push(it)) });
     const first = loop.adapter('policy');
     const reports = await loop.run(3);
     expect(reports.map((r) => r.metrics.rolled_back)).toEqual([0, 0, 1]);
+    expect(published).toEqual([0, 1, 2, 3, 0]); // the start, three updates, then the start kept
+    expect(reports.map((r) => r.metrics.adapter_iteration)).toEqual([1, 2, 0]);
+    expect((await checkpoints.load('validate-select'))?.weightsIteration).toBe(0);
     expect(reports[1].metrics.validation_start).toBeGreaterThan(reports[1].metrics.validation_success);
     expect(reports[2].warnings.join(' ')).toMatch(/at the end of the run: kept the adapters of iteration 0, the best validated \(\d+% on the validation tasks\): the final adapters scored \d+%, not 2 standard errors above them/);
     // a selection, not a failure: the learning rate and the rollback count stay
@@ -204,6 +210,9 @@ describe('loop', () => {
     const resumed = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints });
     const kept = resumed.adapter('policy');
     for (const n of Object.keys(first.weights)) expect(Array.from(kept.weights[n])).toEqual(Array.from(first.weights[n]));
+    const rows = new Map<string, { config: Record<string, unknown> }>();
+    await new StoreCheckpoints({ putAdapter: async (a: { id: string; config: Record<string, unknown> }) => void rows.set(a.id, a) } as never).save((await checkpoints.load('validate-select'))!);
+    expect(rows.get('validate-select/policy')?.config.iteration).toBe(0); // the menus' label: the start, not iteration 3
     await resumed.dispose();
   }, 120_000);
 

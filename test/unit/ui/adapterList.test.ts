@@ -27,6 +27,8 @@ describe('adapter choices', () => {
     ]);
     expect(choices[0].label).toBe('run-b/policy · grpo · iteration 5');
     expect(choices[1].label).toBe('imported');
+    // a run whose guard kept its start: its adapter is the untrained start, and says so
+    expect(adapterChoices([], [row('run-d/policy', 4, 0)])[0].label).toBe('run-d/policy · grpo · the start (untrained)');
     expect(adapterChoices([], [])).toEqual([]);
   });
 
