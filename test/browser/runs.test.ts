@@ -7,7 +7,7 @@
 // there, a Pause in its last iteration ends it, and the stopped run still exports its adapter. The
 // Turn-level credit group (issue 19) shows the fields of the chosen algorithm and family, is validated
 // like the overrides, and its step credit reaches the run's summary line and stored config.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,17 @@ describe.runIf(shipped)('training runs in the lab', because('public/models/manif
       await expect(a.getByTestId('adapters').getAttribute('data-worker-active')).resolves.toBe(`${firstRun}/policy`);
       // named for what it is: the update was undone, so the live adapter is the run's start, not "iteration 1"
       await expect(a.getByTestId('adapters').locator('tr', { hasText: `${firstRun}/policy` }).getByTestId('adapter-iteration').innerText()).resolves.toBe('the start (untrained)');
+      // and its export says the same: the safetensors metadata names iteration 0, and every lora_B is the start's zeros
+      const saved = a.waitForEvent('download', { predicate: (d) => d.suggestedFilename() === 'adapter_model.safetensors' });
+      await a.getByRole('button', { name: 'Export latest as PEFT' }).click();
+      const bytes = readFileSync((await (await saved).path())!);
+      const headerLength = Number(bytes.readBigUInt64LE(0));
+      const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8')) as Record<string, unknown>;
+      const meta = header.__metadata__ as Record<string, string>;
+      expect([meta.adapter, meta.iteration]).toEqual([`${firstRun}/policy`, '0']);
+      const loraB = Object.entries(header as Record<string, { data_offsets: [number, number] }>).filter(([n]) => n.includes('lora_B'));
+      expect(loraB.length).toBeGreaterThan(0);
+      for (const [, t] of loraB) expect(new Float32Array(bytes.buffer.slice(bytes.byteOffset + 8 + headerLength + t.data_offsets[0], bytes.byteOffset + 8 + headerLength + t.data_offsets[1])).every((x) => x === 0)).toBe(true);
 
       // a longer healthy run: Pause, then Resume at once, continues without an error
       await lr.fill('0.001');
