@@ -17,7 +17,8 @@ export const isolationHeaders = {
 };
 
 /** The lab's policy, as in index.html's <meta> tag; 'wasm-unsafe-eval' lets ONNX Runtime compile wasm, nothing evals JS. */
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'";
+export const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'";
 
 export default defineConfig({
   plugins: [svelte(), serviceWorker()],

@@ -97,7 +97,15 @@ export function learningTables(cases: readonly CaseFigures[]): string {
   for (const family of families) {
     const rows = cases.filter((c) => c.family === family);
     const rateNames = [...new Set(rows.flatMap((c) => Object.keys(c.rates?.sampled ?? {})))];
-    const head = ['algorithm', 'seeds', 'sampled, before → after', 'sampled gain', 'greedy, before → after', 'greedy gain', ...rateNames.map((n) => `${RATE_LABELS[n] ?? n} (sampled)`)];
+    const head = [
+      'algorithm',
+      'seeds',
+      'sampled, before → after',
+      'sampled gain',
+      'greedy, before → after',
+      'greedy gain',
+      ...rateNames.map((n) => `${RATE_LABELS[n] ?? n} (sampled)`),
+    ];
     out.push(`**${family}**`, '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
     for (const algo of [...new Set(rows.map((c) => c.algo))]) {
       const cs = rows.filter((c) => c.algo === algo);
@@ -107,7 +115,9 @@ export function learningTables(cases: readonly CaseFigures[]): string {
         const pairs = cs.map((c) => c.rates?.sampled?.[n]).filter((p): p is [number, number] => !!p);
         return pairs.length ? `${meanInterval(pairs.map((p) => p[0])).mean.toFixed(2)} → ${meanInterval(pairs.map((p) => p[1])).mean.toFixed(2)}` : '–';
       });
-      out.push(`| ${[algoLabel(algo), cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`);
+      out.push(
+        `| ${[algoLabel(algo), cs.map((c) => c.seed).join(', '), cell('sampled'), gain('sampled'), cell('greedy'), gain('greedy'), ...rates].join(' | ')} |`,
+      );
     }
     out.push('');
   }

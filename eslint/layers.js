@@ -51,7 +51,8 @@ export function violation(from, to) {
   if (a === b) return null;
   if (LAYERS.indexOf(b) > LAYERS.indexOf(a)) return `${a} may not import ${b}: imports point down the layers of docs/architecture.md (${b} sits above ${a})`;
   const only = ONLY_FROM[b];
-  if (only && !only.includes(a)) return only.length ? `${b} is imported only by ${only.join(', ')}; ${a} may not import it` : `${b} is imported by no other layer`;
+  if (only && !only.includes(a))
+    return only.length ? `${b} is imported only by ${only.join(', ')}; ${a} may not import it` : `${b} is imported by no other layer`;
   const narrow = NARROW[a]?.[b];
   if (narrow && !narrow.includes(to)) return `${a} imports ${b} only through ${narrow.join(', ')}`;
   return null;
@@ -77,7 +78,10 @@ const rule = {
       const spec = src.value;
       let message;
       if (spec.startsWith('.')) {
-        const to = path.relative(cwd, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/');
+        const to = path
+          .relative(cwd, path.resolve(path.dirname(context.filename), spec))
+          .split(path.sep)
+          .join('/');
         message = violation(from, to.split('?')[0]);
       } else {
         message = packageViolation(from, spec.split('/')[0]);

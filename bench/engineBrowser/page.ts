@@ -76,7 +76,8 @@ export async function runPage(a: PageArgs): Promise<PageResult> {
   await app.load('policy', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32', adapterSlot: null });
   if (a.slot) await app.load('slot', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32' });
   const cpuKv = a.cpuKv && info.kind === 'webgpu';
-  if (cpuKv) await app.load('cpukv', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32', adapterSlot: null, gpuKv: false });
+  if (cpuKv)
+    await app.load('cpukv', { kind: 'url', baseUrl: a.modelsUrl, name: 'policy', cache: false }, { precision: 'fp32', adapterSlot: null, gpuKv: false });
   let benchWorker: Worker | null = null;
   let bench: Bench | null = null;
   let tjsVersion: string | undefined;
@@ -92,11 +93,13 @@ export async function runPage(a: PageArgs): Promise<PageResult> {
     n: c.n,
     sampling: { temperature: 0, maxNewTokens: max, minNewTokens: max, banSpecial: false },
   });
-  const viaApp = (model: string) => async (c: PageArgs['cases'][number], max: number): Promise<Timed> => {
-    const t = performance.now();
-    const r = await app.generate(request(c, max, model));
-    return { ms: performance.now() - t, tokens: r.generations[0].tokenIds, timing: r.timing };
-  };
+  const viaApp =
+    (model: string) =>
+    async (c: PageArgs['cases'][number], max: number): Promise<Timed> => {
+      const t = performance.now();
+      const r = await app.generate(request(c, max, model));
+      return { ms: performance.now() - t, tokens: r.generations[0].tokenIds, timing: r.timing };
+    };
   const curve: number[] = [];
   for (let i = 0; i < a.curve; i++) {
     const t = (await viaApp('policy')(a.cases[0], a.newTokens)).timing;
@@ -145,5 +148,13 @@ export async function runPage(a: PageArgs): Promise<PageResult> {
   appWorker.terminate();
   await bench?.dispose();
   benchWorker?.terminate();
-  return { backend: info.kind, software, threads: info.threads, crossOriginIsolated: info.crossOriginIsolated, ...(tjsVersion ? { tjsVersion } : {}), curve, cases };
+  return {
+    backend: info.kind,
+    software,
+    threads: info.threads,
+    crossOriginIsolated: info.crossOriginIsolated,
+    ...(tjsVersion ? { tjsVersion } : {}),
+    curve,
+    cases,
+  };
 }

@@ -93,11 +93,23 @@ async function liveRows(log: (line: string) => void): Promise<BenchRow[]> {
     const live = AT.map((T) => median(perTurn.get(T)!));
     AT.forEach((T, i) => {
       log(`credit live, shipped critic: landing turn ${T} takes ${live[i].toFixed(2)} ms (score it + ${LIVE.join(', ')})`);
-      rows.push({ case: `live credit, shipped critic (node), landing turn T=${T}`, metric: 'per-turn update (median)', value: live[i], unit: 'ms', note: `scores the new turn only; pushes into ${LIVE.join(', ')}` });
+      rows.push({
+        case: `live credit, shipped critic (node), landing turn T=${T}`,
+        metric: 'per-turn update (median)',
+        value: live[i],
+        unit: 'ms',
+        note: `scores the new turn only; pushes into ${LIVE.join(', ')}`,
+      });
     });
     const ratio = live[1] / live[0];
     log(`credit live: T=${AT[1]} / T=${AT[0]} = ${ratio.toFixed(2)}×`);
-    rows.push({ case: `live credit, shipped critic (node), T=${AT[1]} vs T=${AT[0]}`, metric: 'ratio of per-turn update', value: ratio, unit: '×', note: 'target ≤ 2' });
+    rows.push({
+      case: `live credit, shipped critic (node), T=${AT[1]} vs T=${AT[0]}`,
+      metric: 'ratio of per-turn update',
+      value: ratio,
+      unit: '×',
+      note: 'target ≤ 2',
+    });
     const old: number[] = [];
     for (const T of AT) {
       const turns = e.turns.slice(0, T);
@@ -129,8 +141,18 @@ export const credit: BenchEntry = {
     const episodes = Array.from({ length: EPISODES }, () => randomTurns(rng, Math.max(...AT)));
     for (const name of SCOPED) {
       const us = AT.map((T) => landing(name, T, episodes));
-      log(`credit ${name}: landing turn ${AT[0]} ${us[0].toFixed(2)} µs, turn ${AT[1]} ${us[1].toFixed(2)} µs (${(us[1] / us[0]).toFixed(2)}×; ${TOKENS} tokens/turn)`);
-      AT.forEach((T, i) => rows.push({ case: `incremental ${name}, landing turn T=${T}, ${TOKENS} tokens/turn`, metric: 'per-turn update (median)', value: us[i], unit: 'µs', note: 'push + read every credit; no model calls' }));
+      log(
+        `credit ${name}: landing turn ${AT[0]} ${us[0].toFixed(2)} µs, turn ${AT[1]} ${us[1].toFixed(2)} µs (${(us[1] / us[0]).toFixed(2)}×; ${TOKENS} tokens/turn)`,
+      );
+      AT.forEach((T, i) =>
+        rows.push({
+          case: `incremental ${name}, landing turn T=${T}, ${TOKENS} tokens/turn`,
+          metric: 'per-turn update (median)',
+          value: us[i],
+          unit: 'µs',
+          note: 'push + read every credit; no model calls',
+        }),
+      );
     }
     {
       const TURNS = 10;
@@ -158,7 +180,9 @@ export const credit: BenchEntry = {
       const rewards = Float32Array.from({ length: N }, () => r.normal());
       const values = Float32Array.from({ length: N + 1 }, () => r.normal());
       const t = await time(() => gaeAdvantages(rewards, values, 0.99, 0.95, true), { warmup: 3, iterations: 50, budgetMs: 3000 });
-      log(`credit batch GAE (fold of IncrementalGae), 100,000 turns: median ${t.medianMs.toFixed(3)} ms (${((N / t.medianMs) * 1000 / 1e6).toFixed(1)} M turns/s)`);
+      log(
+        `credit batch GAE (fold of IncrementalGae), 100,000 turns: median ${t.medianMs.toFixed(3)} ms (${(((N / t.medianMs) * 1000) / 1e6).toFixed(1)} M turns/s)`,
+      );
       rows.push(...timingRows('batch GAE, 100,000 turns', t));
       rows.push({ case: 'batch GAE, 100,000 turns', metric: 'turns/s', value: (N / t.medianMs) * 1000, unit: '1/s' });
     }

@@ -45,7 +45,12 @@ async function models(): Promise<{ policy: LoadedModel; critic: LoadedModel; lab
   const cfg = validateConfig({ vocabSize: tok.vocabSize, dModel: 128, nLayers: 4, nHeads: 4, dFf: 352, maxSeq: 256 });
   const mem = memoryFolder();
   const policy = await writeModelFolder(mem.write, 'policy', { config: cfg, tokenizer: tok, weights: initWeights(cfg, 1) });
-  const critic = await writeModelFolder(mem.write, 'critic', { config: cfg, tokenizer: tok, weights: initWeights(cfg, 2, { heads: { value: true } }), heads: { value: true } });
+  const critic = await writeModelFolder(mem.write, 'critic', {
+    config: cfg,
+    tokenizer: tok,
+    weights: initWeights(cfg, 2, { heads: { value: true } }),
+    heads: { value: true },
+  });
   await writeManifest(mem.write, { policy, critic });
   return { policy: await loadModel(mem.read, 'policy'), critic: await loadModel(mem.read, 'critic'), label: 'random stand-in (no public/models yet)' };
 }
@@ -79,7 +84,11 @@ export const engine: BenchEntry = {
 
     const e = new PolicyEngine();
     await e.init('wasm');
-    const files = (m: LoadedModel, folder: string) => ({ kind: 'files' as const, folder: '', files: Object.fromEntries(Object.entries(m.files).map(([p, b]) => [p.replace(`${folder}/`, ''), b])) });
+    const files = (m: LoadedModel, folder: string) => ({
+      kind: 'files' as const,
+      folder: '',
+      files: Object.fromEntries(Object.entries(m.files).map(([p, b]) => [p.replace(`${folder}/`, ''), b])),
+    });
     await e.load('policy', files(policy, 'policy'), { precision: 'fp32', adapterSlot: null });
     await e.load('slot', files(policy, 'policy'), { precision: 'fp32' });
     await e.load('critic', files(critic, 'critic'), { precision: 'fp32', adapterSlot: null });
@@ -110,11 +119,20 @@ export const engine: BenchEntry = {
     rows.push({ case: 'engine prefill 128 tokens B=1, wasm', metric: 'prefill tokens/s', value: (128 * 1000) / prefills[0], unit: 'tok/s', note });
     rows.push({ case: 'engine time to first token, 128-token prompt, wasm', metric: 'TTFT', value: firsts[0], unit: 'ms', note });
 
-    const episode: ChatMessage[] = [{ role: 'system', content: 'Find the hidden item in ten questions.' }, { role: 'hidden', content: 'item: w3' }];
+    const episode: ChatMessage[] = [
+      { role: 'system', content: 'Find the hidden item in ten questions.' },
+      { role: 'hidden', content: 'item: w3' },
+    ];
     for (let t = 0; t < 10; t++) episode.push({ role: 'agent', content: `Is it w${t}?` }, { role: 'user', content: 'No.' });
     const tokens = (await e.encode({ messages: episode }, 'critic')).length;
     const criticMs = await timed(() => e.scoreTurns({ model: 'critic', episodes: [episode] }));
-    rows.push({ case: `critic scoreTurns, 10-turn episode (${tokens} tokens), wasm`, metric: 'latency', value: criticMs, unit: 'ms', note: `${label}; log-probs + value per turn, one run` });
+    rows.push({
+      case: `critic scoreTurns, 10-turn episode (${tokens} tokens), wasm`,
+      metric: 'latency',
+      value: criticMs,
+      unit: 'ms',
+      note: `${label}; log-probs + value per turn, one run`,
+    });
 
     // transformers.js on the same onnxruntime-web build, from a folder with onnx/model.onnx
     const dir = mkdtempSync(join(tmpdir(), 'turnwise-tjs-'));
@@ -133,7 +151,8 @@ export const engine: BenchEntry = {
         prompts.forEach((p, b) => p.forEach((id, j) => ((input[b * len + len - p.length + j] = BigInt(id)), (mask[b * len + len - p.length + j] = 1n))));
         return { input_ids: new tj.Tensor('int64', input, [prompts.length, len]), attention_mask: new tj.Tensor('int64', mask, [prompts.length, len]) };
       };
-      const gen = (prompts: number[][], max: number) => model.generate({ ...batch(prompts), max_new_tokens: max, min_new_tokens: max, do_sample: false, pad_token_id: policy.tokenizer.special.pad });
+      const gen = (prompts: number[][], max: number) =>
+        model.generate({ ...batch(prompts), max_new_tokens: max, min_new_tokens: max, do_sample: false, pad_token_id: policy.tokenizer.special.pad });
       // Interleaved rounds, fastest of each side: load on this shared machine changes by the minute.
       const best = (xs: number[]) => Math.min(...xs);
       for (const [name, prompts, n] of cases) {
@@ -167,13 +186,25 @@ export const engine: BenchEntry = {
         }
         if (withSlot) {
           const slot = ((NEW - 1) * 1000) / (best(sN) - best(s1));
-          rows.push({ case: 'engine decode B=1 with a LoRA slot (rank 8, all projections), wasm', metric: 'decode tokens/s', value: slot, unit: 'tok/s', note: `${note}; rounds interleaved with the B=1 rows` });
+          rows.push({
+            case: 'engine decode B=1 with a LoRA slot (rank 8, all projections), wasm',
+            metric: 'decode tokens/s',
+            value: slot,
+            unit: 'tok/s',
+            note: `${note}; rounds interleaved with the B=1 rows`,
+          });
         }
         const rowsN = theirs.length;
         ours[name] = ((NEW - 1) * rowsN * 1000) / (best(oN) - best(o1));
         const tokS = ((NEW - 1) * rowsN * 1000) / (best(hN) - best(h1));
         rows.push({ case: `engine decode ${name}, wasm`, metric: 'decode tokens/s', value: ours[name], unit: 'tok/s', note });
-        rows.push({ case: `transformers.js decode ${name}, wasm`, metric: 'decode tokens/s', value: tokS, unit: 'tok/s', note: `@huggingface/transformers ${tj.env.version}, same model exported to ${OPTIMUM_MODEL_FILE}${name === 'K=8' ? '; the prompt repeated 8 times' : ''}` });
+        rows.push({
+          case: `transformers.js decode ${name}, wasm`,
+          metric: 'decode tokens/s',
+          value: tokS,
+          unit: 'tok/s',
+          note: `@huggingface/transformers ${tj.env.version}, same model exported to ${OPTIMUM_MODEL_FILE}${name === 'K=8' ? '; the prompt repeated 8 times' : ''}`,
+        });
         rows.push({ case: `engine ÷ transformers.js, decode ${name}`, metric: 'ratio', value: ours[name] / tokS, unit: '×' });
         log(`engine ${ours[name].toFixed(0)} tok/s, transformers.js ${tokS.toFixed(0)} tok/s: decode ${name}, ratio ${(ours[name] / tokS).toFixed(2)}`);
       }

@@ -32,7 +32,8 @@ const DIR = 'bench-engine';
 
 export const engineBrowser: BenchEntry = {
   name: 'engine-browser',
-  description: 'decode tokens/s of the shipped policy in Chromium: app policy worker, in-thread, and transformers.js side by side (wasm; WebGPU = SwiftShader, not meaningful)',
+  description:
+    'decode tokens/s of the shipped policy in Chromium: app policy worker, in-thread, and transformers.js side by side (wasm; WebGPU = SwiftShader, not meaningful)',
   byDefault: true,
   async run(log) {
     const root = projectRoot();
@@ -48,7 +49,10 @@ export const engineBrowser: BenchEntry = {
     const benchWorker = await buildBenchWorker(root, join(out, 'w'));
     // The model the app worker loads (dist/models), plus the Optimum graph transformers.js needs.
     const policy = await loadModel(nodeReader(join(dist, 'models')), 'policy');
-    for (const [path, bytes] of Object.entries({ ...policy.files, [OPTIMUM_MODEL_FILE]: buildOptimumDecoder(policy.config, paramSource(policy.weights, 'const')) })) {
+    for (const [path, bytes] of Object.entries({
+      ...policy.files,
+      [OPTIMUM_MODEL_FILE]: buildOptimumDecoder(policy.config, paramSource(policy.weights, 'const')),
+    })) {
       mkdirSync(dirname(join(out, 'export/policy', path)), { recursive: true });
       writeFileSync(join(out, 'export/policy', path), bytes);
     }
@@ -108,9 +112,18 @@ export const engineBrowser: BenchEntry = {
       rmSync(out, { recursive: true, force: true });
     }
     // The same B=1 case on wasm in this Node process, right after, timed the same way.
-    for (const [label, adapterSlot] of [['', null], [' with the LoRA slot', undefined]] as const) {
+    for (const [label, adapterSlot] of [
+      ['', null],
+      [' with the LoRA slot', undefined],
+    ] as const) {
       const v = await nodeDecode(join(dist, 'models'), one, adapterSlot);
-      rows.push({ case: `Node engine decode B=1${label}, wasm (same run)`, metric: 'decode tokens/s', value: v, unit: 'tok/s', note: 'onnxruntime-web Node build, 1 thread; the browser rows\' prompt and timing' });
+      rows.push({
+        case: `Node engine decode B=1${label}, wasm (same run)`,
+        metric: 'decode tokens/s',
+        value: v,
+        unit: 'tok/s',
+        note: "onnxruntime-web Node build, 1 thread; the browser rows' prompt and timing",
+      });
       log(`engine-browser Node B=1${label}: ${v.toFixed(0)} tok/s`);
     }
     return rows;
@@ -122,7 +135,11 @@ async function nodeDecode(modelsDir: string, prompt: number[], adapterSlot: null
   const e = new PolicyEngine();
   await e.init('wasm');
   try {
-    await e.loadFrom('policy', { kind: 'reader', read: nodeReader(modelsDir), name: 'policy', manifest: true }, { precision: 'fp32', ...(adapterSlot === null ? { adapterSlot } : {}) });
+    await e.loadFrom(
+      'policy',
+      { kind: 'reader', read: nodeReader(modelsDir), name: 'policy', manifest: true },
+      { precision: 'fp32', ...(adapterSlot === null ? { adapterSlot } : {}) },
+    );
     const req = (max: number) => ({ prompts: [{ ids: prompt }], sampling: { temperature: 0, maxNewTokens: max, minNewTokens: max, banSpecial: false } });
     for (let i = 0; i < WARMUP; i++) await e.generate(req(NEW));
     let one = Infinity;
@@ -145,33 +162,88 @@ function toRows(r: PageResult, note: string, log: (line: string) => void): Bench
   const rows: BenchRow[] = [];
   const env = `${r.threads} wasm thread${r.threads === 1 ? '' : 's'}, cross-origin isolated ${r.crossOriginIsolated}`;
   if (r.curve.length) {
-    rows.push({ case: 'browser engine decode ms/step over the policy worker\'s first runs, B=1, wasm', metric: 'decode ms/step, first run', value: r.curve[0], unit: 'ms', note: `runs 1..${r.curve.length}: ${r.curve.map((x) => x.toFixed(1)).join(' ')}` });
+    rows.push({
+      case: "browser engine decode ms/step over the policy worker's first runs, B=1, wasm",
+      metric: 'decode ms/step, first run',
+      value: r.curve[0],
+      unit: 'ms',
+      note: `runs 1..${r.curve.length}: ${r.curve.map((x) => x.toFixed(1)).join(' ')}`,
+    });
     log(`engine-browser warm-up curve (ms/step): ${r.curve.map((x) => x.toFixed(1)).join(' ')}`);
   }
   for (const c of r.cases) {
     const step = (k: string) => (c.stepMs[k] ? `; ${c.stepMs[k].decode.toFixed(2)} ms/decode step, ${c.stepMs[k].sample.toFixed(3)} ms/token sampling` : '');
     if (r.backend === 'webgpu' && r.software) {
-      for (const [runner, what] of [['app', 'KV cache on the GPU'], ['appCpuKv', 'KV cache copied through JS']] as const) {
-        rows.push({ case: `browser engine ${c.name}, webgpu, ${what}`, metric: 'end-to-end tokens/s', value: c.endToEnd[runner], unit: 'tok/s', note: 'SwiftShader WebGPU: timing not meaningful; rows·8 / t(8 new tokens), prefill of 16-token prompts included, one round after one warm-up run' });
+      for (const [runner, what] of [
+        ['app', 'KV cache on the GPU'],
+        ['appCpuKv', 'KV cache copied through JS'],
+      ] as const) {
+        rows.push({
+          case: `browser engine ${c.name}, webgpu, ${what}`,
+          metric: 'end-to-end tokens/s',
+          value: c.endToEnd[runner],
+          unit: 'tok/s',
+          note: 'SwiftShader WebGPU: timing not meaningful; rows·8 / t(8 new tokens), prefill of 16-token prompts included, one round after one warm-up run',
+        });
       }
-      log(`engine-browser webgpu (SwiftShader) ${c.name}: ${c.endToEnd.app.toFixed(0)} tok/s end to end (KV copied through JS: ${c.endToEnd.appCpuKv.toFixed(0)})`);
+      log(
+        `engine-browser webgpu (SwiftShader) ${c.name}: ${c.endToEnd.app.toFixed(0)} tok/s end to end (KV copied through JS: ${c.endToEnd.appCpuKv.toFixed(0)})`,
+      );
       continue;
     }
     if (r.backend === 'webgpu') {
-      rows.push({ case: `browser engine decode ${c.name}, webgpu, KV cache on the GPU`, metric: 'decode tokens/s', value: c.tokS.app, unit: 'tok/s', note: `${note}${step('app')}` });
-      rows.push({ case: `browser engine decode ${c.name}, webgpu, KV cache copied through JS`, metric: 'decode tokens/s', value: c.tokS.appCpuKv, unit: 'tok/s', note: `LoadOptions.gpuKv false${step('appCpuKv')}` });
+      rows.push({
+        case: `browser engine decode ${c.name}, webgpu, KV cache on the GPU`,
+        metric: 'decode tokens/s',
+        value: c.tokS.app,
+        unit: 'tok/s',
+        note: `${note}${step('app')}`,
+      });
+      rows.push({
+        case: `browser engine decode ${c.name}, webgpu, KV cache copied through JS`,
+        metric: 'decode tokens/s',
+        value: c.tokS.appCpuKv,
+        unit: 'tok/s',
+        note: `LoadOptions.gpuKv false${step('appCpuKv')}`,
+      });
       rows.push({ case: `KV on the GPU ÷ copied through JS, decode ${c.name}, webgpu`, metric: 'ratio', value: c.tokS.app / c.tokS.appCpuKv, unit: '×' });
       log(`engine-browser webgpu ${c.name}: ${c.tokS.app.toFixed(0)} tok/s, KV copied through JS ${c.tokS.appCpuKv.toFixed(0)} tok/s`);
       continue;
     }
     if (c.tokS.appSlot) {
-      rows.push({ case: `browser engine decode ${c.name} with the LoRA slot (rank 8, all projections), wasm (policy worker)`, metric: 'decode tokens/s', value: c.tokS.appSlot, unit: 'tok/s', note: `as the lab loads the policy${step('appSlot')}` });
+      rows.push({
+        case: `browser engine decode ${c.name} with the LoRA slot (rank 8, all projections), wasm (policy worker)`,
+        metric: 'decode tokens/s',
+        value: c.tokS.appSlot,
+        unit: 'tok/s',
+        note: `as the lab loads the policy${step('appSlot')}`,
+      });
     }
-    rows.push({ case: `browser engine decode ${c.name}, wasm (policy worker)`, metric: 'decode tokens/s', value: c.tokS.app, unit: 'tok/s', note: `${note}; ${env}${step('app')}` });
-    rows.push({ case: `browser engine decode ${c.name}, wasm (in-thread in a worker)`, metric: 'decode tokens/s', value: c.tokS.inThread, unit: 'tok/s', note: `no comlink${step('inThread')}` });
-    rows.push({ case: `browser transformers.js decode ${c.name}, wasm`, metric: 'decode tokens/s', value: c.tokS.tjs, unit: 'tok/s', note: `@huggingface/transformers ${r.tjsVersion} in a worker, same onnxruntime-web wasm build, same model exported to ${OPTIMUM_MODEL_FILE}${c.name === 'K=8' ? '; the prompt repeated 8 times' : ''}; greedy tokens ${c.sameTokens ? 'equal' : 'DIFFER'}` });
+    rows.push({
+      case: `browser engine decode ${c.name}, wasm (policy worker)`,
+      metric: 'decode tokens/s',
+      value: c.tokS.app,
+      unit: 'tok/s',
+      note: `${note}; ${env}${step('app')}`,
+    });
+    rows.push({
+      case: `browser engine decode ${c.name}, wasm (in-thread in a worker)`,
+      metric: 'decode tokens/s',
+      value: c.tokS.inThread,
+      unit: 'tok/s',
+      note: `no comlink${step('inThread')}`,
+    });
+    rows.push({
+      case: `browser transformers.js decode ${c.name}, wasm`,
+      metric: 'decode tokens/s',
+      value: c.tokS.tjs,
+      unit: 'tok/s',
+      note: `@huggingface/transformers ${r.tjsVersion} in a worker, same onnxruntime-web wasm build, same model exported to ${OPTIMUM_MODEL_FILE}${c.name === 'K=8' ? '; the prompt repeated 8 times' : ''}; greedy tokens ${c.sameTokens ? 'equal' : 'DIFFER'}`,
+    });
     rows.push({ case: `browser engine ÷ transformers.js, decode ${c.name}, wasm`, metric: 'ratio', value: c.tokS.app / c.tokS.tjs, unit: '×' });
-    log(`engine-browser wasm ${c.name}: policy worker ${c.tokS.app.toFixed(0)}, in-thread ${c.tokS.inThread.toFixed(0)}, transformers.js ${c.tokS.tjs.toFixed(0)} tok/s; ratio ${(c.tokS.app / c.tokS.tjs).toFixed(2)}; tokens ${c.sameTokens ? 'equal' : 'differ'}${step('app')}`);
+    log(
+      `engine-browser wasm ${c.name}: policy worker ${c.tokS.app.toFixed(0)}, in-thread ${c.tokS.inThread.toFixed(0)}, transformers.js ${c.tokS.tjs.toFixed(0)} tok/s; ratio ${(c.tokS.app / c.tokS.tjs).toFixed(2)}; tokens ${c.sameTokens ? 'equal' : 'differ'}${step('app')}`,
+    );
   }
   return rows;
 }

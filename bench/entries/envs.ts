@@ -18,12 +18,17 @@ export const envs: BenchEntry = {
       const { episodes } = await evaluate({ family, split: 'test', episodes: 20, seed: 1 }, familyAgent('noisy', family));
       const steps = episodes.reduce((a, e) => a + e.turns.length, 0);
       const env = createEnv(family);
-      const t = await time(() => {
-        for (const e of episodes) replayEpisode(env, e);
-      }, { warmup: 2, iterations: 100, budgetMs: 2000 });
+      const t = await time(
+        () => {
+          for (const e of episodes) replayEpisode(env, e);
+        },
+        { warmup: 2, iterations: 100, budgetMs: 2000 },
+      );
       const stepsPerSecond = (steps * 1000) / t.meanMs;
       const episodesPerSecond = (episodes.length * 1000) / t.meanMs;
-      log(`envs ${family}: ${stepsPerSecond.toFixed(0)} steps/s, ${episodesPerSecond.toFixed(0)} episodes/s (${(steps / episodes.length).toFixed(1)} steps/episode)`);
+      log(
+        `envs ${family}: ${stepsPerSecond.toFixed(0)} steps/s, ${episodesPerSecond.toFixed(0)} episodes/s (${(steps / episodes.length).toFixed(1)} steps/episode)`,
+      );
       rows.push(
         { case: `${family} (noisy-expert actions)`, metric: 'steps/s', value: stepsPerSecond, unit: '1/s', note: 'includes reset' },
         { case: `${family} (noisy-expert actions)`, metric: 'episodes/s', value: episodesPerSecond, unit: '1/s' },

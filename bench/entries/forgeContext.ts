@@ -27,10 +27,17 @@ export const forgeContext: BenchEntry = {
   byDefault: false,
   async run(log) {
     const f = DEFAULT_FORGE;
-    const stream = new EpisodeStream(f.mix, 'bench/forge-context', teacher(() => f.noise, f.expertShare));
+    const stream = new EpisodeStream(
+      f.mix,
+      'bench/forge-context',
+      teacher(() => f.noise, f.expertShare),
+    );
     const episodes: Episode[] = [];
     for (let i = 0; i < 600; i++) episodes.push(await stream.next());
-    const tok = fitTokenizer(episodes.flatMap((e) => [e.task.prompt, ...e.turns.flatMap((t) => [t.action, t.observation])]), { maxVocab: f.maxVocab });
+    const tok = fitTokenizer(
+      episodes.flatMap((e) => [e.task.prompt, ...e.turns.flatMap((t) => [t.action, t.observation])]),
+      { maxVocab: f.maxVocab },
+    );
     const runtime = await OrtRuntime.create('node');
     const rows: BenchRow[] = [];
     try {
@@ -66,7 +73,9 @@ export const forgeContext: BenchEntry = {
         const ms = (timings.get(s.S) ?? []).sort((a, b) => a - b)[1];
         const real = s.batches.reduce((a, b) => a + b.tokens, 0) / s.batches.length;
         const c = `SFT step, context ${s.S} (B ${s.B}), d ${f.dModel} × ${f.nLayers}, six families, node (Node)`;
-        log(`forge-context ${c}: ${ms.toFixed(0)} ms/step, ${((real * 1000) / ms).toFixed(0)} real tokens/s, rows ${((100 * real) / ROW_TOKENS).toFixed(0)}% full, ${s.whole} of ${episodes.length} episodes in one segment`);
+        log(
+          `forge-context ${c}: ${ms.toFixed(0)} ms/step, ${((real * 1000) / ms).toFixed(0)} real tokens/s, rows ${((100 * real) / ROW_TOKENS).toFixed(0)}% full, ${s.whole} of ${episodes.length} episodes in one segment`,
+        );
         rows.push(
           { case: c, metric: 'train step', value: (real * 1000) / ms, unit: 'tokens/s', note: `${((100 * real) / ROW_TOKENS).toFixed(0)}% of row tokens real` },
           { case: c, metric: 'train step', value: ms, unit: 'ms' },

@@ -78,11 +78,22 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
       }
       const figures = cases.map((c, i) => {
         const m = c.learner.meter;
-        const f = { seconds: (m.seconds - m0[i].seconds) / ROUNDS, tokens: (m.tokens - m0[i].tokens) / ROUNDS, padded: (m.paddedTokens - m0[i].paddedTokens) / ROUNDS, steps: (m.steps - m0[i].steps) / ROUNDS };
+        const f = {
+          seconds: (m.seconds - m0[i].seconds) / ROUNDS,
+          tokens: (m.tokens - m0[i].tokens) / ROUNDS,
+          padded: (m.paddedTokens - m0[i].paddedTokens) / ROUNDS,
+          steps: (m.steps - m0[i].steps) / ROUNDS,
+        };
         const label = `train step, one epoch over a guess iteration's rollouts (${TASKS} × K ${K}, ${turns} agent turns): ${c.name}`;
         log(`iteration ${label}: ${f.seconds.toFixed(2)} s, ${c.data.length} rows, ${f.steps} steps, ${f.tokens} tokens (${f.padded} with padding)`);
         rows.push(
-          { case: label, metric: 'seconds per epoch', value: f.seconds, unit: 's', note: `${c.data.length} rows, ${f.steps} steps of 8 rows, ${f.tokens} real tokens, ${f.padded} with padding; onnxruntime-node; ${ROUNDS} rounds` },
+          {
+            case: label,
+            metric: 'seconds per epoch',
+            value: f.seconds,
+            unit: 's',
+            note: `${c.data.length} rows, ${f.steps} steps of 8 rows, ${f.tokens} real tokens, ${f.padded} with padding; onnxruntime-node; ${ROUNDS} rounds`,
+          },
           { case: label, metric: 'train tokens/s (real)', value: f.tokens / f.seconds, unit: 'tok/s' },
         );
         return f;
@@ -90,8 +101,20 @@ async function trainStepRows(log: (line: string) => void): Promise<BenchRow[]> {
       const fwd = forward.tokens / forward.seconds;
       log(`iteration forward on the packed rows: ${fwd.toFixed(0)} tok/s`);
       rows.push(
-        { case: 'forward only (engine scoring with the adapter) on the same packed rows', metric: 'forward tokens/s', value: fwd, unit: 'tok/s', note: `${forward.tokens / ROUNDS} tokens per round` },
-        { case: 'train step ÷ forward, tokens/s on the same packed rows', metric: 'ratio', value: figures[0].tokens / figures[0].seconds / fwd, unit: '×', note: 'target ≥ 1/3 (backward ≈ 2× forward)' },
+        {
+          case: 'forward only (engine scoring with the adapter) on the same packed rows',
+          metric: 'forward tokens/s',
+          value: fwd,
+          unit: 'tok/s',
+          note: `${forward.tokens / ROUNDS} tokens per round`,
+        },
+        {
+          case: 'train step ÷ forward, tokens/s on the same packed rows',
+          metric: 'ratio',
+          value: figures[0].tokens / figures[0].seconds / fwd,
+          unit: '×',
+          note: 'target ≥ 1/3 (backward ≈ 2× forward)',
+        },
       );
     } finally {
       for (const c of cases) await c.learner.dispose();
@@ -111,7 +134,29 @@ interface IterationFigures {
 
 /** Runs `turnwise train` in `dir` and reads the timed iterations' figures (all but the first). */
 function trainProcess(dir: string): Promise<IterationFigures> {
-  const args = ['bin/turnwise.js', 'train', '--algo', 'grpo', '--family', 'guess', '--iterations', String(ITERATIONS), '--tasks', String(TASKS), '--k', String(K), '--eval', '0', '--json', '--backend', 'node', '--options', JSON.stringify(OPTIONS), '--seed', '1'];
+  const args = [
+    'bin/turnwise.js',
+    'train',
+    '--algo',
+    'grpo',
+    '--family',
+    'guess',
+    '--iterations',
+    String(ITERATIONS),
+    '--tasks',
+    String(TASKS),
+    '--k',
+    String(K),
+    '--eval',
+    '0',
+    '--json',
+    '--backend',
+    'node',
+    '--options',
+    JSON.stringify(OPTIONS),
+    '--seed',
+    '1',
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -130,7 +175,8 @@ function trainProcess(dir: string): Promise<IterationFigures> {
 
 async function wholeIterations(log: (line: string) => void): Promise<BenchRow[]> {
   const baseline = process.env.ITERATION_BASELINE;
-  if (baseline && !existsSync(join(baseline, 'bin/turnwise.js'))) throw new Error(`ITERATION_BASELINE=${baseline} is not a Turnwise checkout (no bin/turnwise.js)`);
+  if (baseline && !existsSync(join(baseline, 'bin/turnwise.js')))
+    throw new Error(`ITERATION_BASELINE=${baseline} is not a Turnwise checkout (no bin/turnwise.js)`);
   const runs: Record<string, IterationFigures[]> = { current: [], ...(baseline ? { baseline: [] } : {}) };
   for (let r = 0; r < ROUNDS; r++) {
     if (baseline) runs.baseline.push(await trainProcess(baseline));
@@ -144,11 +190,26 @@ async function wholeIterations(log: (line: string) => void): Promise<BenchRow[]>
     const c = `GRPO iteration on guess, ${TASKS} tasks × K ${K}, onnxruntime-node: ${label}`;
     med[who] = median(all('seconds'));
     const part = (k: keyof IterationFigures) => median(all(k).filter(Number.isFinite));
-    log(`iteration ${c}: ${med[who].toFixed(2)} s (rollouts ${part('rollout').toFixed(2)}, train ${part('train').toFixed(2)}, score ${part('score').toFixed(2)})`);
-    rows.push({ case: c, metric: 'seconds per iteration (median)', value: med[who], unit: 's', note: `${ROUNDS} processes × ${ITERATIONS - 1} timed iterations after a warm-up; rollouts ${part('rollout').toFixed(2)} s, train ${Number.isFinite(part('train')) ? part('train').toFixed(2) : 'n/a'} s, score ${Number.isFinite(part('score')) ? part('score').toFixed(2) : 'n/a'} s` });
+    log(
+      `iteration ${c}: ${med[who].toFixed(2)} s (rollouts ${part('rollout').toFixed(2)}, train ${part('train').toFixed(2)}, score ${part('score').toFixed(2)})`,
+    );
+    rows.push({
+      case: c,
+      metric: 'seconds per iteration (median)',
+      value: med[who],
+      unit: 's',
+      note: `${ROUNDS} processes × ${ITERATIONS - 1} timed iterations after a warm-up; rollouts ${part('rollout').toFixed(2)} s, train ${Number.isFinite(part('train')) ? part('train').toFixed(2) : 'n/a'} s, score ${Number.isFinite(part('score')) ? part('score').toFixed(2) : 'n/a'} s`,
+    });
     rows.push({ case: c, metric: 'rollout seconds per iteration (median)', value: part('rollout'), unit: 's' });
   }
-  if (baseline) rows.push({ case: 'GRPO iteration on guess, this checkout ÷ baseline', metric: 'ratio', value: med.current / med.baseline, unit: '×', note: 'target ≤ 1/3' });
+  if (baseline)
+    rows.push({
+      case: 'GRPO iteration on guess, this checkout ÷ baseline',
+      metric: 'ratio',
+      value: med.current / med.baseline,
+      unit: '×',
+      note: 'target ≤ 1/3',
+    });
   return rows;
 }
 

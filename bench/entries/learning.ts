@@ -70,7 +70,17 @@ export interface CaseResult {
    * (the sampled and greedy mean, and each; validationStart, the adapters the run began with), how far the rollout policy was from the base (kl_ref),
    * the seconds of the rollouts and of the re-roll credit where it ran, and the loop's warnings (rollbacks, Echo Trap), for reading a case's course.
    */
-  course?: { success: number[]; validation: (number | null)[]; validationStart?: number | null; validationSampled: (number | null)[]; validationGreedy: (number | null)[]; klRef: (number | null)[]; rolloutSeconds: (number | null)[]; rerollSeconds: (number | null)[]; warnings: string[][] };
+  course?: {
+    success: number[];
+    validation: (number | null)[];
+    validationStart?: number | null;
+    validationSampled: (number | null)[];
+    validationGreedy: (number | null)[];
+    klRef: (number | null)[];
+    rolloutSeconds: (number | null)[];
+    rerollSeconds: (number | null)[];
+    warnings: string[][];
+  };
 }
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
@@ -85,8 +95,12 @@ export function parseCase(s: string): LearningCase {
   const [algo, variant] = (name ?? '').split('+');
   const known = variant === undefined || CREDIT_VARIANTS[variant]?.algos.includes(algo as AlgoName);
   if (!ALGO_NAMES.includes(algo as AlgoName) || !known || !FAMILY_NAMES.includes(family as FamilyName) || !Number.isInteger(Number(seed))) {
-    const variants = Object.entries(CREDIT_VARIANTS).map(([v, d]) => `${d.algos.join('|')}+${v}`).join(', ');
-    throw new Error(`learning case "${s}" is not algo[+variant]:family:seed (algos ${ALGO_NAMES.join('|')}; variants ${variants}; families ${FAMILY_NAMES.join('|')})`);
+    const variants = Object.entries(CREDIT_VARIANTS)
+      .map(([v, d]) => `${d.algos.join('|')}+${v}`)
+      .join(', ');
+    throw new Error(
+      `learning case "${s}" is not algo[+variant]:family:seed (algos ${ALGO_NAMES.join('|')}; variants ${variants}; families ${FAMILY_NAMES.join('|')})`,
+    );
   }
   return { algo: algo as AlgoName, ...(variant ? { variant } : {}), family: family as FamilyName, seed: Number(seed) };
 }
@@ -121,7 +135,10 @@ function overridesFor(algo: AlgoName): JsonObject[] {
 async function baseEvaluation(key: string, evaluate: () => Promise<HeldOutResult>): Promise<HeldOutResult> {
   const dir = process.env.LEARNING_BASE_CACHE;
   if (!dir) return evaluate();
-  const manifest = createHash('sha256').update(await readFile(join(modelsDir(), 'manifest.json'))).digest('hex').slice(0, 12);
+  const manifest = createHash('sha256')
+    .update(await readFile(join(modelsDir(), 'manifest.json')))
+    .digest('hex')
+    .slice(0, 12);
   const file = join(dir, `${key}-${manifest}.json`);
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as HeldOutResult;
   const r = await evaluate();
@@ -154,7 +171,9 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const runtime = engine.sharedRuntime();
     const loop = await TrainingLoop.create({ engine, runtime, models, config });
     const evalSeed = heldOutSeed(split, c.seed);
-    const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () => loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }));
+    const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () =>
+      loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }),
+    );
     const reports = await loop.run(iterations);
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
     await loop.dispose();
@@ -163,14 +182,22 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
     const modes = ['sampled', 'greedy'] as const;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
-    const rates = (mode: 'sampled' | 'greedy') => Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
-    const figures: CaseFigures = { algo: algoKey(c), family: c.family, seed: c.seed, success: { sampled: pct('sampled'), greedy: pct('greedy') }, rates: { sampled: rates('sampled'), greedy: rates('greedy') } };
+    const rates = (mode: 'sampled' | 'greedy') =>
+      Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
+    const figures: CaseFigures = {
+      algo: algoKey(c),
+      family: c.family,
+      seed: c.seed,
+      success: { sampled: pct('sampled'), greedy: pct('greedy') },
+      rates: { sampled: rates('sampled'), greedy: rates('greedy') },
+    };
     const rows: BenchRow[] = [];
     for (const mode of modes) {
       const [was, now] = figures.success[mode];
       rows.push({ case: label, metric: `${mode} success before`, value: was, unit: '%' });
       rows.push({ case: label, metric: `${mode} success after`, value: now, unit: '%', note });
-      for (const [m, [from, to]] of Object.entries(figures.rates?.[mode] ?? {})) rows.push({ case: label, metric: `${mode} ${m} before→after`, value: to, unit: `from ${from.toFixed(3)}` });
+      for (const [m, [from, to]] of Object.entries(figures.rates?.[mode] ?? {}))
+        rows.push({ case: label, metric: `${mode} ${m} before→after`, value: to, unit: `from ${from.toFixed(3)}` });
     }
     rows.push({ case: label, metric: 'wall time', value: minutes, unit: 'min' });
     const line = `learning ${label}: ${modes.map((m) => `${m} ${figures.success[m][0].toFixed(1)}% → ${figures.success[m][1].toFixed(1)}%`).join(', ')} (${note})`;

@@ -44,7 +44,11 @@ export const model: BenchEntry = {
             async () => {
               // decode consumes the cache it reads: each iteration starts from its own copy of the record
               let s = { ...start, state: { ...start.state, past: { ...start.state.past } } };
-              for (let t = 0; t < STEPS; t++) s = await runner.decode(s.state, prompts.map((p) => p[t]));
+              for (let t = 0; t < STEPS; t++)
+                s = await runner.decode(
+                  s.state,
+                  prompts.map((p) => p[t]),
+                );
             },
             { warmup: 1, iterations: 10, budgetMs: 4000 },
           );

@@ -30,9 +30,17 @@ async function measure(engine: PolicyEngine, family: FamilyName, c: string, log:
   const s = (performance.now() - start) / 1000;
   const turns = r.episodes.reduce((a, e) => a + e.turns.length, 0);
   const success = r.episodes.filter((e) => e.success).length / r.episodes.length;
-  log(`rollout ${c}: ${(r.episodes.length / s).toFixed(1)} episodes/s, ${(turns / s).toFixed(0)} turns/s (${(turns / r.episodes.length).toFixed(1)} turns/episode, success ${(100 * success).toFixed(0)}%)`);
+  log(
+    `rollout ${c}: ${(r.episodes.length / s).toFixed(1)} episodes/s, ${(turns / s).toFixed(0)} turns/s (${(turns / r.episodes.length).toFixed(1)} turns/episode, success ${(100 * success).toFixed(0)}%)`,
+  );
   return [
-    { case: c, metric: 'episodes/s', value: r.episodes.length / s, unit: '1/s', note: `${(turns / r.episodes.length).toFixed(1)} turns/episode, success ${(100 * success).toFixed(0)}%` },
+    {
+      case: c,
+      metric: 'episodes/s',
+      value: r.episodes.length / s,
+      unit: '1/s',
+      note: `${(turns / r.episodes.length).toFixed(1)} turns/episode, success ${(100 * success).toFixed(0)}%`,
+    },
     { case: c, metric: 'turns/s', value: turns / s, unit: '1/s' },
   ];
 }

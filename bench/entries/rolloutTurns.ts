@@ -87,6 +87,8 @@ export async function kvReuseTurns(engine: PolicyEngine, backend: string, log: (
     rows.push({ case: `guess turn 4 ÷ turn 1, ${m.name}, ${backend}`, metric: 'ratio', value: perTurn[i][1] / perTurn[i][0], unit: '×' });
   });
   rows.push({ case: `guess turn 4, no reuse ÷ KV reuse, ${backend}`, metric: 'ratio', value: perTurn[1][1] / perTurn[0][1], unit: '×' });
-  log(`rollout guess turn 4 ÷ turn 1: ${(perTurn[0][1] / perTurn[0][0]).toFixed(2)} with KV reuse, ${(perTurn[1][1] / perTurn[1][0]).toFixed(2)} without (${backend})`);
+  log(
+    `rollout guess turn 4 ÷ turn 1: ${(perTurn[0][1] / perTurn[0][0]).toFixed(2)} with KV reuse, ${(perTurn[1][1] / perTurn[1][0]).toFixed(2)} without (${backend})`,
+  );
   return rows;
 }

@@ -31,7 +31,13 @@ function episode(k: number, turns: number, tokens: number): EpisodeRecord {
     id: `bench-${k}`,
     runId: null,
     status: 'complete',
-    task: { family: k % 2 ? 'guess' : 'backend', split: k % 5 ? 'train' : 'test', seed: k, options: {}, hidden: { item: `item-${k % 100}`, attributes: { legs: 4, red: false } } },
+    task: {
+      family: k % 2 ? 'guess' : 'backend',
+      split: k % 5 ? 'train' : 'test',
+      seed: k,
+      options: {},
+      hidden: { item: `item-${k % 100}`, attributes: { legs: 4, red: false } },
+    },
     model: { policy: 'policy-v1', adapter: null, critic: null },
     turns: Array.from({ length: turns }, (_, i) => turn(i, tokens)),
     outcome: { success: k % 3 === 0, totalReward: k % 3 === 0 ? 1 : 0, turns: Math.ceil(turns / 2) },
@@ -105,7 +111,13 @@ export const store: BenchEntry = {
     const t3 = performance.now();
     const { report } = await validateImport(textSource(text), { format: 'turnwise', source: 'bench' });
     const validateS = (performance.now() - t3) / 1000;
-    rows.push({ case: 'validate Turnwise JSONL (6-turn episodes)', metric: 'lines/s', value: report.lines / validateS, unit: '1/s', note: 'pure TS, no database' });
+    rows.push({
+      case: 'validate Turnwise JSONL (6-turn episodes)',
+      metric: 'lines/s',
+      value: report.lines / validateS,
+      unit: '1/s',
+      note: 'pure TS, no database',
+    });
     log(`store: export ${(exported / exportS).toFixed(0)} episodes/s, validation ${(report.lines / validateS).toFixed(0)} lines/s`);
 
     // Bytes per turn, as JSON (the export's size; IndexedDB's on-disk size is the browser's business).
@@ -113,7 +125,13 @@ export const store: BenchEntry = {
       const bytes = new TextEncoder().encode(JSON.stringify(turn(0, tokens))).length;
       rows.push({ case: `one agent turn, ${tokens} tokens + log-probs`, metric: 'JSON size', value: bytes, unit: 'B', note: 'Turnwise JSONL bytes' });
     }
-    rows.push({ case: 'exported JSONL per turn, 6-turn episodes with hidden info', metric: 'JSON size', value: text.length / (exported * 6), unit: 'B', note: 'Turnwise JSONL bytes' });
+    rows.push({
+      case: 'exported JSONL per turn, 6-turn episodes with hidden info',
+      metric: 'JSON size',
+      value: text.length / (exported * 6),
+      unit: 'B',
+      note: 'Turnwise JSONL bytes',
+    });
     db.close();
     indexedDB.deleteDatabase(name);
     return rows;

@@ -41,7 +41,18 @@ export const trainMemory: BenchEntry = {
       {
         const label = `no memory pattern, ${backend === 'node' ? 'onnxruntime-node' : 'wasm (Node)'}`;
         const before = rssMb();
-        const learner = await Learner.create(runtime, { target: 'policy', model, lora: DEFAULT_LORA, base: 'fp32', loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, batch: BATCH, seqLen: 512, adamw: { lr: 1e-4 }, seed: 1, initStd: 0.05 });
+        const learner = await Learner.create(runtime, {
+          target: 'policy',
+          model,
+          lora: DEFAULT_LORA,
+          base: 'fp32',
+          loss: { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 },
+          batch: BATCH,
+          seqLen: 512,
+          adamw: { lr: 1e-4 },
+          seed: 1,
+          initStd: 0.05,
+        });
         const times: number[] = [];
         for (const t of BUCKETS) {
           const r = rows(t - 1);

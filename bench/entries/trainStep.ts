@@ -20,13 +20,21 @@ import type { NBitsBackwardMode } from '../../src/rl/model/autodiff/nbits.ts';
 /** One frozen 4-bit layer: x [M, K] → y = x·W, loss Σ y ⊙ R, output dx. Times forward + dx. */
 function nbitsLayerGraph(m: number, k: number, n: number, mode: NBitsBackwardMode): Uint8Array {
   const rng = new Rng(7);
-  const w = quantize4(Float32Array.from({ length: k * n }, () => rng.normal()), k, n);
+  const w = quantize4(
+    Float32Array.from({ length: k * n }, () => rng.normal()),
+    k,
+    n,
+  );
   const g = new GraphBuilder('nbits_dx');
   const x = g.input('x', 'float32', [m, k]);
   const packed = g.initializer('w_packed', 'uint8', [n, k / 32, 16], w.packed);
   const scales = g.initializer('w_scales', 'float32', [w.scales.length], w.scales);
   const y = g.op('MatMulNBits', [x, packed, scales], { K: k, N: n, bits: 4, block_size: 32 }, 'com.microsoft');
-  const r = g.constant('float32', Float32Array.from({ length: m * n }, () => rng.normal()), [m, n]);
+  const r = g.constant(
+    'float32',
+    Float32Array.from({ length: m * n }, () => rng.normal()),
+    [m, n],
+  );
   const loss = g.op('ReduceSum', [g.op('Mul', [y, r])], { keepdims: 0 });
   g.node('Identity', [emitGradients(g, loss, [x], { nbitsBackward: mode }).grads.get(x) ?? ''], ['dx']);
   g.output('dx', 'float32', [m, k]);
@@ -49,7 +57,11 @@ export const trainStep: BenchEntry = {
     for (const backend of ['wasm', 'node'] as const) {
       const runtime = await OrtRuntime.create(backend);
       if (runtime.info.kind !== backend) continue;
-      for (const [m, k, n] of [[256, 256, 256], [256, 256, 704], [1024, 512, 512]]) {
+      for (const [m, k, n] of [
+        [256, 256, 256],
+        [256, 256, 704],
+        [1024, 512, 512],
+      ]) {
         for (const mode of ['fp32-transpose', 'block-nbits'] as const) {
           const s = await runtime.createSession(nbitsLayerGraph(m, k, n, mode), { label: 'bench-nbits' });
           const x = { type: 'float32' as const, data: new Float32Array(m * k).fill(0.5), dims: [m, k] };
@@ -67,7 +79,13 @@ export const trainStep: BenchEntry = {
       const weights = initWeights(cfg, 1);
       const rng = new Rng(2);
       const rowsIds = Array.from({ length: size.batch }, () => Array.from({ length: size.seq + 1 }, () => rng.int(cfg.vocabSize)));
-      const tokens = prefillFeeds(cfg, leftPad(rowsIds.map((r) => r.slice(0, size.seq)), 0));
+      const tokens = prefillFeeds(
+        cfg,
+        leftPad(
+          rowsIds.map((r) => r.slice(0, size.seq)),
+          0,
+        ),
+      );
       const dims = [size.batch, size.seq];
       const batch: Record<string, TensorData> = {
         ...tokens,
@@ -78,8 +96,18 @@ export const trainStep: BenchEntry = {
       const note = `${(countParams(cfg) / 1e6).toFixed(2)}M params, B=${size.batch}, seq ${size.seq}`;
       const cases: { label: string; trainable: LlamaTrainable; init: Record<string, Float32Array>; nbits?: 'fp32-transpose' | 'block-nbits' }[] = [
         { label: 'full SFT', trainable: { kind: 'full' }, init: weights },
-        { label: 'LoRA r8 over 4-bit (fp32-transpose)', trainable: { kind: 'lora', lora: LORA, base: 'quant4' }, init: initLora(cfg, LORA, 3), nbits: 'fp32-transpose' },
-        { label: 'LoRA r8 over 4-bit (block-nbits)', trainable: { kind: 'lora', lora: LORA, base: 'quant4' }, init: initLora(cfg, LORA, 3), nbits: 'block-nbits' },
+        {
+          label: 'LoRA r8 over 4-bit (fp32-transpose)',
+          trainable: { kind: 'lora', lora: LORA, base: 'quant4' },
+          init: initLora(cfg, LORA, 3),
+          nbits: 'fp32-transpose',
+        },
+        {
+          label: 'LoRA r8 over 4-bit (block-nbits)',
+          trainable: { kind: 'lora', lora: LORA, base: 'quant4' },
+          init: initLora(cfg, LORA, 3),
+          nbits: 'block-nbits',
+        },
       ];
       for (const backend of ['wasm', 'node'] as const) {
         const runtime = await OrtRuntime.create(backend);
@@ -87,16 +115,30 @@ export const trainStep: BenchEntry = {
           log(`train-step: ${backend} unavailable (${runtime.info.reason})`);
           continue;
         }
-        for (const [label, placement] of [['fp32', 'const'], ['4-bit', blocksQuant4]] as const) {
+        for (const [label, placement] of [
+          ['fp32', 'const'],
+          ['4-bit', blocksQuant4],
+        ] as const) {
           const s = await runtime.createSession(buildGraph(cfg, { kind: 'score', params: paramSource(weights, placement) }).bytes, { label: 'bench-forward' });
           const t = await time(() => s.run(tokens), { warmup: 2, iterations: 30, budgetMs: 3000 });
           await s.dispose();
           const c = `${size.label} forward-only ${label}, ${backend} (Node)`;
           log(`train-step ${c}: ${t.medianMs.toFixed(2)} ms, ${((ntok * 1000) / t.medianMs).toFixed(0)} tokens/s`);
-          rows.push({ case: c, metric: 'forward', value: (ntok * 1000) / t.medianMs, unit: 'tokens/s', note }, { case: c, metric: 'forward', value: t.medianMs, unit: 'ms' });
+          rows.push(
+            { case: c, metric: 'forward', value: (ntok * 1000) / t.medianMs, unit: 'tokens/s', note },
+            { case: c, metric: 'forward', value: t.medianMs, unit: 'ms' },
+          );
         }
         for (const k of cases) {
-          const graph = buildLlamaTrainStep({ cfg, weights, trainable: k.trainable, loss: { kind: 'sft' }, batch: size.batch, seqLen: size.seq, nbitsBackward: k.nbits });
+          const graph = buildLlamaTrainStep({
+            cfg,
+            weights,
+            trainable: k.trainable,
+            loss: { kind: 'sft' },
+            batch: size.batch,
+            seqLen: size.seq,
+            nbitsBackward: k.nbits,
+          });
           const trainer = await Trainer.create(runtime, graph, k.init, { lr: 1e-3 });
           const t = await time(() => trainer.step(batch), { warmup: 2, iterations: 30, budgetMs: 4000 });
           await trainer.dispose();

@@ -48,7 +48,13 @@ export const ui: BenchEntry = {
       await page.locator(ready).waitFor({ timeout: 300_000 });
       const tti = Date.now() - t0;
       const what = hasModels ? 'policy and critic loaded' : 'backend ready (no shipped models)';
-      rows.push({ case: `second visit to ${what}`, metric: 'time to interactive', value: tti, unit: 'ms', note: 'models and app from the service worker cache' });
+      rows.push({
+        case: `second visit to ${what}`,
+        metric: 'time to interactive',
+        value: tti,
+        unit: 'ms',
+        note: 'models and app from the service worker cache',
+      });
       log(`ui: time to interactive ${tti} ms (${what})`);
 
       if (hasModels) {
@@ -68,12 +74,53 @@ export const ui: BenchEntry = {
         rows.push({ case: 'one GRPO iteration (guess) in the trainer worker', metric: 'wall time', value: seconds, unit: 's' });
         // The same first iteration (the Train view's defaults: guess, 8 tasks × K 8, seed 1) in Node right after, on wasm and on onnxruntime-node.
         const iterationSeconds = Number(await page.getByTestId('train-progress').getAttribute('data-seconds'));
-        rows.push({ case: "the Train view's default GRPO iteration, Chromium, wasm (trainer worker)", metric: 'iteration seconds', value: iterationSeconds, unit: 's', note: 'the loop\'s own figure (metrics.seconds), first iteration: graphs built and first runs included' });
+        rows.push({
+          case: "the Train view's default GRPO iteration, Chromium, wasm (trainer worker)",
+          metric: 'iteration seconds',
+          value: iterationSeconds,
+          unit: 's',
+          note: "the loop's own figure (metrics.seconds), first iteration: graphs built and first runs included",
+        });
         for (const backend of ['wasm', 'node'] as const) {
-          const out = execFileSync(process.execPath, ['bin/turnwise.js', 'train', '--algo', 'grpo', '--family', 'guess', '--iterations', '1', '--tasks', '8', '--k', '8', '--eval', '0', '--seed', '1', '--json', '--backend', backend], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+          const out = execFileSync(
+            process.execPath,
+            [
+              'bin/turnwise.js',
+              'train',
+              '--algo',
+              'grpo',
+              '--family',
+              'guess',
+              '--iterations',
+              '1',
+              '--tasks',
+              '8',
+              '--k',
+              '8',
+              '--eval',
+              '0',
+              '--seed',
+              '1',
+              '--json',
+              '--backend',
+              backend,
+            ],
+            { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 },
+          );
           const node = (JSON.parse(out) as { reports: { metrics: { seconds: number } }[] }).reports[0].metrics.seconds;
-          rows.push({ case: `the same iteration in Node (turnwise train), ${backend === 'node' ? 'onnxruntime-node' : 'wasm'}`, metric: 'iteration seconds', value: node, unit: 's' });
-          rows.push({ case: `Chromium wasm ÷ Node ${backend === 'node' ? 'onnxruntime-node' : 'wasm'}, one default iteration`, metric: 'ratio', value: iterationSeconds / node, unit: '×', note: 'target ≤ 1.5' });
+          rows.push({
+            case: `the same iteration in Node (turnwise train), ${backend === 'node' ? 'onnxruntime-node' : 'wasm'}`,
+            metric: 'iteration seconds',
+            value: node,
+            unit: 's',
+          });
+          rows.push({
+            case: `Chromium wasm ÷ Node ${backend === 'node' ? 'onnxruntime-node' : 'wasm'}, one default iteration`,
+            metric: 'ratio',
+            value: iterationSeconds / node,
+            unit: '×',
+            note: 'target ≤ 1.5',
+          });
           log(`ui: the default iteration in Node on ${backend}: ${node.toFixed(1)} s (Chromium ${iterationSeconds.toFixed(1)} s)`);
         }
         rows.push({ case: 'main thread during that iteration', metric: 'long tasks', value: long.length, unit: 'count' });

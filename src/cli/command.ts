@@ -41,7 +41,12 @@ export function joinNegatives(argv: readonly string[], options: Options): string
 /** node:util parseArgs with strict checking, turning its errors into UsageError. */
 export function parseOptions<O extends Options>(argv: string[], options: O) {
   try {
-    return parseArgs({ args: joinNegatives(argv, options), options: { ...options, help: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    return parseArgs({
+      args: joinNegatives(argv, options),
+      options: { ...options, help: { type: 'boolean' }, json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

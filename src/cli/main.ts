@@ -45,7 +45,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ ok: false, command: name, error: { kind: 'usage', name: 'UsageError', message: `unknown command "${name}"` } }, null, 2)}\n`);
+    if (rest.includes('--json'))
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, command: name, error: { kind: 'usage', name: 'UsageError', message: `unknown command "${name}"` } }, null, 2)}\n`,
+      );
     else process.stderr.write(`turnwise: unknown command "${name}"\n\n${help()}\n`);
     return 2;
   }
@@ -60,7 +63,9 @@ export async function main(argv: string[]): Promise<number> {
     const usage = err instanceof UsageError;
     // under --json a failure is JSON on stdout too, so a script reading it never gets plain text
     if (rest.includes('--json')) {
-      process.stdout.write(`${JSON.stringify({ ok: false, command: name, error: { kind: usage ? 'usage' : 'error', name: err.name, message: err.message } }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, command: name, error: { kind: usage ? 'usage' : 'error', name: err.name, message: err.message } }, null, 2)}\n`,
+      );
     } else if (usage) process.stderr.write(`turnwise ${name}: ${err.message}\n\n${command.usage}\n`);
     else process.stderr.write(`turnwise ${name}: ${err.name}: ${err.message}\n`);
     return usage ? 2 : 1;

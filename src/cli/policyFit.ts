@@ -10,7 +10,8 @@ export async function ensurePolicyTakes(engine: PromptCounter, specs: readonly T
   try {
     await assertPolicyTakes(engine, specs, opts);
   } catch (e) {
-    if ((e as Error).name === 'PolicyFitError') throw new UsageError(`${(e as Error).message}; play it with a scripted agent (--agent expert|noisy|random) or a policy forged with a longer context`);
+    if ((e as Error).name === 'PolicyFitError')
+      throw new UsageError(`${(e as Error).message}; play it with a scripted agent (--agent expert|noisy|random) or a policy forged with a longer context`);
     throw e;
   }
 }

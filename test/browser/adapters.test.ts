@@ -24,7 +24,10 @@ async function playedAdapter(page: Page): Promise<string | null> {
   const before = (await readDb(page)).length;
   await page.getByTestId('new-episode').click();
   await page.getByTestId('run-to-end').or(outcome).first().waitFor({ timeout: 60_000 });
-  await page.getByTestId('run-to-end').click({ timeout: 5_000 }).catch(() => undefined);
+  await page
+    .getByTestId('run-to-end')
+    .click({ timeout: 5_000 })
+    .catch(() => undefined);
   await outcome.waitFor({ timeout: 60_000 });
   const episodes = (await readDb(page)).sort((a, b) => a.createdAt - b.createdAt);
   expect(episodes).toHaveLength(before + 1);
@@ -71,7 +74,11 @@ describe.runIf(shipped)('the live adapter', because('public/models/manifest.json
 
       // after a reload the worker has no adapter, but the store does: both menus offer it
       await page.reload();
-      await page.getByTestId('agent-kind').locator('option[value=policy]').filter({ hasText: /^policy$/ }).waitFor({ state: 'attached', timeout: 120_000 });
+      await page
+        .getByTestId('agent-kind')
+        .locator('option[value=policy]')
+        .filter({ hasText: /^policy$/ })
+        .waitFor({ state: 'attached', timeout: 120_000 });
       const choice = page.getByTestId('live-adapter').locator(`option[value="${adapter}"]`);
       await expect(choice.innerText()).resolves.toBe(`${adapter} · grpo · iteration 1`);
       await expect(page.getByTestId('live-adapter').inputValue()).resolves.toBe('');

@@ -37,7 +37,9 @@ describe('Credit view', () => {
       const rowNames = await heatmap.getByRole('rowheader').allInnerTexts();
       expect(rowNames).toEqual(expect.arrayContaining(['MC return', 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'truth: information gain (bits)']));
       expect(rowNames.filter((n) => /SWEET|as played/.test(n))).toEqual([]);
-      await expect(heatmap.getByTestId('hidden-rows').innerText()).resolves.toContain('SWEET-RL not shown: the critic that scored it (critic) has no SWEET-RL adapter');
+      await expect(heatmap.getByTestId('hidden-rows').innerText()).resolves.toContain(
+        'SWEET-RL not shown: the critic that scored it (critic) has no SWEET-RL adapter',
+      );
       // a slider recomputes from the stored scores: bi-level GAE's token λ changes the tokens' numbers
       const tokenCell = strips.filter({ hasText: 'Bi-level GAE' }).first().locator('button').first();
       const before = await tokenCell.getAttribute('aria-label');
@@ -48,7 +50,9 @@ describe('Credit view', () => {
         .evaluate((el: HTMLInputElement) => ((el.value = '0.2'), el.dispatchEvent(new Event('input', { bubbles: true }))));
       await expect.poll(() => tokenCell.getAttribute('aria-label')).not.toBe(before);
       await tokenCell.focus();
-      await expect(page.getByTestId('token-readout').first().innerText()).resolves.toMatch(/Bi-level GAE \(recomputed\) per token \(γ 1, λ 0\.2, γ_turn 0\.95, λ_turn 1; critic\)/);
+      await expect(page.getByTestId('token-readout').first().innerText()).resolves.toMatch(
+        /Bi-level GAE \(recomputed\) per token \(γ 1, λ 0\.2, γ_turn 0\.95, λ_turn 1; critic\)/,
+      );
       expect(await heatmap.getByRole('gridcell').count()).toBeGreaterThan(2);
       await page.getByTestId('fidelity').locator('table').waitFor();
       await expect(page.getByTestId('fidelity').locator('tbody tr').count()).resolves.toBe(2);

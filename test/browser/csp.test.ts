@@ -24,7 +24,8 @@ describe('CSP and offline cache', () => {
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
       // a worker cannot eval or import a data: script (a blob worker inherits the page's header policy)
       const probe = await page.evaluate(async () => {
-        const code = "onmessage=()=>{let e='blocked',i='blocked';try{(0,eval)('1');e='ran'}catch{}try{importScripts('data:text/javascript,0');i='ran'}catch{}postMessage({e,i})}";
+        const code =
+          "onmessage=()=>{let e='blocked',i='blocked';try{(0,eval)('1');e='ran'}catch{}try{importScripts('data:text/javascript,0');i='ran'}catch{}postMessage({e,i})}";
         const w = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
         return new Promise<{ e: string; i: string }>((resolve) => {
           w.onmessage = (m) => resolve(m.data as { e: string; i: string });
@@ -33,11 +34,18 @@ describe('CSP and offline cache', () => {
       });
       expect(probe).toEqual({ e: 'blocked', i: 'blocked' });
       // and the lab's own worker scripts carry the header themselves
-      const workerUrl = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name).find((n) => /policy\.worker-.*\.js$/.test(n)) ?? '');
+      const workerUrl = await page.evaluate(
+        () =>
+          performance
+            .getEntriesByType('resource')
+            .map((r) => r.name)
+            .find((n) => /policy\.worker-.*\.js$/.test(n)) ?? '',
+      );
       expect(workerUrl).not.toBe('');
       const workerHeaders = await page.evaluate(async (u) => (await fetch(u)).headers.get('content-security-policy'), workerUrl);
       expect(workerHeaders).toMatch(/script-src 'self' 'wasm-unsafe-eval'/);
-      const entries = () => page.evaluate(async () => (await Promise.all((await caches.keys()).map(async (k) => (await (await caches.open(k)).keys()).map((r) => r.url)))).flat());
+      const entries = () =>
+        page.evaluate(async () => (await Promise.all((await caches.keys()).map(async (k) => (await (await caches.open(k)).keys()).map((r) => r.url)))).flat());
       const before = (await entries()).length;
       for (let q = 0; q < 5; q++) await page.goto(`${server.url}?q=${q}#/data`);
       await page.evaluate(() => fetch('./not-the-app.txt?x=1').catch(() => undefined));
@@ -47,7 +55,9 @@ describe('CSP and offline cache', () => {
       // a corrupt model file served once: not cached, and the good cached copy is dropped too
       const model = after.find((u) => u.endsWith('/models/policy/config.json'))!;
       expect(model).toBeDefined();
-      await context.route('**/models/policy/config.json', (route) => route.fulfill({ status: 200, body: '{"corrupt": true}', contentType: 'application/json' }));
+      await context.route('**/models/policy/config.json', (route) =>
+        route.fulfill({ status: 200, body: '{"corrupt": true}', contentType: 'application/json' }),
+      );
       await page.evaluate((u) => fetch(u).then((r) => r.text()), model);
       await expect.poll(entries).not.toContain(model);
     } finally {

@@ -97,7 +97,7 @@ describe('trajectory store in the lab', () => {
     }
   });
 
-  it('two tabs write concurrently without losing episodes, and each sees the other\'s', async () => {
+  it("two tabs write concurrently without losing episodes, and each sees the other's", async () => {
     const b = await launch({ webgpu: false });
     try {
       const tabs = [b.page, await b.context.newPage()];
@@ -148,7 +148,9 @@ describe('trajectory store in the lab', () => {
             };
           }),
       );
-      await expect.poll(() => b.page.getByTestId('notice').allInnerTexts(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/reload/i)]));
+      await expect
+        .poll(() => b.page.getByTestId('notice').allInnerTexts(), { timeout: 10_000 })
+        .toEqual(expect.arrayContaining([expect.stringMatching(/reload/i)]));
     } finally {
       await b.close();
     }
@@ -180,15 +182,25 @@ describe('trajectory store in the lab', () => {
       for (const format of ['jsonl', 'chat', 'sweet', 'parquet', 'dpo', 'turn-dpo']) files[format] = await download(page, format, dir);
       const size = (f: string) => readFileSync(files[f]).length;
       for (const f of Object.keys(files)) expect(size(f), f).toBeGreaterThan(0);
-      const jsonLines = (f: string) => readFileSync(files[f], 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const jsonLines = (f: string) =>
+        readFileSync(files[f], 'utf8')
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(jsonLines('jsonl')[0]).toEqual({ format: 'turnwise.trajectories', version: 3 });
       expect(jsonLines('jsonl').filter((r) => r.type === 'episode')).toHaveLength(3);
       const chat = jsonLines('chat') as { messages: unknown[]; credit: { name: string; values: number[] }[] }[];
       expect(chat).toHaveLength(3);
       expect(chat.flatMap((c) => c.credit)).toContainEqual(expect.objectContaining({ name: 'human-feedback@person', values: [1] }));
-      expect(jsonLines('sweet').map((r) => (r.turnwise as { model: { policy: string } }).model.policy).sort()).toEqual(played.map((r) => r[3]).sort());
+      expect(
+        jsonLines('sweet')
+          .map((r) => (r.turnwise as { model: { policy: string } }).model.policy)
+          .sort(),
+      ).toEqual(played.map((r) => r[3]).sort());
       const parquet = readFileSync(files.parquet);
-      expect(await parquetReadObjects({ file: parquet.buffer.slice(parquet.byteOffset, parquet.byteOffset + parquet.byteLength) as ArrayBuffer })).toHaveLength(3);
+      expect(await parquetReadObjects({ file: parquet.buffer.slice(parquet.byteOffset, parquet.byteOffset + parquet.byteLength) as ArrayBuffer })).toHaveLength(
+        3,
+      );
       for (const f of ['dpo', 'turn-dpo']) {
         // both sides continue the shared prompt with an agent turn (dpo: the rest of each dialogue)
         for (const pair of jsonLines(f) as { prompt: unknown[]; chosen: { role: string }[]; rejected: { role: string }[] }[]) {
@@ -197,7 +209,10 @@ describe('trajectory store in the lab', () => {
       }
 
       // Delete everything, re-import each file: the table and a fresh export come back the same.
-      for (const [file, format] of [[files.jsonl, 'jsonl'], [files.sweet, 'sweet']] as const) {
+      for (const [file, format] of [
+        [files.jsonl, 'jsonl'],
+        [files.sweet, 'sweet'],
+      ] as const) {
         for (const box of await page.locator('tbody tr input[type=checkbox]').all()) await box.check();
         await page.getByTestId('delete').click();
         await page.getByTestId('empty').waitFor();
@@ -216,7 +231,9 @@ describe('trajectory store in the lab', () => {
       page.on('download', () => downloads++);
       await page.getByTestId('export-format').selectOption('dpo');
       await page.getByTestId('export').click();
-      await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(/^Nothing exported: no dpo pairs in 1 episode: the one finished episode is of one task, played once/);
+      await expect
+        .poll(() => page.getByTestId('data-message').innerText())
+        .toMatch(/^Nothing exported: no dpo pairs in 1 episode: the one finished episode is of one task, played once/);
       expect(downloads).toBe(0);
       expect(b.errors).toEqual([]);
     } finally {
@@ -244,4 +261,3 @@ async function download(page: Page, format: string, dir: string, prefix = ''): P
   await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(new RegExp(`^Exported 3 episodes as ${format}`));
   return path;
 }
-

@@ -14,10 +14,19 @@ import { type EngineSite, openWithComlink, policyWorkerUrl, serveEngineSite } fr
 import { launch } from './harness.ts';
 
 const DIR = `engine-test-${process.pid}`;
-const SAMPLED: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }], n: 2, sampling: { seed: 21, maxNewTokens: 16 } };
+const SAMPLED: GenerateRequest = {
+  prompts: [{ messages: [{ role: 'user', content: 'Is it red?' }] }, { text: 'GUESS' }],
+  n: 2,
+  sampling: { seed: 21, maxNewTokens: 16 },
+};
 const GREEDY: GenerateRequest = { prompts: [{ messages: [{ role: 'user', content: 'Which fruit is it?' }] }], sampling: { temperature: 0, maxNewTokens: 16 } };
 // scoring runs the score graph (targets one-hot in the graph), which generation never touches
-const SCORE: ScoreRequest = { items: [{ context: { messages: [{ role: 'user', content: 'Is it red?' }] }, continuation: 'GUESS: apple' }, { context: { text: 'GUESS' }, continuation: ' no' }] };
+const SCORE: ScoreRequest = {
+  items: [
+    { context: { messages: [{ role: 'user', content: 'Is it red?' }] }, continuation: 'GUESS: apple' },
+    { context: { text: 'GUESS' }, continuation: ' no' },
+  ],
+};
 
 let site: EngineSite;
 let node: { sampled: GenerateResult; greedy: GenerateResult; scored: ScoreResult };
@@ -72,9 +81,17 @@ async function runInWorker(preference: 'wasm' | 'webgpu'): Promise<PageRun> {
       const backend = (await engine.init(a.preference)).kind;
       const progress: string[] = [];
       const src = { kind: 'url', baseUrl: new URL(`/${a.dir}/`, location.href).href, name: 'policy' };
-      const first = await engine.load('policy', src, { precision: 'fp32' }, comlink.proxy((p: { stage: string; fromCache?: boolean }) => progress.push(`${p.stage}${p.fromCache ? ':cache' : ''}`)));
+      const first = await engine.load(
+        'policy',
+        src,
+        { precision: 'fp32' },
+        comlink.proxy((p: { stage: string; fromCache?: boolean }) => progress.push(`${p.stage}${p.fromCache ? ':cache' : ''}`)),
+      );
       let streamed = 0;
-      const sampled = await engine.generate(a.sampled, comlink.proxy(() => streamed++));
+      const sampled = await engine.generate(
+        a.sampled,
+        comlink.proxy(() => streamed++),
+      );
       const greedy = await engine.generate(a.greedy);
       const scored = await engine.score(a.score);
       const ids = await engine.encode(a.greedy.prompts[0]);

@@ -122,7 +122,9 @@ describe('policy engine fallbacks in the policy worker (Chromium)', () => {
     expect(r.initial).toBe('webgpu');
     expect(r.loaded).toBe('wasm');
     expect(r.result.backend).toBe('wasm');
-    expect(r.reason).toMatch(/^WebGPU could not open model policy \(could not create session policy\.prefill on webgpu: simulated WebGPU session failure\); fell back to wasm$/);
+    expect(r.reason).toMatch(
+      /^WebGPU could not open model policy \(could not create session policy\.prefill on webgpu: simulated WebGPU session failure\); fell back to wasm$/,
+    );
     expect(r.events.map((e) => e.kind)).toEqual(['fallback']);
     expect(r.events[0].reason).toMatch(/could not open model policy/);
     expect(r.result.generations.map((g) => g.tokenIds)).toEqual(wasmTokens);
@@ -134,7 +136,9 @@ describe('policy engine fallbacks in the policy worker (Chromium)', () => {
     expect(r.initial).toBe('webgpu');
     expect(r.loaded).toBe('webgpu');
     expect(r.scoredBackend).toBe('wasm');
-    expect(r.reason).toMatch(/^WebGPU could not create a session \(could not create session policy\.score on webgpu: simulated WebGPU session failure\); fell back to wasm$/);
+    expect(r.reason).toMatch(
+      /^WebGPU could not create a session \(could not create session policy\.score on webgpu: simulated WebGPU session failure\); fell back to wasm$/,
+    );
     expect(r.events.map((e) => e.kind)).toEqual(['fallback']);
     expect(r.scored?.items[0].tokens).toEqual(wasmScore.items[0].tokens);
     r.scored?.items[0].logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(wasmScore.items[0].logprobs[j], 4));

@@ -38,7 +38,11 @@ describe('kill window', () => {
           await page.getByTestId('simulate-reply').or(outcome).first().waitFor({ timeout: 60_000 });
           if (await outcome.count()) break;
           await page.getByTestId('simulate-reply').click();
-          await page.locator(`[data-testid=agent-turn] >> nth=${j - 1}`).or(outcome).first().waitFor({ timeout: 60_000 });
+          await page
+            .locator(`[data-testid=agent-turn] >> nth=${j - 1}`)
+            .or(outcome)
+            .first()
+            .waitFor({ timeout: 60_000 });
         }
         const delay = rand() < 0.75 ? Math.floor(rand() * 51) : Math.floor(rand() * 400);
         delays.push(delay);
@@ -79,7 +83,10 @@ describe('kill window', () => {
       await expect.poll(() => rows.count()).toBe(interrupted.length);
       await rows.first().getByTestId('resume').click();
       await page.getByTestId('run-to-end').or(page.getByTestId('outcome')).first().waitFor();
-      await page.getByTestId('run-to-end').click({ timeout: 2_000 }).catch(() => undefined);
+      await page
+        .getByTestId('run-to-end')
+        .click({ timeout: 2_000 })
+        .catch(() => undefined);
       await page.getByTestId('outcome').waitFor({ timeout: 60_000 });
       await page.goto(`${server.url}#/data`);
       await expect.poll(() => rows.count()).toBe(interrupted.length - 1);
@@ -91,7 +98,9 @@ describe('kill window', () => {
       expect(after).toHaveLength(KILLS);
       for (const ep of after) expect(ep.roles.length % 2).toBe(1);
       const onScreen = shown.reduce((a, t) => a + t.length, 0);
-      process.stdout.write(`kill window: ${KILLS} kills (delays ${delays.join(',')} ms), ${onScreen} turns on screen, all stored; ${stored.filter((e) => e.status === 'interrupted').length} interrupted, ${stored.filter((e) => e.status === 'complete').length} complete\n`);
+      process.stdout.write(
+        `kill window: ${KILLS} kills (delays ${delays.join(',')} ms), ${onScreen} turns on screen, all stored; ${stored.filter((e) => e.status === 'interrupted').length} interrupted, ${stored.filter((e) => e.status === 'complete').length} complete\n`,
+      );
     } finally {
       await b.close();
     }

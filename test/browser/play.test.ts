@@ -14,7 +14,11 @@ import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 
 /** The shipped policy's metadata: its families, and the context and reply reserve the policy-fit check reads (rl/model/fit.ts). */
-const SHIPPED = (JSON.parse(readFileSync(new URL('../../public/models/policy/config.json', import.meta.url), 'utf8')) as { turnwise: { contextTokens: number; maxReplyTokens: number; families: string[] } }).turnwise;
+const SHIPPED = (
+  JSON.parse(readFileSync(new URL('../../public/models/policy/config.json', import.meta.url), 'utf8')) as {
+    turnwise: { contextTokens: number; maxReplyTokens: number; families: string[] };
+  }
+).turnwise;
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -97,7 +101,11 @@ describe('Play view', () => {
       await page.addInitScript(() => localStorage.setItem('turnwise.preferences', JSON.stringify({ seed: 9 })));
       await page.goto(`${server.url}#/play`);
       await expect(page.getByTestId('agent-kind').inputValue()).resolves.toBe('policy');
-      await page.getByTestId('agent-kind').locator('option[value=policy]').filter({ hasText: /^policy$/ }).waitFor({ state: 'attached', timeout: 120_000 });
+      await page
+        .getByTestId('agent-kind')
+        .locator('option[value=policy]')
+        .filter({ hasText: /^policy$/ })
+        .waitFor({ state: 'attached', timeout: 120_000 });
       // every family is the policy's (issue 18): its metadata names all six and every prompt fits its
       // context with the reply reserve, so no family has the noisy expert standing in
       expect(SHIPPED.families).toEqual(['guess', 'backend', 'bandit', 'frontend', 'frozenlake', 'sokoban']);
@@ -238,7 +246,14 @@ describe('Play view', () => {
       await expect.poll(() => renders.count()).toBeGreaterThanOrEqual(2);
       expect(await page.locator('iframe').count()).toBe(0);
       const pixels = await renders.locator('canvas').evaluateAll((cs) =>
-        (cs as HTMLCanvasElement[]).map((c) => Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data.filter((_, i) => i % 4 !== 3))),
+        (cs as HTMLCanvasElement[]).map((c) =>
+          Array.from(
+            c
+              .getContext('2d')!
+              .getImageData(0, 0, c.width, c.height)
+              .data.filter((_, i) => i % 4 !== 3),
+          ),
+        ),
       );
       const hidden = await page.evaluate(() => document.querySelector('[data-testid=hidden-info] dd')?.textContent ?? '');
       const target = rasterize(parseHtml(hidden));

@@ -15,18 +15,15 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const XSS = [
-  '<img src=x onerror="window.__xss=1">',
-  '<script>window.__xss=2</script>',
-  '"><svg onload="window.__xss=3">',
-  'javascript:window.__xss=4',
-];
+const XSS = ['<img src=x onerror="window.__xss=1">', '<script>window.__xss=2</script>', '"><svg onload="window.__xss=3">', 'javascript:window.__xss=4'];
 
 async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: number }[]> {
   const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(source); // DevTools evaluation: not an inline script, so the page's CSP stays as shipped
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
@@ -41,7 +38,11 @@ describe('lab qualities', () => {
     try {
       const { page, context } = b;
       const modelsLoaded = async (on: string) => {
-        for (const m of ['policy', 'critic']) await page.getByTestId(`model-${m}`).filter({ hasText: `loaded on ${on}` }).waitFor({ timeout: 180_000 });
+        for (const m of ['policy', 'critic'])
+          await page
+            .getByTestId(`model-${m}`)
+            .filter({ hasText: `loaded on ${on}` })
+            .waitFor({ timeout: 180_000 });
       };
       await page.goto(`${server.url}#/settings`);
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
@@ -140,7 +141,10 @@ describe('lab qualities', () => {
   });
 
   it('has no serious accessibility violations and fits a phone screen, Credit with an episode open', async () => {
-    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
       const b = await launch({ webgpu: false, viewport });
       try {
         const { page } = b;

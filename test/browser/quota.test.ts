@@ -42,7 +42,11 @@ afterAll(async () => {
 /** Lets the simulator answer once; resolves when turn `turn` (1-based) is drawn or the episode ended. */
 async function simulateOnce(page: Page, turn: number): Promise<void> {
   await page.getByTestId('simulate-reply').click();
-  await page.locator(`[data-testid=agent-turn] >> nth=${turn - 1}`).or(page.getByTestId('outcome')).first().waitFor({ timeout: 60_000 });
+  await page
+    .locator(`[data-testid=agent-turn] >> nth=${turn - 1}`)
+    .or(page.getByTestId('outcome'))
+    .first()
+    .waitFor({ timeout: 60_000 });
 }
 
 /** Writes `size` random (incompressible) bytes into a database of its own; the error's name when refused. */
@@ -119,7 +123,10 @@ describe('storage quota in Play', () => {
       expect(stored.agentTexts).toEqual(shown);
       expect(stored.roles.slice(1)).toEqual(shown.flatMap(() => ['agent', 'collaborator']));
       // and the episode goes on saving normally to its end
-      await page.getByTestId('run-to-end').click({ timeout: 5_000 }).catch(() => undefined);
+      await page
+        .getByTestId('run-to-end')
+        .click({ timeout: 5_000 })
+        .catch(() => undefined);
       await page.getByTestId('outcome').waitFor({ timeout: 60_000 });
       await expect.poll(async () => (await readDb(page))[0].status).toBe('complete');
       expect(await page.getByTestId('save-error').count()).toBe(0);

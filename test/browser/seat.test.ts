@@ -16,7 +16,9 @@ afterAll(async () => server?.close());
 
 /** Every `step`-th attribute-free phrasing the table labels `kind`. */
 function phrasings(kind: 'yes' | 'no' | 'unsure', step: number): string[] {
-  const free = ANSWER_TABLE.filter(([text, expected, attribute]) => expected === kind && attribute === undefined && readReply(text, 'fly').kind === readReply(text, 'mammal').kind);
+  const free = ANSWER_TABLE.filter(
+    ([text, expected, attribute]) => expected === kind && attribute === undefined && readReply(text, 'fly').kind === readReply(text, 'mammal').kind,
+  );
   return free.filter((_, i) => i % step === 0).map(([text]) => text);
 }
 
@@ -81,7 +83,9 @@ describe('the person in the collaborator seat', () => {
       expect(explain).toMatch(/ArCHer Q − V\s+.*Not available here: needs a Q head/s);
       expect(explain).toMatch(/truth\s+on guess, the information gain/);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
-      process.stdout.write(`person seat: ${typed.length} typed phrasings (${hedges} hedges, all asked again; ${plainAskedAgain} plain answers asked again), 0 misread\n`);
+      process.stdout.write(
+        `person seat: ${typed.length} typed phrasings (${hedges} hedges, all asked again; ${plainAskedAgain} plain answers asked again), 0 misread\n`,
+      );
     } finally {
       await b.close();
     }

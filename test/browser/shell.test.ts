@@ -115,8 +115,16 @@ describe('app shell in Chromium', () => {
     // go through the context's routes): no manifest, a listed file gone, a listed file altered.
     const broken: [string, (ctx: BrowserContext) => Promise<unknown>, RegExp][] = [
       ['intact', async () => undefined, /^$/],
-      ['no manifest', (ctx) => ctx.route('**/models/manifest.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /no models shipped yet: manifest\.json is missing \(run npm run forge\)/],
-      ['a file missing', (ctx) => ctx.route('**/models/policy/config.json', (r) => r.fulfill({ status: 404, body: 'not found' })), /model file policy\/config\.json is missing/],
+      [
+        'no manifest',
+        (ctx) => ctx.route('**/models/manifest.json', (r) => r.fulfill({ status: 404, body: 'not found' })),
+        /no models shipped yet: manifest\.json is missing \(run npm run forge\)/,
+      ],
+      [
+        'a file missing',
+        (ctx) => ctx.route('**/models/policy/config.json', (r) => r.fulfill({ status: 404, body: 'not found' })),
+        /model file policy\/config\.json is missing/,
+      ],
       [
         'a file corrupt',
         (ctx) =>
@@ -136,7 +144,10 @@ describe('app shell in Chromium', () => {
         const card = b.page.getByTestId('models-card');
         await card.locator('li, [data-testid=models-error]').first().waitFor({ timeout: 120_000 });
         if (name === 'intact') {
-          await expect(card.locator('li').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^policy: .*sha256 verified/), expect.stringMatching(/^critic: .*sha256 verified/)]);
+          await expect(card.locator('li').allInnerTexts()).resolves.toEqual([
+            expect.stringMatching(/^policy: .*sha256 verified/),
+            expect.stringMatching(/^critic: .*sha256 verified/),
+          ]);
           expect(await card.getByTestId('models-error').count()).toBe(0);
         } else {
           // (read at once: the card shows the verified list or the error, never both)

@@ -29,7 +29,15 @@ export function readDb(page: Page): Promise<StoredEpisode[]> {
             resolve(
               (eps.result as Omit<StoredEpisode, 'roles' | 'agentTexts'>[]).map((e) => {
                 const mine = rows.filter((r) => r.episodeId === e.id).sort((a, b) => a.index - b.index);
-                return { id: e.id, createdAt: e.createdAt, status: e.status, outcome: e.outcome, model: e.model, roles: mine.map((r) => r.role), agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text) };
+                return {
+                  id: e.id,
+                  createdAt: e.createdAt,
+                  status: e.status,
+                  outcome: e.outcome,
+                  model: e.model,
+                  roles: mine.map((r) => r.role),
+                  agentTexts: mine.filter((r) => r.role === 'agent').map((r) => r.text),
+                };
               }),
             );
             open.result.close();
@@ -49,7 +57,13 @@ export function readCredit(page: Page): Promise<{ episodeId: string; estimator: 
         open.onsuccess = () => {
           const all = open.result.transaction('credit').objectStore('credit').getAll();
           all.onsuccess = () => {
-            resolve((all.result as { episodeId: string; estimator: string; version: string }[]).map(({ episodeId, estimator, version }) => ({ episodeId, estimator, version })));
+            resolve(
+              (all.result as { episodeId: string; estimator: string; version: string }[]).map(({ episodeId, estimator, version }) => ({
+                episodeId,
+                estimator,
+                version,
+              })),
+            );
             open.result.close();
           };
         };

@@ -23,7 +23,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const skipped = shipped ? 'TRAIN_WEBGPU=0 turns the WebGPU training test off' : 'public/models/manifest.json is absent: forge the shipped models with `npm run forge`';
+const skipped = shipped
+  ? 'TRAIN_WEBGPU=0 turns the WebGPU training test off'
+  : 'public/models/manifest.json is absent: forge the shipped models with `npm run forge`';
 describe.runIf(shipped && process.env.TRAIN_WEBGPU !== '0')('training in the browser', because(skipped), () => {
   it('trains one GRPO iteration on WebGPU in the trainer worker; the policy worker then runs its adapter', { timeout: 600_000 }, async () => {
     const b = await launch({ webgpu: true });

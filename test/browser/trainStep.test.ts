@@ -39,12 +39,24 @@ describe('train step on WebGPU (Chromium)', () => {
     try {
       await openWithComlink(b.page, site.url, DIR);
       page = await b.page.evaluate(async (url) => {
-        type Remote = { checkTrainStep(backend: string): Promise<{ backend: string; steps: { trainable: string; loss: number; stats: Record<string, number>; after: Record<string, Float32Array> }[] }> };
+        type Remote = {
+          checkTrainStep(
+            backend: string,
+          ): Promise<{ backend: string; steps: { trainable: string; loss: number; stats: Record<string, number>; after: Record<string, Float32Array> }[] }>;
+        };
         const comlink = (globalThis as unknown as { comlinkForTest: { wrap(w: Worker): Remote } }).comlinkForTest;
         const w = new Worker(url, { type: 'module', name: 'trainer-test' });
         try {
           const r = await comlink.wrap(w).checkTrainStep('webgpu');
-          return { backend: r.backend, steps: r.steps.map((s) => ({ trainable: s.trainable, loss: s.loss, stats: s.stats, after: Object.fromEntries(Object.entries(s.after).map(([k, v]) => [k, Array.from(v)])) })) };
+          return {
+            backend: r.backend,
+            steps: r.steps.map((s) => ({
+              trainable: s.trainable,
+              loss: s.loss,
+              stats: s.stats,
+              after: Object.fromEntries(Object.entries(s.after).map(([k, v]) => [k, Array.from(v)])),
+            })),
+          };
         } finally {
           w.terminate();
         }

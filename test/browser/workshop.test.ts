@@ -148,7 +148,14 @@ describe('workshop mode', () => {
       // whose paired interval includes 0 grey and hatched (a zero difference always is).
       const diffMap = page.getByTestId('passkt-diff');
       await expect(diffMap.getByLabel('colour range −0.50 to +0.50').count()).resolves.toBe(1);
-      const cells = await diffMap.locator('[role=gridcell]').evaluateAll((els) => els.map((e) => ({ noise: e.getAttribute('data-noise'), label: e.getAttribute('aria-label') ?? '', colour: getComputedStyle(e).backgroundColor, hatch: getComputedStyle(e).backgroundImage })));
+      const cells = await diffMap.locator('[role=gridcell]').evaluateAll((els) =>
+        els.map((e) => ({
+          noise: e.getAttribute('data-noise'),
+          label: e.getAttribute('aria-label') ?? '',
+          colour: getComputedStyle(e).backgroundColor,
+          hatch: getComputedStyle(e).backgroundImage,
+        })),
+      );
       const n = FULL ? 4 : 2;
       expect(cells).toHaveLength(n * 4);
       for (const c of cells) {

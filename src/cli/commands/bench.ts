@@ -35,8 +35,10 @@ export const bench: Command = {
   async run(argv) {
     const { values, positionals } = parseOptions(argv, { list: { type: 'boolean' } });
     if (values.list) {
-      report(!!values.json, BENCHES.map(({ name, description, byDefault }) => ({ name, description, byDefault })), () =>
-        BENCHES.map((b) => `${b.name.padEnd(10)} ${b.description}`).join('\n'),
+      report(
+        !!values.json,
+        BENCHES.map(({ name, description, byDefault }) => ({ name, description, byDefault })),
+        () => BENCHES.map((b) => `${b.name.padEnd(10)} ${b.description}`).join('\n'),
       );
       return 0;
     }

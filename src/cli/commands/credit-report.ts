@@ -31,9 +31,14 @@ function fmt(i: Interval): string {
 
 /** The fidelity table as text. */
 export function fidelityText(title: string, r: FidelityReport): string {
-  const lines = [title, `${'estimator'.padEnd(12)} ${'pooled Spearman'.padEnd(22)} ${'pooled Kendall'.padEnd(22)} ${'within-episode Spearman'.padEnd(24)} episodes defined`];
+  const lines = [
+    title,
+    `${'estimator'.padEnd(12)} ${'pooled Spearman'.padEnd(22)} ${'pooled Kendall'.padEnd(22)} ${'within-episode Spearman'.padEnd(24)} episodes defined`,
+  ];
   for (const row of r.rows) {
-    lines.push(`${row.estimator.padEnd(12)} ${fmt(row.pooled.spearman).padEnd(22)} ${fmt(row.pooled.kendall).padEnd(22)} ${fmt(row.withinEpisode.spearman).padEnd(24)} ${row.withinEpisode.episodesDefined}/${row.episodes}`);
+    lines.push(
+      `${row.estimator.padEnd(12)} ${fmt(row.pooled.spearman).padEnd(22)} ${fmt(row.pooled.kendall).padEnd(22)} ${fmt(row.withinEpisode.spearman).padEnd(24)} ${row.withinEpisode.episodesDefined}/${row.episodes}`,
+    );
   }
   return lines.join('\n');
 }
@@ -55,7 +60,15 @@ function secondDrawSeed(seed: number): number {
  * SWEET-RL credit centred at each turn's state (credit/centredSweet.ts): every turn's log-ratio minus its
  * mean over K candidate turns the policy samples at that state ([episode][T]).
  */
-async function centredSweet(played: readonly RolloutEpisode[], sweet: readonly Float32Array[], agent: BatchAgent, critic: PolicyEngine, k: number, seed: number, run: { phrasings?: PhrasingSetting }): Promise<Float32Array[]> {
+async function centredSweet(
+  played: readonly RolloutEpisode[],
+  sweet: readonly Float32Array[],
+  agent: BatchAgent,
+  critic: PolicyEngine,
+  k: number,
+  seed: number,
+  run: { phrasings?: PhrasingSetting },
+): Promise<Float32Array[]> {
   const states: StatePick[] = played.flatMap((e) => e.turns.map((_, t) => ({ task: e.task, t, prefix: e.turns.slice(0, t) })));
   const candidates = await sampleCandidateTurns(states, agent, { candidates: k, seed, ...run });
   const base = await sweetAtStates(critic, states, candidates);
@@ -73,12 +86,12 @@ export const creditReport: Command = {
     '                                  [--phrasings FILE.json] [--reliability] [--sweet-centre K] [--json]',
     '       npx turnwise credit-report --family F --within-state [--states 32] [--candidates 8] [--m 16] [--options JSON] [--seed S] [--models DIR] [--json]',
     '',
-    'Rolls out held-out tasks (K episodes each, for GRPO\'s groups) with the agent (default: the shipped',
-    'policy), computes each estimator\'s per-turn credit (critic-based ones from the shipped critic), and',
+    "Rolls out held-out tasks (K episodes each, for GRPO's groups) with the agent (default: the shipped",
+    "policy), computes each estimator's per-turn credit (critic-based ones from the shipped critic), and",
     're-rolls every turn M times per kind (the taken turn kept / a fresh turn sampled) for the',
     'counterfactual ground truth. Prints Spearman and Kendall (pooled over turns, and within episodes)',
-    'with 95% bootstrap intervals over episodes; for guess also against each question\'s information gain.',
-    'Default --options: the family options the shipped policy was forged on; --options \'{}\' for the family defaults.',
+    "with 95% bootstrap intervals over episodes; for guess also against each question's information gain.",
+    "Default --options: the family options the shipped policy was forged on; --options '{}' for the family defaults.",
     '--phrasings FILE.json: the simulated collaborator (in the rollouts and the re-rolls) words its answers by sampling from the file (docs/envs.md).',
     '--reliability: re-rolls every turn a second time with fresh seeds and reports how well the two draws of the',
     'counterfactual truth agree (pooled Spearman r) and √r, the most any estimator can be expected to reach against',
@@ -107,7 +120,8 @@ export const creditReport: Command = {
     const pooledOnly = (['episodes', 'k', 'estimators', 'turn-limit', 'reliability', 'sweet-centre'] as const).filter((f) => values[f] !== undefined);
     const withinOnly = (['states', 'candidates'] as const).filter((f) => values[f] !== undefined);
     if (values['within-state'] && pooledOnly.length) throw new UsageError(`--within-state does not take --${pooledOnly.join(', --')}`);
-    if (!values['within-state'] && withinOnly.length) throw new UsageError(`--${withinOnly.join(', --')} belong${withinOnly.length === 1 ? 's' : ''} to --within-state`);
+    if (!values['within-state'] && withinOnly.length)
+      throw new UsageError(`--${withinOnly.join(', --')} belong${withinOnly.length === 1 ? 's' : ''} to --within-state`);
     if (values['within-state']) return runWithinState(a, values);
     const count = intOption(values.episodes, 'episodes', 40, 2, 100_000);
     const k = intOption(values.k, 'k', 4, 1, 1024);
@@ -116,8 +130,9 @@ export const creditReport: Command = {
     const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
     const centre = values['sweet-centre'] === undefined ? undefined : intOption(values['sweet-centre'], 'sweet-centre', SWEET_CENTRE_DEFAULT, 1, 1024);
-    if (centre !== undefined && !estimators.includes('sweet')) throw new UsageError('--sweet-centre centres SWEET-RL\'s credit: add sweet to --estimators');
-    if (centre !== undefined && a.agent !== 'policy') throw new UsageError('--sweet-centre samples its candidates from the policy: drop --agent (or use --agent policy)');
+    if (centre !== undefined && !estimators.includes('sweet')) throw new UsageError("--sweet-centre centres SWEET-RL's credit: add sweet to --estimators");
+    if (centre !== undefined && a.agent !== 'policy')
+      throw new UsageError('--sweet-centre samples its candidates from the policy: drop --agent (or use --agent policy)');
     const rows: string[] = centre === undefined ? estimators : [...estimators, 'sweet-centred'];
     const models: ('policy' | 'critic')[] = [];
     if (a.agent === 'policy') models.push('policy');
@@ -131,22 +146,44 @@ export const creditReport: Command = {
       const phrased = a.phrasings ? { phrasings: a.phrasings } : {};
       const played = (await rollout({ tasks, k, seed: a.seed, turnLimit }, agent, phrased)).episodes.slice(0, count);
       const stored = played.map((e, i) => ({ ...fromEpisode(e, i + 1), critic: { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) } }));
-      const critic = estimators.some(estimatorNeedsCritic) ? await criticInputs(engine as PolicyEngine, stored.map((s) => s.critic)) : undefined;
+      const critic = estimators.some(estimatorNeedsCritic)
+        ? await criticInputs(
+            engine as PolicyEngine,
+            stored.map((s) => s.critic),
+          )
+        : undefined;
       const credits = storedCredit(stored, estimators, {}, critic);
       const rerollAgent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const truth = await counterfactualTruth(played, rerollAgent, { m, seed: a.seed, turnLimit, ...phrased });
-      const centred = centre === undefined ? undefined : await centredSweet(played, (credits.get('sweet') as CreditResult[]).map((c) => c.perTurn), rerollAgent, engine as PolicyEngine, centre, a.seed, phrased);
+      const centred =
+        centre === undefined
+          ? undefined
+          : await centredSweet(
+              played,
+              (credits.get('sweet') as CreditResult[]).map((c) => c.perTurn),
+              rerollAgent,
+              engine as PolicyEngine,
+              centre,
+              a.seed,
+              phrased,
+            );
       const perEpisode = (i: number): Record<string, Float32Array> => ({
         ...Object.fromEntries(estimators.map((n) => [n, (credits.get(n) as CreditResult[])[i].perTurn])),
         ...(centred ? { 'sweet-centred': centred[i] } : {}),
       });
       const cfEpisodes: FidelityEpisode[] = played.map((_, i) => ({ truth: truth[i].perTurn, credits: perEpisode(i) }));
       const bootstrap = { resamples, seed: a.seed };
-      const reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[] = [{ truth: 'counterfactual', report: fidelityReport(cfEpisodes, rows, bootstrap) }];
+      const reports: { truth: string; report: FidelityReport; reliability?: TruthReliability }[] = [
+        { truth: 'counterfactual', report: fidelityReport(cfEpisodes, rows, bootstrap) },
+      ];
       if (values.reliability) {
         // the same episodes, every re-roll seeded afresh (the episode's own return is a taken sample of both draws)
         const second = await counterfactualTruth(played, rerollAgent, { m, seed: secondDrawSeed(a.seed), turnLimit, ...phrased });
-        reports[0].reliability = truthReliability(truth.map((t) => t.perTurn), second.map((t) => t.perTurn), bootstrap);
+        reports[0].reliability = truthReliability(
+          truth.map((t) => t.perTurn),
+          second.map((t) => t.perTurn),
+          bootstrap,
+        );
       }
       // the information-gain ground truth, where the family's steps report the gain (its spec, envs/family.ts)
       if (FAMILIES[a.family].informationGain) {
@@ -168,7 +205,11 @@ export const creditReport: Command = {
       report(!!values.json, summary, () =>
         [
           `credit fidelity, ${a.family} ${a.split}, ${agent.name}: ${summary.episodes} episodes (${summary.turns} turns, success ${(100 * summary.successRate).toFixed(1)}%), K=${k}, M=${m}; ${summary.seconds.toFixed(1)} s`,
-          ...reports.map((r) => fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report) + (r.reliability ? `\n${reliabilityText(r.reliability, m)}` : '')),
+          ...reports.map(
+            (r) =>
+              fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report) +
+              (r.reliability ? `\n${reliabilityText(r.reliability, m)}` : ''),
+          ),
         ].join('\n\n'),
       );
       return 0;

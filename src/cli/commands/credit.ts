@@ -74,7 +74,8 @@ export async function loadEpisodes(path: string): Promise<Loaded> {
     .filter(([l]) => l.trim() !== '')
     .map(([l, line]) => {
       const e = JSON.parse(l) as Episode;
-      if (!e?.task?.spec || !Array.isArray(e.turns)) throw new UsageError(`${path} line ${line}: expected a Turnwise JSONL header or an episode {task, turns, …}`);
+      if (!e?.task?.spec || !Array.isArray(e.turns))
+        throw new UsageError(`${path} line ${line}: expected a Turnwise JSONL header or an episode {task, turns, …}`);
       return fromEpisode(e, line);
     });
   return { format: 'episodes', episodes, records: [] };
@@ -84,7 +85,10 @@ export async function loadEpisodes(path: string): Promise<Loaded> {
 async function scoreWithCritic(root: string, backend: 'node' | 'wasm', episodes: readonly StoredEpisode[]): Promise<EpisodeCreditInput[]> {
   const engine = await openModels({ root, backend, models: ['critic'] });
   try {
-    return await criticInputs(engine, episodes.map((e) => e.critic));
+    return await criticInputs(
+      engine,
+      episodes.map((e) => e.critic),
+    );
   } finally {
     await engine.dispose();
   }
@@ -92,21 +96,29 @@ async function scoreWithCritic(root: string, backend: 'node' | 'wasm', episodes:
 
 export const credit: Command = {
   name: 'credit',
-  summary: 'per-turn credit for stored or imported episodes (Turnwise JSONL: the lab\'s export, eval/passkt --out)',
+  summary: "per-turn credit for stored or imported episodes (Turnwise JSONL: the lab's export, eval/passkt --out)",
   usage: [
     'Usage: npx turnwise credit --in FILE [--estimators mc,grpo,gae,bilevel-gae,sweet|all] [--params JSON]',
     '                           [--out FILE.turnwise.jsonl] [--rescore] [--models DIR] [--backend node|wasm] [--json]',
     '',
-    'FILE: Turnwise JSONL (the lab\'s export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).',
+    "FILE: Turnwise JSONL (the lab's export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).",
     'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet recompute from the critic scores',
     'stored with the episodes (Play keeps them) when every episode has them; else (or with --rescore) they',
-    'read the critic (and its base as SWEET-RL\'s reference) from --models (default public/models).',
+    "read the critic (and its base as SWEET-RL's reference) from --models (default public/models).",
     'GRPO groups episodes of the same task.',
     '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',
     '--out writes the Turnwise JSONL input back with the credit as annotations (one value per turn record).',
   ].join('\n'),
   async run(argv) {
-    const { values } = parseOptions(argv, { in: { type: 'string' }, estimators: { type: 'string' }, params: { type: 'string' }, out: { type: 'string' }, rescore: { type: 'boolean' }, models: { type: 'string' }, backend: { type: 'string' } });
+    const { values } = parseOptions(argv, {
+      in: { type: 'string' },
+      estimators: { type: 'string' },
+      params: { type: 'string' },
+      out: { type: 'string' },
+      rescore: { type: 'boolean' },
+      models: { type: 'string' },
+      backend: { type: 'string' },
+    });
     if (!values.in) throw new UsageError('--in FILE is required');
     if (values.out) await prepareOutFile(values.out);
     const estimators = parseEstimators(values.estimators, ['mc', 'grpo']);
@@ -135,7 +147,13 @@ export const credit: Command = {
       const records = loaded.records.map((r) => {
         const i = r.type === 'episode' ? byId.get(r.id) : undefined;
         if (r.type !== 'episode' || i === undefined) return r;
-        const mine = annotations(r, withTurns[i], estimators.map((n) => (results.get(n) as CreditResult[])[i]), 'turnwise-credit-1', now);
+        const mine = annotations(
+          r,
+          withTurns[i],
+          estimators.map((n) => (results.get(n) as CreditResult[])[i]),
+          'turnwise-credit-1',
+          now,
+        );
         return { ...r, credit: [...r.credit.filter((c) => !estimators.includes(c.estimator as EstimatorName)), ...mine] };
       });
       const lines: string[] = [];
@@ -145,7 +163,12 @@ export const credit: Command = {
     report(!!values.json, { file: values.in, format: loaded.format, estimators, params, criticSource, episodes: rows }, () =>
       [
         `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}${criticSource === 'stored' ? ' (critic estimators from the stored critic scores)' : ''}`,
-        ...rows.slice(0, 20).map((r) => `  ${r.id} ${r.family}/${r.seed} rewards [${r.rewards.map((x) => x.toFixed(2)).join(' ')}]  ${estimators.map((n) => `${n} [${r.credit[n].map((x) => x.toFixed(2)).join(' ')}]`).join('  ')}`),
+        ...rows
+          .slice(0, 20)
+          .map(
+            (r) =>
+              `  ${r.id} ${r.family}/${r.seed} rewards [${r.rewards.map((x) => x.toFixed(2)).join(' ')}]  ${estimators.map((n) => `${n} [${r.credit[n].map((x) => x.toFixed(2)).join(' ')}]`).join('  ')}`,
+          ),
         ...(rows.length > 20 ? [`  … ${rows.length - 20} more (use --json)`] : []),
         ...(values.out ? [`annotated file written to ${values.out}`] : []),
       ].join('\n'),

@@ -14,7 +14,6 @@ interface BackendCheck {
   error?: string;
 }
 
-
 async function checkBackend(backend: 'wasm' | 'node'): Promise<BackendCheck> {
   const engine = new PolicyEngine();
   try {
@@ -30,7 +29,11 @@ async function checkBackend(backend: 'wasm' | 'node'): Promise<BackendCheck> {
 
 /** Reads files of the models folder from disk; null when absent. */
 function diskReader(dir: string): ReadBytes {
-  return (p) => readFile(join(dir, p)).then((b) => new Uint8Array(b), () => null);
+  return (p) =>
+    readFile(join(dir, p)).then(
+      (b) => new Uint8Array(b),
+      () => null,
+    );
 }
 
 async function versions(): Promise<Record<string, string>> {
@@ -66,7 +69,9 @@ export const doctor: Command = {
         models.found
           ? `models: ${models.models.map((m) => `${m.name} (${m.files} files, ${(m.bytes / 1e6).toFixed(2)} MB)`).join(', ')}`
           : `models: none — ${models.error}`,
-        `versions: ${Object.entries(result.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `versions: ${Object.entries(result.versions)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
       ].join('\n'),
     );
     return ok ? 0 : 1;

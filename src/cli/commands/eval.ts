@@ -28,7 +28,9 @@ function list(value: string | undefined, all: readonly string[], fallback: strin
 }
 
 function line(s: EvalSummary): string {
-  const extra = Object.entries(s.metrics).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ');
+  const extra = Object.entries(s.metrics)
+    .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+    .join(', ');
   const T = s.passAt1.length;
   return `${s.family.padEnd(10)} ${s.agent.padEnd(11)} ${s.split} n=${s.episodes}: success ${(100 * s.successRate).toFixed(1)}%, mean reward ${s.meanReward.toFixed(3)}, mean turns ${s.meanTurns.toFixed(2)}, Pass@(1,${T}) ${s.passAt1[T - 1].toFixed(3)}${extra ? `; ${extra}` : ''}`;
 }
@@ -46,15 +48,24 @@ export const evalCommand: Command = {
     '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md),',
     '  e.g. test/fixtures/phrasings-heldout.json, phrasings the forge never trained on.',
     '--out writes the played episodes as Turnwise JSONL (header, a run record per family × agent, its episodes):',
-    '  the input of `turnwise credit --in`, `turnwise export --in` and the lab\'s import.',
+    "  the input of `turnwise credit --in`, `turnwise export --in` and the lab's import.",
     '--agent policy: the forged policy (--models DIR, default public/models), --temperature T (default 1; 0 = greedy), --sample-seed S (default 1);',
     '  its metrics add expertAgreement, the share of its turns on which the scripted expert would have sent the same message.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
-      family: { type: 'string' }, agent: { type: 'string' }, split: { type: 'string' }, episodes: { type: 'string' },
-      seed: { type: 'string' }, noise: { type: 'string' }, options: { type: 'string' }, out: { type: 'string' },
-      temperature: { type: 'string' }, 'sample-seed': { type: 'string' }, models: { type: 'string' }, phrasings: { type: 'string' },
+      family: { type: 'string' },
+      agent: { type: 'string' },
+      split: { type: 'string' },
+      episodes: { type: 'string' },
+      seed: { type: 'string' },
+      noise: { type: 'string' },
+      options: { type: 'string' },
+      out: { type: 'string' },
+      temperature: { type: 'string' },
+      'sample-seed': { type: 'string' },
+      models: { type: 'string' },
+      phrasings: { type: 'string' },
     });
     const temperature = values.temperature === undefined ? 1 : Number(values.temperature);
     if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
@@ -73,26 +84,43 @@ export const evalCommand: Command = {
     const phrasings = await phrasingsOption(values.phrasings);
     const summaries: EvalSummary[] = [];
     const played: PlayedRun[] = [];
-    const engine: PolicyEngine | undefined = agents.includes('policy') ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' }) : undefined;
+    const engine: PolicyEngine | undefined = agents.includes('policy')
+      ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' })
+      : undefined;
     try {
       // before any episode: every task the policy would play must fit its context (its metadata)
       if (engine) for (const family of families) await ensurePolicyTakes(engine, taskSpecs(family, split, episodes, seed, options));
       for (const family of families) {
         for (const kind of agents as AgentKindName[]) {
-          const agent: BatchAgent = kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
+          const agent: BatchAgent =
+            kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
           // scripted agents' episode seeds follow the task seeds; the policy's also --sample-seed
-          const { summary, episodes: eps } = await evaluate({ family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed }, agent, phrasings ? { phrasings } : {});
+          const { summary, episodes: eps } = await evaluate(
+            { family, split, episodes, seed, options, agentSeed: kind === 'policy' ? sampleSeed : seed },
+            agent,
+            phrasings ? { phrasings } : {},
+          );
           // how far imitation got, turn by turn, where success alone is coarse (rollout/agreement.ts)
           if (kind === 'policy') summary.metrics.expertAgreement = expertAgreement(eps);
           summaries.push(summary);
           if (values.out) {
             const policy = kind === 'policy';
             played.push({
-              id: policy ? runId('eval', family, kind, split, `s${seed}`, `T${temperature}`, `ss${sampleSeed}`) : runId('eval', family, kind, split, `s${seed}`),
+              id: policy
+                ? runId('eval', family, kind, split, `s${seed}`, `T${temperature}`, `ss${sampleSeed}`)
+                : runId('eval', family, kind, split, `s${seed}`),
               command: 'eval',
               agent: summary.agent,
               model: { policy: policy ? 'policy' : summary.agent, adapter: null, critic: null },
-              settings: { family, split, episodes, seed, options: options ?? {}, ...(values.phrasings ? { phrasings: values.phrasings } : {}), ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}) },
+              settings: {
+                family,
+                split,
+                episodes,
+                seed,
+                options: options ?? {},
+                ...(values.phrasings ? { phrasings: values.phrasings } : {}),
+                ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}),
+              },
               seed,
               episodes: eps,
             });

@@ -62,7 +62,8 @@ async function loadAdapter(arg: string, cfg: ModelConfig): Promise<LoraAdapter &
   if (!(await stat(arg).catch(() => null))?.isDirectory()) dir = dirname(arg);
   const weights = await readFile(join(dir, ADAPTER_WEIGHTS_FILE)).catch(() => null);
   const config = await readFile(join(dir, ADAPTER_CONFIG_FILE)).catch(() => null);
-  if (!weights || !config) throw new UsageError(`--adapter ${arg}: expected a PEFT folder with ${ADAPTER_CONFIG_FILE} and ${ADAPTER_WEIGHTS_FILE}, or init:SEED[:RANK]`);
+  if (!weights || !config)
+    throw new UsageError(`--adapter ${arg}: expected a PEFT folder with ${ADAPTER_CONFIG_FILE} and ${ADAPTER_WEIGHTS_FILE}, or init:SEED[:RANK]`);
   return { id: basename(dir), ...importPeftAdapter(cfg, { config: new Uint8Array(config), weights: new Uint8Array(weights), folder: dir }) };
 }
 
@@ -83,9 +84,9 @@ export const exportModel: Command = {
     '  --model     a model folder (default public/models/policy); verified by manifest.json when listed there',
     '  --adapter   a PEFT LoRA folder (adapter_config.json + adapter_model.safetensors) or that .safetensors file;',
     '              init:SEED[:RANK] makes a nonzero random adapter to check the pipeline (not a trained one)',
-    '  --weights   master: the fp32 weights (default); engine: the 4-bit values the lab\'s graphs compute with',
+    "  --weights   master: the fp32 weights (default); engine: the 4-bit values the lab's graphs compute with",
     '  --data      a Turnwise JSONL trajectory file; adds data/ with chat, dpo, turn-dpo, sweet JSONL and veRL Parquet',
-    '  --name      the model\'s name in the card (default turnwise-<folder>)',
+    "  --name      the model's name in the card (default turnwise-<folder>)",
     '  --base-ref  base_model_name_or_path in adapter_config.json (default: DIR as an absolute path, so PEFT finds the base from any folder)',
     '',
     'recipes/README.md shows how to continue training the export with TRL and veRL.',
@@ -113,7 +114,15 @@ export const exportModel: Command = {
     const adapter = values.adapter ? await loadAdapter(values.adapter, model.config) : undefined;
     const name = values.name ?? `turnwise-${basename(modelPath)}`;
     const command = ['npx turnwise export-model', ...argv].join(' ');
-    const files = hfExportFiles({ model, name, baseRef: values['base-ref'] ?? resolve(values.out), adapter, weights, includeOnnx: !values['no-onnx'], command });
+    const files = hfExportFiles({
+      model,
+      name,
+      baseRef: values['base-ref'] ?? resolve(values.out),
+      adapter,
+      weights,
+      includeOnnx: !values['no-onnx'],
+      command,
+    });
 
     const partial = `${values.out.replace(/\/$/, '')}.partial`;
     await rm(partial, { recursive: true, force: true });
@@ -123,8 +132,14 @@ export const exportModel: Command = {
         await writeFile(join(partial, path), bytes);
       }
       if (values.data) {
-        const { report: check } = await validateImport(createReadStream(values.data), { format: 'turnwise', source: basename(values.data), maxErrors: 20, now: Date.now() });
-        if (!check.ok) throw new UsageError(`--data ${values.data}: invalid Turnwise JSONL (${check.errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')})`);
+        const { report: check } = await validateImport(createReadStream(values.data), {
+          format: 'turnwise',
+          source: basename(values.data),
+          maxErrors: 20,
+          now: Date.now(),
+        });
+        if (!check.ok)
+          throw new UsageError(`--data ${values.data}: invalid Turnwise JSONL (${check.errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')})`);
         await mkdir(join(partial, 'data'), { recursive: true });
         for (const f of DATA_FORMATS) {
           const chunks: Uint8Array[] = [];
@@ -148,7 +163,10 @@ export const exportModel: Command = {
       files: Object.keys(files).sort(),
     };
     report(!!values.json, result, () =>
-      [`${values.out}: ${name} (${weights} weights)${adapter ? ` + adapter ${adapter.id} (r ${adapter.spec.rank}, α ${adapter.spec.alpha})` : ''}`, ...result.files.map((f) => `  ${f}`)].join('\n'),
+      [
+        `${values.out}: ${name} (${weights} weights)${adapter ? ` + adapter ${adapter.id} (r ${adapter.spec.rank}, α ${adapter.spec.alpha})` : ''}`,
+        ...result.files.map((f) => `  ${f}`),
+      ].join('\n'),
     );
     return 0;
   },

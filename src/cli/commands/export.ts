@@ -26,7 +26,7 @@ export const exportCommand: Command = {
     'Formats:',
     ...Object.entries(EXPORT_FORMATS).map(([k, f]) => `  ${k.padEnd(8)} ${f.description}`),
     '',
-    'The input\'s format is detected (Turnwise JSONL, SWEET-RL JSONL, a JSON array; --from forces one)',
+    "The input's format is detected (Turnwise JSONL, SWEET-RL JSONL, a JSON array; --from forces one)",
     'and the whole input is validated first; nothing is written if it has problems (see',
     '`turnwise import --check`). docs/data-formats.md describes every format.',
   ].join('\n'),
@@ -41,7 +41,10 @@ export const exportCommand: Command = {
     const { report: check } = await validateImport(createReadStream(values.in), { format: from, source: basename(values.in), maxErrors: 20, now });
     if (!check.ok) {
       report(!!values.json, { ok: false, in: values.in, detected: check.detected, errors: check.errors }, () =>
-        [`${values.in}: invalid input (${check.detected || 'format unknown'}), nothing written`, ...check.errors.map((e) => `  line ${e.line}${e.path ? ` ${e.path}` : ''}: ${e.message}`)].join('\n'),
+        [
+          `${values.in}: invalid input (${check.detected || 'format unknown'}), nothing written`,
+          ...check.errors.map((e) => `  line ${e.line}${e.path ? ` ${e.path}` : ''}: ${e.message}`),
+        ].join('\n'),
       );
       return 1;
     }
@@ -65,7 +68,18 @@ export const exportCommand: Command = {
       await rm(partial, { force: true });
       throw e;
     }
-    const result = { ok: true, in: values.in, from: check.format, detected: check.detected, out: values.out, format: values.format, records: written, runs: check.counts.runs, episodes: check.counts.episodes, bytes };
+    const result = {
+      ok: true,
+      in: values.in,
+      from: check.format,
+      detected: check.detected,
+      out: values.out,
+      format: values.format,
+      records: written,
+      runs: check.counts.runs,
+      episodes: check.counts.episodes,
+      bytes,
+    };
     // Pairs need two finished episodes of one task; `eval` plays each task once, so say where pairs come from.
     const none = seen.pairing ? noPairsReason(seen.pairing) : null;
     const hint = none ? `\n  no pairs: ${none} (e.g. \`turnwise passkt --n 4 --out FILE\` plays each task 4 times)` : '';

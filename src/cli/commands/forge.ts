@@ -21,7 +21,7 @@ export const forge: Command = {
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
     '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six] [--dagger JSON] [--smoke] [--json]',
-    '--init DIR continues from DIR\'s policy (its tokenizer and weights); with --stages-done K that policy is the result of the',
+    "--init DIR continues from DIR's policy (its tokenizer and weights); with --stages-done K that policy is the result of the",
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
     '--refine JSON replaces the policy stages before the DAgger rounds ([] for none), e.g. \'[{"steps":1000,"lr":0.001,"weights":{"backend":0.5,"bandit":0.5}}]\'',
@@ -29,8 +29,8 @@ export const forge: Command = {
     '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
     '--final-dagger JSON replaces the DAgger rounds after those (null for none), in --dagger\'s form plus "weights", the families',
     'the policy plays, e.g. \'{"rounds":4,"episodes":800,"steps":100,"lr":0.0005,"share":0.8,"expertShare":1,"weights":{"guess":1}}\';',
-    '--finish JSON replaces the policy stages after the final DAgger rounds, in --refine\'s form ([] for none);',
-    '--first-stage JSON sets the first stage\'s shares and rows,',
+    "--finish JSON replaces the policy stages after the final DAgger rounds, in --refine's form ([] for none);",
+    "--first-stage JSON sets the first stage's shares and rows,",
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
     '(any of the four; widths multiples of 32; measuring what d and layers buy, docs/forge.md).',
@@ -40,7 +40,7 @@ export const forge: Command = {
     'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
-    'adapter, value head; src/rl/forge/critic.ts) on DIR\'s policy and writes DIR\'s policy unchanged plus the new critic to --out;',
+    "adapter, value head; src/rl/forge/critic.ts) on DIR's policy and writes DIR's policy unchanged plus the new critic to --out;",
     '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\' (null: no SWEET-RL phase).',
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
@@ -49,12 +49,33 @@ export const forge: Command = {
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
-      out: { type: 'string' }, seed: { type: 'string' }, steps: { type: 'string' }, 'critic-steps': { type: 'string' },
-      'value-steps': { type: 'string' }, 'eval-episodes': { type: 'string' }, batch: { type: 'string' }, lr: { type: 'string' },
-      smoke: { type: 'boolean' }, init: { type: 'string' }, mix: { type: 'string' }, refine: { type: 'string' }, 'first-stage': { type: 'string' }, 'after-dagger': { type: 'string' }, 'final-dagger': { type: 'string' }, finish: { type: 'string' }, 'stages-done': { type: 'string' }, arch: { type: 'string' }, minutes: { type: 'string' }, preset: { type: 'string' }, dagger: { type: 'string' },
-      'critic-only': { type: 'boolean' }, from: { type: 'string' }, 'sweet-critic': { type: 'string' },
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      steps: { type: 'string' },
+      'critic-steps': { type: 'string' },
+      'value-steps': { type: 'string' },
+      'eval-episodes': { type: 'string' },
+      batch: { type: 'string' },
+      lr: { type: 'string' },
+      smoke: { type: 'boolean' },
+      init: { type: 'string' },
+      mix: { type: 'string' },
+      refine: { type: 'string' },
+      'first-stage': { type: 'string' },
+      'after-dagger': { type: 'string' },
+      'final-dagger': { type: 'string' },
+      finish: { type: 'string' },
+      'stages-done': { type: 'string' },
+      arch: { type: 'string' },
+      minutes: { type: 'string' },
+      preset: { type: 'string' },
+      dagger: { type: 'string' },
+      'critic-only': { type: 'boolean' },
+      from: { type: 'string' },
+      'sweet-critic': { type: 'string' },
     });
-    if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset)) throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
+    if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset))
+      throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
     // six: the default (the second generation); first and wide: the first generation's mixtures
     const base = values.smoke ? SMOKE_FORGE : values.preset === 'first' || values.preset === 'wide' ? FIRST_GENERATION_FORGE : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
@@ -76,14 +97,24 @@ export const forge: Command = {
       Object.assign(cfg, archOption(values.arch));
     }
     if (values.mix !== undefined) cfg.mix = jsonOption(values.mix, 'mix', 'JSON: [{"family":"guess","weight":1,"options":{...}}, …]') as ForgeConfig['mix'];
-    if (values.dagger !== undefined) cfg.dagger = jsonOption(values.dagger, 'dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X} or null') as ForgeConfig['dagger'];
-    if (values['final-dagger'] !== undefined) cfg.finalDagger = jsonOption(values['final-dagger'], 'final-dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X,"weights":{"guess":1}} or null') as ForgeConfig['finalDagger'];
+    if (values.dagger !== undefined)
+      cfg.dagger = jsonOption(values.dagger, 'dagger', 'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X} or null') as ForgeConfig['dagger'];
+    if (values['final-dagger'] !== undefined)
+      cfg.finalDagger = jsonOption(
+        values['final-dagger'],
+        'final-dagger',
+        'JSON: {"rounds":N,"episodes":N,"steps":N,"lr":X,"share":X,"weights":{"guess":1}} or null',
+      ) as ForgeConfig['finalDagger'];
     if (values.refine !== undefined) {
       cfg.refine = jsonOption(values.refine, 'refine', 'JSON: [{"steps":N,"lr":X,"weights":{"backend":0.5,…}}, …]') as ForgeConfig['refine'];
       if (!Array.isArray(cfg.refine)) throw new UsageError('--refine must be a JSON array of stages');
     }
     if (values['after-dagger'] !== undefined) {
-      cfg.afterDagger = jsonOption(values['after-dagger'], 'after-dagger', 'JSON: [{"steps":N,"lr":X,"weights":{"guess":0.5,…},"expertShare":1}, …]') as RefineStage[];
+      cfg.afterDagger = jsonOption(
+        values['after-dagger'],
+        'after-dagger',
+        'JSON: [{"steps":N,"lr":X,"weights":{"guess":0.5,…},"expertShare":1}, …]',
+      ) as RefineStage[];
       if (!Array.isArray(cfg.afterDagger)) throw new UsageError('--after-dagger must be a JSON array of stages');
     }
     if (values.finish !== undefined) {
@@ -91,7 +122,8 @@ export const forge: Command = {
       if (!Array.isArray(cfg.finish)) throw new UsageError('--finish must be a JSON array of stages');
     }
     if (values['first-stage'] !== undefined) {
-      const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as ForgeConfig['firstStage'] | null;
+      const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as
+        ForgeConfig['firstStage'] | null;
       if (first === null) delete cfg.firstStage;
       else cfg.firstStage = first;
     }
@@ -109,12 +141,23 @@ export const forge: Command = {
       const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
       const policy = await loadModel(nodeReader(values.from), 'policy');
       const runtime = await OrtRuntime.create('node');
-      const result = await forgeCriticOnly(cfg, policy, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command });
+      const result = await forgeCriticOnly(cfg, policy, {
+        write: nodeWriter(out),
+        runtime,
+        log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`),
+        command,
+      });
       await writeFile(join(out, 'critic-report.json'), `${JSON.stringify({ command, ...result }, null, 2)}\n`);
-      report(json, result, () => `forge --critic-only: ${result.seconds.toFixed(0)} s; held-out pair accuracy by epoch ${(result.critic?.epochs ?? []).map((e) => e.heldOutAccuracy.toFixed(3)).join(', ')}; wrote ${out}`);
+      report(
+        json,
+        result,
+        () =>
+          `forge --critic-only: ${result.seconds.toFixed(0)} s; held-out pair accuracy by epoch ${(result.critic?.epochs ?? []).map((e) => e.heldOutAccuracy.toFixed(3)).join(', ')}; wrote ${out}`,
+      );
       return 0;
     }
-    if (values['stages-done'] !== undefined && values.init === undefined) throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
+    if (values['stages-done'] !== undefined && values.init === undefined)
+      throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
     const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg));
     const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
     const out = values.out ?? modelsDir();
@@ -122,9 +165,21 @@ export const forge: Command = {
     const runtime = await OrtRuntime.create('node');
     const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
     const resumedFrom = values.init === undefined ? [] : await earlierRuns(values.init);
-    const result = await runForge(cfg, { write: nodeWriter(out), runtime, log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`), command, ...(start ? { start } : {}) });
+    const result = await runForge(cfg, {
+      write: nodeWriter(out),
+      runtime,
+      log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`),
+      command,
+      ...(start ? { start } : {}),
+    });
     await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result, ...(resumedFrom.length ? { resumedFrom } : {}) }, null, 2)}\n`);
-    report(json, result, () => [`forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`, '', heldOutTable(result.heldOut)].join('\n'));
+    report(json, result, () =>
+      [
+        `forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`,
+        '',
+        heldOutTable(result.heldOut),
+      ].join('\n'),
+    );
     return 0;
   },
 };

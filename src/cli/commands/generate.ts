@@ -37,7 +37,10 @@ export async function readPeftAdapter(arg: string, modelDir: string): Promise<Lo
   const dir = (await stat(arg).catch(() => null))?.isDirectory() ? arg : dirname(arg);
   const weights = await readFile(join(dir, ADAPTER_WEIGHTS_FILE)).catch(() => null);
   const config = await readFile(join(dir, ADAPTER_CONFIG_FILE)).catch(() => null);
-  if (!weights || !config) throw new UsageError(`--adapter ${arg}: expected a PEFT folder with ${ADAPTER_CONFIG_FILE} and ${ADAPTER_WEIGHTS_FILE} (as \`turnwise train --out DIR\` writes)`);
+  if (!weights || !config)
+    throw new UsageError(
+      `--adapter ${arg}: expected a PEFT folder with ${ADAPTER_CONFIG_FILE} and ${ADAPTER_WEIGHTS_FILE} (as \`turnwise train --out DIR\` writes)`,
+    );
   // The adapter's shapes are checked against the base it is applied to, so read that base's config first.
   const base = fromHfConfig(JSON.parse(readFileSync(join(resolve(modelDir), 'config.json'), 'utf8')) as unknown, join(modelDir, 'config.json')).config;
   return { id: basename(resolve(dir)), ...importPeftAdapter(base, { config: new Uint8Array(config), weights: new Uint8Array(weights), folder: dir }) };
@@ -111,7 +114,13 @@ export const generate: Command = {
       const result = await engine.generate(request, stream ? (e) => process.stdout.write(e.delta) : undefined);
       const base = values.compare ? await engine.generate({ ...request, adapter: null }) : undefined;
       const summary = {
-        model: { name: model.name, params: model.params, verified: model.verified, precision: model.precision, adapter: adapter ? { id: adapter.id, rank: adapter.spec.rank, alpha: adapter.spec.alpha, targets: adapter.spec.targets } : null },
+        model: {
+          name: model.name,
+          params: model.params,
+          verified: model.verified,
+          precision: model.precision,
+          adapter: adapter ? { id: adapter.id, rank: adapter.spec.rank, alpha: adapter.spec.alpha, targets: adapter.spec.targets } : null,
+        },
         ...result,
         ...(base ? { base: { generations: base.generations } } : {}),
         backendInfo: info,

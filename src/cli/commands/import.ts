@@ -53,7 +53,11 @@ export const importCommand: Command = {
       throw new Error(`cannot read ${shownPath(file)} (${e.code ?? e.message})`);
     });
     if (binary) {
-      report(!!values.json, { file, ok: false, text: false, error: `not a text file: ${binary}` }, () => `${shownPath(file)}: INVALID — not a text file (${binary}); expected JSONL`);
+      report(
+        !!values.json,
+        { file, ok: false, text: false, error: `not a text file: ${binary}` },
+        () => `${shownPath(file)}: INVALID — not a text file (${binary}); expected JSONL`,
+      );
       return 1;
     }
     const { report: r } = await validateImport(createReadStream(file), { format, source: basename(file), maxErrors });

@@ -54,7 +54,10 @@ export function rolloutHeader(a: CommonRolloutArgs, agent: string) {
 }
 
 /** Validates the rollout commands' shared flags. */
-export async function commonArgs(values: Record<string, string | boolean | undefined | (string | boolean)[]>, defaultAgent: AgentKindName): Promise<CommonRolloutArgs> {
+export async function commonArgs(
+  values: Record<string, string | boolean | undefined | (string | boolean)[]>,
+  defaultAgent: AgentKindName,
+): Promise<CommonRolloutArgs> {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const family = str('family');
   if (family === undefined) throw new UsageError('--family is required');
@@ -81,7 +84,19 @@ export async function commonArgs(values: Record<string, string | boolean | undef
     if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new UsageError('--options must be a JSON object');
   } else options = await forgedTaskOptions(models, family as FamilyName);
   const seed = intOption(str('seed'), 'seed', 1, 0, 2 ** 31);
-  return { family: family as FamilyName, agent: agent as AgentKindName, split, seed, noise, temperature, models, backend, options, phrasings, phrasingsFile: str('phrasings') };
+  return {
+    family: family as FamilyName,
+    agent: agent as AgentKindName,
+    split,
+    seed,
+    noise,
+    temperature,
+    models,
+    backend,
+    options,
+    phrasings,
+    phrasingsFile: str('phrasings'),
+  };
 }
 
 /** The tasks' turn limit T: options.maxTurns, else the family's default. */
@@ -109,7 +124,7 @@ export const passkt: Command = {
     '                           [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
     '',
     'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
-    'rollout, each up to T_max turns (default: the family\'s T), and prints the unbiased Pass@(K,T).',
+    "rollout, each up to T_max turns (default: the family's T), and prints the unbiased Pass@(K,T).",
     'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
     'Default --options: the family options the shipped policy was forged on (guess: {"candidates":4,"maxTurns":4});',
     "--options '{}' plays the family's own defaults.",
@@ -117,7 +132,13 @@ export const passkt: Command = {
     '--out writes the n × tasks episodes as Turnwise JSONL (as `turnwise eval --out`; the input of credit and export).',
   ].join('\n'),
   async run(argv) {
-    const { values } = parseOptions(argv, { ...rolloutOptions(), n: { type: 'string' }, tasks: { type: 'string' }, 't-max': { type: 'string' }, out: { type: 'string' } });
+    const { values } = parseOptions(argv, {
+      ...rolloutOptions(),
+      n: { type: 'string' },
+      tasks: { type: 'string' },
+      't-max': { type: 'string' },
+      out: { type: 'string' },
+    });
     const a = await commonArgs(values, 'policy');
     const n = intOption(values.n, 'n', 16, 1, 1024);
     const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
@@ -127,7 +148,11 @@ export const passkt: Command = {
       if (engine) await ensurePolicyTakes(engine, taskSpecs(a.family, a.split, tasks, a.seed, a.options));
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
       const start = performance.now();
-      const r = await evaluatePassKT({ family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) }, agent, a.phrasings ? { phrasings: a.phrasings } : {});
+      const r = await evaluatePassKT(
+        { family: a.family, split: a.split, tasks, n, seed: a.seed, tMax, ...(a.options ? { options: a.options } : {}) },
+        agent,
+        a.phrasings ? { phrasings: a.phrasings } : {},
+      );
       const seconds = (performance.now() - start) / 1000;
       const grid = r.grid;
       if (values.out) {
@@ -138,7 +163,17 @@ export const passkt: Command = {
             command: 'passkt',
             agent: agent.name,
             model: { policy: policy ? 'policy' : agent.name, adapter: null, critic: null },
-            settings: { family: a.family, split: a.split, tasks, n, tMax, seed: a.seed, options: a.options ?? {}, ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}), ...(policy ? { temperature: a.temperature } : a.agent === 'noisy' ? { noise: a.noise } : {}) },
+            settings: {
+              family: a.family,
+              split: a.split,
+              tasks,
+              n,
+              tMax,
+              seed: a.seed,
+              options: a.options ?? {},
+              ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}),
+              ...(policy ? { temperature: a.temperature } : a.agent === 'noisy' ? { noise: a.noise } : {}),
+            },
             seed: a.seed,
             episodes: r.episodes,
           },

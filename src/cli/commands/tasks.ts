@@ -17,7 +17,8 @@ export const tasks: Command = {
     const { values } = parseOptions(argv, { family: { type: 'string' }, split: { type: 'string' }, seed: { type: 'string' } });
     const json = !!values.json;
     if (values.family !== undefined) {
-      if (!(FAMILY_NAMES as readonly string[]).includes(values.family)) throw new UsageError(`unknown family "${values.family}" (known: ${FAMILY_NAMES.join(', ')})`);
+      if (!(FAMILY_NAMES as readonly string[]).includes(values.family))
+        throw new UsageError(`unknown family "${values.family}" (known: ${FAMILY_NAMES.join(', ')})`);
       const split = (values.split ?? 'test') as Split;
       if (split !== 'train' && split !== 'test') throw new UsageError(`--split must be train or test, got "${values.split}"`);
       const task = createEnv(values.family as FamilyName).reset({ family: values.family as FamilyName, split, seed: intOption(values.seed, 'seed', 0) });
@@ -37,7 +38,11 @@ export const tasks: Command = {
       };
     });
     report(json, { families: rows, splits: ['train', 'test'] }, () =>
-      rows.map((r) => `${r.name.padEnd(10)} T=${String(r.maxTurns).padEnd(3)} ~${r.splits.test.distinctEpisodes.toExponential(1)} episodes/split  ${r.description}`).join('\n'),
+      rows
+        .map(
+          (r) => `${r.name.padEnd(10)} T=${String(r.maxTurns).padEnd(3)} ~${r.splits.test.distinctEpisodes.toExponential(1)} episodes/split  ${r.description}`,
+        )
+        .join('\n'),
     );
     return 0;
   },

@@ -26,13 +26,19 @@ import type { BackendKind } from '../../rl/runtime/ort.ts';
 function line(r: IterationReport): string {
   const m = r.metrics;
   const f = (k: string, d = 3) => (m[k] === undefined ? '–' : m[k].toFixed(d));
-  const guess = m.early_answer_rate === undefined ? '' : ` early ${f('early_answer_rate', 2)} out-of-turns ${f('ran_out_of_turns_rate', 2)} wasted ${f('wasted_questions_mean', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
+  const guess =
+    m.early_answer_rate === undefined
+      ? ''
+      : ` early ${f('early_answer_rate', 2)} out-of-turns ${f('ran_out_of_turns_rate', 2)} wasted ${f('wasted_questions_mean', 2)} useless ${f('useless_question_rate', 2)} repeated ${f('repeated_question_rate', 2)}`;
   return `iter ${r.iteration}: reward ${f('reward_mean')} ±${f('reward_spread')} success ${f('success', 2)} entropy ${f('entropy', 2)} kl ${f('kl_ref', 4)} grad ${f('grad_norm')} len ${f('response_length', 1)} clip ${f('clip_frac', 3)}${guess} ${m.train_rows === undefined ? '' : ` rows ${m.train_rows}`} lr ${m.lr.toExponential(1)} ${f('seconds', 1)} s (rollout ${f('rollout_seconds', 1)}, train ${f('train_seconds', 1)} for ${m.train_tokens ?? 0} tokens, score ${f('score_seconds', 1)})${r.warnings.length ? `\n  ! ${r.warnings.join('\n  ! ')}` : ''}`;
 }
 
 function evalLine(name: string, r: HeldOutResult): string {
   const p = (m: Record<string, number>) => `${(100 * m.success).toFixed(1)}%`;
-  const extra = r.sampled.early_answer_rate === undefined ? '' : `; sampled early ${r.sampled.early_answer_rate.toFixed(2)}, useless ${r.sampled.useless_question_rate.toFixed(2)}, repeated ${r.sampled.repeated_question_rate.toFixed(2)}`;
+  const extra =
+    r.sampled.early_answer_rate === undefined
+      ? ''
+      : `; sampled early ${r.sampled.early_answer_rate.toFixed(2)}, useless ${r.sampled.useless_question_rate.toFixed(2)}, repeated ${r.sampled.repeated_question_rate.toFixed(2)}`;
   return `${name}: held-out success sampled ${p(r.sampled)}, greedy ${p(r.greedy)}${extra}`;
 }
 
@@ -47,7 +53,10 @@ function algorithmUsage(): string[] {
   return [
     `--lr: the policy adapter's AdamW step (default ${lrs}; the critic's is criticLr, ${CRITIC_LR}).`,
     'Algorithms, and the section of --config each reads (its fields with their defaults):',
-    ...(ALGO_SPECS as readonly AlgoSpec[]).map((s) => `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`),
+    ...(ALGO_SPECS as readonly AlgoSpec[]).map(
+      (s) =>
+        `  ${s.name.padEnd(7)}${s.summary}${s.needsCritic(s.defaults) ? ' [needs the critic model]' : ''}\n           "${s.section}": ${JSON.stringify(s.defaults)}`,
+    ),
   ];
 }
 
@@ -66,9 +75,20 @@ export const train: Command = {
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
-      algo: { type: 'string' }, family: { type: 'string' }, iterations: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
-      tasks: { type: 'string' }, k: { type: 'string' }, eval: { type: 'string' }, lr: { type: 'string' }, models: { type: 'string' },
-      backend: { type: 'string' }, options: { type: 'string' }, config: { type: 'string' }, 'eval-split': { type: 'string' },
+      algo: { type: 'string' },
+      family: { type: 'string' },
+      iterations: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      tasks: { type: 'string' },
+      k: { type: 'string' },
+      eval: { type: 'string' },
+      lr: { type: 'string' },
+      models: { type: 'string' },
+      backend: { type: 'string' },
+      options: { type: 'string' },
+      config: { type: 'string' },
+      'eval-split': { type: 'string' },
     });
     const algo = values.algo as AlgoName;
     if (!ALGO_NAMES.includes(algo)) throw new UsageError(`--algo must be one of ${ALGO_NAMES.join(', ')}, got "${values.algo ?? ''}"`);
@@ -91,7 +111,16 @@ export const train: Command = {
       if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');
       overrides = over as JsonObject;
     }
-    const request = { algo, family, seed, lr, tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000), k: intOption(values.k, 'k', 8, 2, 1024), ...(options ? { options } : {}), ...(overrides ? { overrides } : {}) };
+    const request = {
+      algo,
+      family,
+      seed,
+      lr,
+      tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000),
+      k: intOption(values.k, 'k', 8, 2, 1024),
+      ...(options ? { options } : {}),
+      ...(overrides ? { overrides } : {}),
+    };
     // before any work: an --out that cannot be written fails now, not after the training it would keep
     if (values.out) await prepareOutDir(values.out);
     const root = values.models ?? modelsDir();
@@ -114,8 +143,13 @@ export const train: Command = {
         prepare: async ({ engine, config, policy }) => {
           loaded.policy = policy.config;
           const evalSpecs = evalTasks ? taskSpecs(family, evalSplit, evalTasks, heldOutSeed(evalSplit, seed), config.options) : [];
-          await ensurePolicyTakes(engine, [...iterationTasks(config, 0), ...evalSpecs], config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens });
-          if (needsCritic(config.settings) && !names.includes('critic')) throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
+          await ensurePolicyTakes(
+            engine,
+            [...iterationTasks(config, 0), ...evalSpecs],
+            config.maxNewTokens === undefined ? {} : { replyTokens: config.maxNewTokens },
+          );
+          if (needsCritic(config.settings) && !names.includes('critic'))
+            throw new UsageError(`--algo ${algo} needs a critic model; ${root} has ${names.join(', ')}`);
         },
       });
       const config = status.config;
@@ -126,13 +160,21 @@ export const train: Command = {
       const after = evalTasks ? await service.evaluate('trained', evalTasks, evalSeed, evalSplit) : null;
       if (after) log(evalLine('after', after));
       if (values.out && loaded.policy) {
-        const files = exportPeftAdapter(loaded.policy, await service.adapter('policy'), { baseModel: resolve(root, 'policy'), metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) } });
+        const files = exportPeftAdapter(loaded.policy, await service.adapter('policy'), {
+          baseModel: resolve(root, 'policy'),
+          metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) },
+        });
         await mkdir(values.out, { recursive: true });
         for (const [name, bytes] of Object.entries(files)) await writeFile(join(values.out, name), bytes);
         log(`wrote the policy adapter to ${values.out}`);
       }
       const command = `npx turnwise train ${argv.filter((a) => a !== '--json').join(' ')}`;
-      if (values.json) report(true, { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports }, () => '');
+      if (values.json)
+        report(
+          true,
+          { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports },
+          () => '',
+        );
     } finally {
       await service.dispose();
     }

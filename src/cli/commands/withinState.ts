@@ -24,9 +24,9 @@ export interface WithinStateFlags {
 export const WITHIN_STATE_USAGE = [
   '--within-state [--states 32] [--candidates 8] [--m 16]: the within-state test (issue #46). One state per held-out',
   'episode of the policy (its dialogue up to a uniformly drawn agent turn), N candidate turns sampled by the policy',
-  'there, each candidate\'s Q from M re-rolls that keep it; per estimator that can rank same-state candidates',
+  "there, each candidate's Q from M re-rolls that keep it; per estimator that can rank same-state candidates",
   '(sweet, value-lookahead = r + V after the candidate, archer, policy-logprob, info-gain on guess) the mean',
-  'within-state Spearman and pairwise accuracy with 95% bootstrap intervals over states, and the truth\'s',
+  "within-state Spearman and pairwise accuracy with 95% bootstrap intervals over states, and the truth's",
   'reliability at M (split-half, Spearman–Brown) with its ceiling √r. Progress goes to stderr.',
 ];
 
@@ -73,7 +73,11 @@ export async function runWithinState(a: CommonRolloutArgs, values: WithinStateFl
     const { scores, unavailable } = await candidateScores(sampled, { critic: engine, criticAdapter: adapter });
     const { truth, halfA, halfB } = candidateTruths(sampled);
     const bootstrap = { resamples, seed: a.seed };
-    const table = withinStateReport(truth.map((t, k) => ({ truth: t, scores: scores[k] })), undefined, bootstrap);
+    const table = withinStateReport(
+      truth.map((t, k) => ({ truth: t, scores: scores[k] })),
+      undefined,
+      bootstrap,
+    );
     const reliability = halfSplitReliability(truth, halfA, halfB, bootstrap);
     const summary = {
       ...rolloutHeader(a, agent.name),

@@ -173,8 +173,43 @@ export interface RftConfig {
 export type AlgoSettings = SettingsOf<(typeof ALGO_SPECS)[number]>;
 type SettingsOf<S> = S extends AlgoSpec<infer N, infer K, infer C> ? { algo: N } & { [P in K]: C } : never;
 
-export const SWEET_DEFAULTS: SweetConfig = { pairing: 'gap', criticBeta: 1, criticEpochs: 1, criticReplay: 1, criticWarmup: 0, minMargin: 0, turnsPerIteration: 8, candidates: 16, pairsPerTurn: 4, beta: 0.1, nllCoef: 0.01, policyEpochs: 1, pairBatch: 4 };
-const STARPO_BASE: StarpoConfig = { advantage: 'gae', keepFraction: 1, skipZeroSpread: true, divideByStd: true, clipLow: 0.2, clipHigh: 0.2, klCoef: 0, gamma: 1, lambda: 0.95, epochs: 1, batch: 8, valueEpochs: 1, criticWarmup: 0, stepWeight: 0, stepDivideByStd: false, rerollWeight: 0, rerolls: 2, rerollPool: true, whiten: true, targetKl: 0 };
+export const SWEET_DEFAULTS: SweetConfig = {
+  pairing: 'gap',
+  criticBeta: 1,
+  criticEpochs: 1,
+  criticReplay: 1,
+  criticWarmup: 0,
+  minMargin: 0,
+  turnsPerIteration: 8,
+  candidates: 16,
+  pairsPerTurn: 4,
+  beta: 0.1,
+  nllCoef: 0.01,
+  policyEpochs: 1,
+  pairBatch: 4,
+};
+const STARPO_BASE: StarpoConfig = {
+  advantage: 'gae',
+  keepFraction: 1,
+  skipZeroSpread: true,
+  divideByStd: true,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  klCoef: 0,
+  gamma: 1,
+  lambda: 0.95,
+  epochs: 1,
+  batch: 8,
+  valueEpochs: 1,
+  criticWarmup: 0,
+  stepWeight: 0,
+  stepDivideByStd: false,
+  rerollWeight: 0,
+  rerolls: 2,
+  rerollPool: true,
+  whiten: true,
+  targetKl: 0,
+};
 /** PPO as StarPO runs it: critic, turn-level GAE, symmetric clip. */
 export const PPO_DEFAULTS: StarpoConfig = STARPO_BASE;
 /** GRPO: group-normalised episode returns, no critic. */

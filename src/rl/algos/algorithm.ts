@@ -49,7 +49,11 @@ export async function makeLearner(ctx: AlgoContext, target: LearnerTarget, loss:
   // credit the lab showed before training and the critic the algorithm trains are one adapter over one
   // reference, the base; an adapter of another shape than the run's LoRA starts fresh.
   const shipped = shippedAdapter(model);
-  const same = shipped && shipped.spec.rank === ctx.config.lora.rank && shipped.spec.alpha === ctx.config.lora.alpha && shipped.spec.targets.join() === ctx.config.lora.targets.join();
+  const same =
+    shipped &&
+    shipped.spec.rank === ctx.config.lora.rank &&
+    shipped.spec.alpha === ctx.config.lora.alpha &&
+    shipped.spec.targets.join() === ctx.config.lora.targets.join();
   return Learner.create(ctx.runtime, {
     ...(same ? { init: shipped.weights } : {}),
     target,

@@ -12,7 +12,10 @@ import type { JsonObject } from '../envs/types.ts';
 import type { AdapterSummary, AdapterTable } from '../store/index.ts';
 import { AlgoError, type CheckpointStore, type LearnerState, type TrainCheckpoint } from './types.ts';
 
-const copyLearner = (l: LearnerState): LearnerState => ({ ...l, trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) } });
+const copyLearner = (l: LearnerState): LearnerState => ({
+  ...l,
+  trainer: { step: l.trainer.step, tensors: Object.fromEntries(Object.entries(l.trainer.tensors).map(([k, v]) => [k, v.slice()])) },
+});
 
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
   return {
@@ -74,8 +77,24 @@ export class StoreCheckpoints implements CheckpointStore {
             .map(([n, data]) => [n, { dims: l.dims[n.replace(/\.[mv]$/, '')] ?? [data.length], data }]),
         );
       const spec: JsonObject = { rank: l.spec.rank, alpha: l.spec.alpha, targets: [...l.spec.targets] };
-      await this.store.putAdapter({ id, target: l.target, baseModel: this.baseModels[l.target], config: { ...spec, iteration, algorithm: c.algo, ...(kind ? { kind } : {}) }, parentId: null, runId: c.runId, tensors: pick(false) });
-      await this.store.putAdapter({ id: `${id}/optimizer`, target: l.target, baseModel: this.baseModels[l.target], config: { kind: 'optimizer-state', step: l.trainer.step, iteration: c.iteration }, parentId: id, runId: c.runId, tensors: pick(true) });
+      await this.store.putAdapter({
+        id,
+        target: l.target,
+        baseModel: this.baseModels[l.target],
+        config: { ...spec, iteration, algorithm: c.algo, ...(kind ? { kind } : {}) },
+        parentId: null,
+        runId: c.runId,
+        tensors: pick(false),
+      });
+      await this.store.putAdapter({
+        id: `${id}/optimizer`,
+        target: l.target,
+        baseModel: this.baseModels[l.target],
+        config: { kind: 'optimizer-state', step: l.trainer.step, iteration: c.iteration },
+        parentId: id,
+        runId: c.runId,
+        tensors: pick(true),
+      });
     }
   }
 
@@ -90,7 +109,12 @@ export class StoreCheckpoints implements CheckpointStore {
       for (const [n, t] of [...Object.entries(a.tensors), ...Object.entries(o.tensors)]) tensors[n] = t.data;
       for (const [n, t] of Object.entries(a.tensors)) dims[n] = t.dims;
       const cfg = a.config as unknown as { rank: number; alpha: number; targets: LearnerState['spec']['targets'] };
-      learners.push({ target, spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets }, trainer: { step: Number((o.config as { step: number }).step), tensors }, dims });
+      learners.push({
+        target,
+        spec: { rank: cfg.rank, alpha: cfg.alpha, targets: cfg.targets },
+        trainer: { step: Number((o.config as { step: number }).step), tensors },
+        dims,
+      });
     }
     return learners;
   }
@@ -114,15 +138,42 @@ export class StoreCheckpoints implements CheckpointStore {
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
-    await this.store.putAdapter({ id: `${c.runId}/checkpoint`, target: 'policy', baseModel: this.baseModels.policy, config: meta, parentId: null, runId: c.runId, tensors: {} });
+    await this.store.putAdapter({
+      id: `${c.runId}/checkpoint`,
+      target: 'policy',
+      baseModel: this.baseModels.policy,
+      config: meta,
+      parentId: null,
+      runId: c.runId,
+      tensors: {},
+    });
   }
 
   async load(runId: string): Promise<TrainCheckpoint | null> {
     const meta = await this.store.getAdapter(`${runId}/checkpoint`);
     if (!meta) return null;
-    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'best'> & { learners: LearnerState['target'][]; best?: { iteration: number; outcomes: number[]; targets: LearnerState['target'][] } };
+    const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'best'> & {
+      learners: LearnerState['target'][];
+      best?: { iteration: number; outcomes: number[]; targets: LearnerState['target'][] };
+    };
     const learners = await this.getLearners(runId, runId, m.learners);
-    const best = m.best ? { best: { iteration: m.best.iteration, outcomes: m.best.outcomes, states: await this.getLearners(runId, `${runId}/best`, m.best.targets) } } : {};
-    return { runId, algo: m.algo, iteration: m.iteration, lr: m.lr, rollbacks: m.rollbacks, lossHistory: m.lossHistory, gradNormHistory: m.gradNormHistory, spreadHistory: m.spreadHistory, firstDistinct: m.firstDistinct ?? null, successHistory: m.successHistory ?? [], ...(m.weightsIteration === undefined ? {} : { weightsIteration: m.weightsIteration }), ...best, learners };
+    const best = m.best
+      ? { best: { iteration: m.best.iteration, outcomes: m.best.outcomes, states: await this.getLearners(runId, `${runId}/best`, m.best.targets) } }
+      : {};
+    return {
+      runId,
+      algo: m.algo,
+      iteration: m.iteration,
+      lr: m.lr,
+      rollbacks: m.rollbacks,
+      lossHistory: m.lossHistory,
+      gradNormHistory: m.gradNormHistory,
+      spreadHistory: m.spreadHistory,
+      firstDistinct: m.firstDistinct ?? null,
+      successHistory: m.successHistory ?? [],
+      ...(m.weightsIteration === undefined ? {} : { weightsIteration: m.weightsIteration }),
+      ...best,
+      learners,
+    };
   }
 }

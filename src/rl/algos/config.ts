@@ -151,7 +151,17 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     maxGradNorm: 1,
     feedbackWeight: 1,
     infoGainReward: 0,
-    rollback: { spikeFactor: 10, minLoss: 1, window: 8, lrDecay: 0.5, maxUpdateKl: 0.5, successDrop: 0.3, validateEvery: 8, validateTasks: 128, validateDrop: 0.05 },
+    rollback: {
+      spikeFactor: 10,
+      minLoss: 1,
+      window: 8,
+      lrDecay: 0.5,
+      maxUpdateKl: 0.5,
+      successDrop: 0.3,
+      validateEvery: 8,
+      validateTasks: 128,
+      validateDrop: 0.05,
+    },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
   };
@@ -199,10 +209,12 @@ function mergeKnown(base: Record<string, unknown>, over: JsonObject, path: strin
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const at = path ? `${path}.${k}` : k;
-    if (!(k in base) && !optional.has(k)) throw new AlgoError('bad-config', `unknown config field "${at}" (known: ${[...Object.keys(base), ...optional].join(', ')})`);
+    if (!(k in base) && !optional.has(k))
+      throw new AlgoError('bad-config', `unknown config field "${at}" (known: ${[...Object.keys(base), ...optional].join(', ')})`);
     const cur = base[k];
     if (isPlain(cur) && isPlain(v) && k !== 'options') out[k] = mergeKnown(cur, v, at);
-    else if (cur !== undefined && typeof cur !== typeof v) throw new AlgoError('bad-config', `config field "${at}" must be a ${typeof cur}, got ${JSON.stringify(v)}`);
+    else if (cur !== undefined && typeof cur !== typeof v)
+      throw new AlgoError('bad-config', `config field "${at}" must be a ${typeof cur}, got ${JSON.stringify(v)}`);
     else out[k] = v;
   }
   return out;
@@ -232,7 +244,8 @@ export function overrideConfig(config: LoopConfig, over: JsonObject): LoopConfig
 }
 
 function positive(field: string, v: number, integer = false): void {
-  if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
+  if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v)))
+    throw new AlgoError('bad-config', `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
 }
 
 /** Checks a loop configuration; throws AlgoError('bad-config') naming the field. */
@@ -243,22 +256,31 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   positive('k', c.k, true);
   if (c.k < 2) throw new AlgoError('bad-config', `k must be at least 2 (groups compare episodes of one task), got ${c.k}`);
   // the same range as the CLI's --lr, checked here so that --config and the form's overrides cannot pass it
-  for (const [field, lr] of [['lr', c.lr], ['criticLr', c.criticLr]] as const) {
+  for (const [field, lr] of [
+    ['lr', c.lr],
+    ['criticLr', c.criticLr],
+  ] as const) {
     if (!(lr > 0 && lr < 1)) throw new AlgoError('bad-config', `${field} must lie in (0, 1), got ${lr}`);
   }
   if (c.loraInitStd !== undefined) positive('loraInitStd', c.loraInitStd);
   positive('maxGradNorm', c.maxGradNorm);
   positive('lora.rank', c.lora.rank, true);
   positive('lora.alpha', c.lora.alpha);
-  if (c.rolloutTemperature !== undefined && !(c.rolloutTemperature > 0 && c.rolloutTemperature <= 4)) throw new AlgoError('bad-config', `rolloutTemperature must lie in (0, 4], got ${c.rolloutTemperature}`);
-  if (!(c.infoGainReward >= 0 && Number.isFinite(c.infoGainReward))) throw new AlgoError('bad-config', `infoGainReward must be a finite number ≥ 0 (0 = off), got ${c.infoGainReward}`);
+  if (c.rolloutTemperature !== undefined && !(c.rolloutTemperature > 0 && c.rolloutTemperature <= 4))
+    throw new AlgoError('bad-config', `rolloutTemperature must lie in (0, 4], got ${c.rolloutTemperature}`);
+  if (!(c.infoGainReward >= 0 && Number.isFinite(c.infoGainReward)))
+    throw new AlgoError('bad-config', `infoGainReward must be a finite number ≥ 0 (0 = off), got ${c.infoGainReward}`);
   if (!(c.feedbackWeight >= 0)) throw new AlgoError('bad-config', `feedbackWeight must be ≥ 0, got ${c.feedbackWeight}`);
   if (!(c.rollback.lrDecay > 0 && c.rollback.lrDecay < 1)) throw new AlgoError('bad-config', `rollback.lrDecay must lie in (0, 1), got ${c.rollback.lrDecay}`);
   if (!(c.rollback.maxUpdateKl >= 0)) throw new AlgoError('bad-config', `rollback.maxUpdateKl must be ≥ 0 (0 = off), got ${c.rollback.maxUpdateKl}`);
-  if (!(c.rollback.successDrop > 0 && c.rollback.successDrop <= 1)) throw new AlgoError('bad-config', `rollback.successDrop must lie in (0, 1] (1 = off), got ${c.rollback.successDrop}`);
-  if (!(Number.isInteger(c.rollback.validateEvery) && c.rollback.validateEvery >= 0)) throw new AlgoError('bad-config', `rollback.validateEvery must be a whole number ≥ 0 (0 = off), got ${c.rollback.validateEvery}`);
-  if (!(Number.isInteger(c.rollback.validateTasks) && c.rollback.validateTasks >= 2)) throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
-  if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop <= 1)) throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1] (1 = no rollbacks), got ${c.rollback.validateDrop}`);
+  if (!(c.rollback.successDrop > 0 && c.rollback.successDrop <= 1))
+    throw new AlgoError('bad-config', `rollback.successDrop must lie in (0, 1] (1 = off), got ${c.rollback.successDrop}`);
+  if (!(Number.isInteger(c.rollback.validateEvery) && c.rollback.validateEvery >= 0))
+    throw new AlgoError('bad-config', `rollback.validateEvery must be a whole number ≥ 0 (0 = off), got ${c.rollback.validateEvery}`);
+  if (!(Number.isInteger(c.rollback.validateTasks) && c.rollback.validateTasks >= 2))
+    throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
+  if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop <= 1))
+    throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1] (1 = no rollbacks), got ${c.rollback.validateDrop}`);
   // the algorithm's section, checked by its spec's schema (specs/*.ts)
   const issue = firstIssue(spec.schema, (c.settings as unknown as Record<string, unknown>)[spec.section]);
   if (issue) throw new AlgoError('bad-config', issue);

@@ -64,7 +64,9 @@ function meteredScores(engine: TrainEngine, meter: ScoreMeter): TrainEngine {
       const started = performance.now();
       const result = await engine.score(request);
       meter.seconds += (performance.now() - started) / 1000;
-      for (const it of request.items) meter.tokens += ('ids' in it.context && Array.isArray(it.context.ids) ? it.context.ids.length : 0) + (Array.isArray(it.continuation) ? it.continuation.length : 0);
+      for (const it of request.items)
+        meter.tokens +=
+          ('ids' in it.context && Array.isArray(it.context.ids) ? it.context.ids.length : 0) + (Array.isArray(it.continuation) ? it.continuation.length : 0);
       return result;
     },
   };
@@ -153,7 +155,11 @@ export class AlgoContext {
    */
   async positionLogprobs(target: LearnerTarget, adapter: string | null, rows: readonly Row[]): Promise<number[][]> {
     if (rows.length === 0) return [];
-    const r = await this.engine.score({ model: MODEL_NAMES[target], adapter, items: rows.map((row) => ({ context: { ids: row.ids.slice(0, 1) }, continuation: row.ids.slice(1) })) });
+    const r = await this.engine.score({
+      model: MODEL_NAMES[target],
+      adapter,
+      items: rows.map((row) => ({ context: { ids: row.ids.slice(0, 1) }, continuation: row.ids.slice(1) })),
+    });
     return r.items.map((it, i) => {
       const out = new Array<number>(rows[i].ids.length).fill(0);
       it.logprobs.forEach((v, j) => (out[j] = v));

@@ -16,7 +16,6 @@ import type { Rng } from '../util/rng.ts';
 import type { EpisodeTurn } from '../envs/types.ts';
 import { AlgoError } from './types.ts';
 
-
 /** Groups kept by the variance filter: how many of G. */
 export function keptCount(groups: number, keepFraction: number): number {
   return Math.min(groups, Math.max(1, Math.round(keepFraction * groups)));

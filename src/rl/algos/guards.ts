@@ -22,7 +22,8 @@ function pairedFall(current: readonly number[], best: readonly number[]): { n: n
 export function validationDrop(current: readonly number[], best: readonly number[], drop: number): string | null {
   const { n, fell, se } = pairedFall(current, best);
   if (n < 2) return null;
-  if (fell > drop && fell > 2.5 * se) return `validation success fell to ${(100 * meanOf(current.slice(0, n))).toFixed(0)}% from the best adapters' ${(100 * meanOf(best.slice(0, n))).toFixed(0)}% on the same ${n} tasks`;
+  if (fell > drop && fell > 2.5 * se)
+    return `validation success fell to ${(100 * meanOf(current.slice(0, n))).toFixed(0)}% from the best adapters' ${(100 * meanOf(best.slice(0, n))).toFixed(0)}% on the same ${n} tasks`;
   return null;
 }
 

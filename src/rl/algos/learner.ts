@@ -4,7 +4,16 @@
 // learner per model it trains (SWEET-RL: a critic learner with Bradley–Terry and a policy learner
 // with DPO; PPO: a policy learner with the clipped objective and a critic learner with value MSE).
 import type { LoadedModel } from '../model/folder/folder.ts';
-import { adapterParamSpecs, initLora, numel, valueHeadDelta, type HeadsSpec, type LoraSpec, type ModelWeights, type ParamSpec } from '../model/llama/weights.ts';
+import {
+  adapterParamSpecs,
+  initLora,
+  numel,
+  valueHeadDelta,
+  type HeadsSpec,
+  type LoraSpec,
+  type ModelWeights,
+  type ParamSpec,
+} from '../model/llama/weights.ts';
 import { buildLlamaTrainStep } from '../model/train/llama.ts';
 import { momentName, type TrainStepGraph } from '../model/train/trainStep.ts';
 import type { LossSpec } from '../model/train/losses.ts';
@@ -129,7 +138,10 @@ export class Learner {
     const a = state.spec;
     const b = this.spec.lora;
     if (a.rank !== b.rank || a.alpha !== b.alpha || a.targets.join() !== b.targets.join()) {
-      throw new AlgoError('bad-checkpoint', `checkpoint adapter (rank ${a.rank}, alpha ${a.alpha}, ${a.targets.join('/')}) differs from the configured one (rank ${b.rank}, alpha ${b.alpha}, ${b.targets.join('/')})`);
+      throw new AlgoError(
+        'bad-checkpoint',
+        `checkpoint adapter (rank ${a.rank}, alpha ${a.alpha}, ${a.targets.join('/')}) differs from the configured one (rank ${b.rank}, alpha ${b.alpha}, ${b.targets.join('/')})`,
+      );
     }
     // a critic checkpoint from before the value head trained (no delta): its head starts at the base
     const tensors = { ...state.trainer.tensors };
@@ -141,7 +153,8 @@ export class Learner {
   }
 
   private checkTarget(state: LearnerState): void {
-    if (state.target !== this.spec.target) throw new AlgoError('bad-checkpoint', `checkpoint holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
+    if (state.target !== this.spec.target)
+      throw new AlgoError('bad-checkpoint', `checkpoint holds a ${state.target} adapter, this learner trains the ${this.spec.target}`);
   }
 
   private paramSpecs(): ParamSpec[] {

@@ -67,7 +67,11 @@ export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, max
     const info = infos.find((m) => m.name === name);
     return info ? contextTokens(info.turnwise, info.config.maxSeq) : 256;
   };
-  return { policyBudget: budget('policy'), criticBudget: budget('critic'), policyReserve: maxNewTokens ?? replyTokens(infos.find((m) => m.name === 'policy')?.turnwise) };
+  return {
+    policyBudget: budget('policy'),
+    criticBudget: budget('critic'),
+    policyReserve: maxNewTokens ?? replyTokens(infos.find((m) => m.name === 'policy')?.turnwise),
+  };
 }
 
 /**
@@ -113,21 +117,33 @@ export class TrainingLoop {
     private readonly algo: Algorithm,
     readonly runId: string,
   ) {
-    this.validation = new ValidationGuard({ states: () => this.states(), load: (s) => this.load(s), play: (draw) => this.playValidation(draw) }, ctx.config.rollback);
+    this.validation = new ValidationGuard(
+      { states: () => this.states(), load: (s) => this.load(s), play: (draw) => this.playValidation(draw) },
+      ctx.config.rollback,
+    );
   }
 
   /** Builds the algorithm's learners, resumes from the run's checkpoint when there is one, and publishes the adapters. */
   static async create(o: TrainingLoopOptions): Promise<TrainingLoop> {
     const config = validateLoopConfig(o.config);
     const critic = o.models.critic ?? null;
-    if (needsCritic(config.settings) && !critic) throw new AlgoError('no-critic', `--algo ${config.settings.algo} needs the critic model (public/models/critic)`);
+    if (needsCritic(config.settings) && !critic)
+      throw new AlgoError('no-critic', `--algo ${config.settings.algo} needs the critic model (public/models/critic)`);
     const runId = o.runId ?? newRunId(config.settings.algo, config.family, config.seed);
     const windows = windowsOf(await o.engine.models(), config.maxNewTokens);
     const ids = { policy: `${runId}/policy`, critic: `${runId}/critic` };
     const ctx = new AlgoContext(o.engine, o.runtime, { policy: o.models.policy, critic }, windows, config, ids);
     const loop = new TrainingLoop(o, ctx, await createAlgorithm(ctx, config.settings), runId);
     if (o.trajectories) {
-      await ensureRun(o.trajectories, { id: runId, name: runId, models: { policy: MODEL_NAMES.policy, critic: critic ? MODEL_NAMES.critic : null }, adapterId: ids.policy, algorithm: config.settings.algo, settings: jsonSettings(config), seed: config.seed });
+      await ensureRun(o.trajectories, {
+        id: runId,
+        name: runId,
+        models: { policy: MODEL_NAMES.policy, critic: critic ? MODEL_NAMES.critic : null },
+        adapterId: ids.policy,
+        algorithm: config.settings.algo,
+        settings: jsonSettings(config),
+        seed: config.seed,
+      });
     }
     const saved = await o.checkpoints?.load(runId);
     if (saved) loop.restore(saved);
@@ -207,7 +223,12 @@ export class TrainingLoop {
     }
     // the rollouts' sampled tokens with their recorded log-probs, read by kl_ref and the update guard
     const recorded = this.ctx.turnRows(episodes).rows.filter((r) => r.f.old_logp);
-    const metrics: Record<string, number> = { iteration: it + 1, ...rolloutMetrics(episodes, cfg.k), kl_ref: this.policyIsBase() ? 0 : await this.klFromRollouts(recorded, null), rollout_seconds: rolloutSeconds };
+    const metrics: Record<string, number> = {
+      iteration: it + 1,
+      ...rolloutMetrics(episodes, cfg.k),
+      kl_ref: this.policyIsBase() ? 0 : await this.klFromRollouts(recorded, null),
+      rollout_seconds: rolloutSeconds,
+    };
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
     metrics.feedback_turns = feedback.turns.length;
     metrics.feedback_pairs = feedback.pairs.length;
@@ -222,7 +243,10 @@ export class TrainingLoop {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
       const reference = await this.perTaskSuccessOf(this.lastClean.states, it);
       if (!collapseConfirmed(perTaskSuccess(episodes, cfg.k), reference, cfg.rollback.successDrop)) {
-        events.push({ kind: 'not-rolled-back', text: `not rolled back: ${describeFall(fall, 'fell')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse` });
+        events.push({
+          kind: 'not-rolled-back',
+          text: `not rolled back: ${describeFall(fall, 'fell')}, but the adapters of iteration ${this.lastClean.iteration} won ${(100 * meanOf(reference)).toFixed(0)}% of the same tasks: hard tasks, not a collapse`,
+        });
         failure = null;
       }
     }
@@ -250,12 +274,17 @@ export class TrainingLoop {
       await this.o.engine.setAdapter(candidate, this.algo.learners.policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
       const kl = await this.klFromRollouts(recorded, candidate);
       metrics.update_kl = kl;
-      if (!(kl <= cfg.rollback.maxUpdateKl)) failure = `the update moved the policy by KL ${kl.toPrecision(3)} per token on its own rollouts (limit ${cfg.rollback.maxUpdateKl})`;
+      if (!(kl <= cfg.rollback.maxUpdateKl))
+        failure = `the update moved the policy by KL ${kl.toPrecision(3)} per token on its own rollouts (limit ${cfg.rollback.maxUpdateKl})`;
     }
     const gradNormNow = update && !failure ? update.gradNorm : 0;
     const distinct = metrics.distinct_replies ?? 0;
     this.firstDistinct ??= distinct;
-    const echo = echoTrapSigns(cfg.echo, { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct }, { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct });
+    const echo = echoTrapSigns(
+      cfg.echo,
+      { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct },
+      { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct },
+    );
     if (!failure && cfg.echo.rollbackOnSpike && echo.some((e) => e.sign === 'grad-spike')) failure = 'Echo Trap gradient-norm spike';
     // the adapters that played this iteration showed no sign in their rollouts: a safe return point
     if (!collapsed && echo.every((e) => e.sign === 'grad-spike')) this.lastClean = { iteration: it, states: good };
@@ -278,7 +307,12 @@ export class TrainingLoop {
     if (!failure && this.validation.due(it + 1)) {
       const v = await this.validation.check(it + 1);
       if (!v) events.push({ kind: 'validation-skipped', text: 'validation skipped: the run was stopped during it' });
-      else Object.assign(metrics, { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy }, v.start === undefined ? {} : { validation_start: v.start });
+      else
+        Object.assign(
+          metrics,
+          { validation_success: v.score, validation_sampled: v.sampled, validation_greedy: v.greedy },
+          v.start === undefined ? {} : { validation_start: v.start },
+        );
       if (v?.confirmation) {
         const c = v.confirmation;
         Object.assign(metrics, { validation_confirmed: c.held ? 1 : 0, validation_pooled: c.candidate, validation_pooled_best: c.reference });
@@ -378,7 +412,14 @@ export class TrainingLoop {
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
     this.rollbacks++;
     const lr = this.lr();
-    return { kind: 'rolled-back', to: to.iteration, why, lr, atEnd, text: `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${lr.toPrecision(3)}` };
+    return {
+      kind: 'rolled-back',
+      to: to.iteration,
+      why,
+      lr,
+      atEnd,
+      text: `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${lr.toPrecision(3)}`,
+    };
   }
 
   private checkpoint(): TrainCheckpoint {
@@ -422,8 +463,15 @@ export class TrainingLoop {
   /** Iteration `it`'s rollouts (its tasks, K each, its sampling seed) played by the policy adapter `adapterId`. */
   private async play(adapterId: string, it: number, opts: Parameters<typeof rollout>[2] = {}): Promise<Awaited<ReturnType<typeof rollout>>> {
     const cfg = this.ctx.config;
-    const agent = await PolicyBatchAgent.create(this.o.engine, { adapter: adapterId, sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve } });
-    return rollout({ tasks: iterationTasks(cfg, it), k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) }, agent, opts);
+    const agent = await PolicyBatchAgent.create(this.o.engine, {
+      adapter: adapterId,
+      sampling: { temperature: cfg.rolloutTemperature ?? 1, maxNewTokens: this.ctx.windows.policyReserve },
+    });
+    return rollout(
+      { tasks: iterationTasks(cfg, it), k: cfg.k, seed: hashString(`rollout/${cfg.seed}/${it}`), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) },
+      agent,
+      opts,
+    );
   }
 
   /** Per task of iteration `it`, the success share of the K episodes the policy adapters in `states` play on it. */

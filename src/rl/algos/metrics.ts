@@ -19,7 +19,10 @@ export function echoTrapSigns(
   const sign = (s: EchoSign, text: string) => out.push({ kind: 'echo-trap', sign: s, text });
   const best = Math.max(0, ...history.spreads);
   if (best > 0 && now.spread < cfg.spreadDrop * best) {
-    sign('spread-collapse', `Echo Trap: within-group reward spread ${now.spread.toFixed(3)} fell below ${Math.round(cfg.spreadDrop * 100)}% of its best ${best.toFixed(3)}`);
+    sign(
+      'spread-collapse',
+      `Echo Trap: within-group reward spread ${now.spread.toFixed(3)} fell below ${Math.round(cfg.spreadDrop * 100)}% of its best ${best.toFixed(3)}`,
+    );
   }
   const med = median(history.gradNorms);
   if (history.gradNorms.length >= 2 && med > 0 && now.gradNorm > cfg.gradSpike * med) {
@@ -27,7 +30,10 @@ export function echoTrapSigns(
   }
   const first = history.firstDistinct;
   if (first !== null && first > 0 && now.distinct < cfg.distinctDrop * first) {
-    sign('templates', `Echo Trap: only ${(now.distinct * 100).toFixed(0)}% of replies are distinct, below ${Math.round(cfg.distinctDrop * 100)}% of the first iteration's ${(first * 100).toFixed(0)}% (repeated templates)`);
+    sign(
+      'templates',
+      `Echo Trap: only ${(now.distinct * 100).toFixed(0)}% of replies are distinct, below ${Math.round(cfg.distinctDrop * 100)}% of the first iteration's ${(first * 100).toFixed(0)}% (repeated templates)`,
+    );
   }
   return out;
 }

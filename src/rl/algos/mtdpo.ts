@@ -23,12 +23,20 @@ export class Mtdpo implements Algorithm {
   ) {}
 
   static async create(ctx: AlgoContext, cfg: MtdpoConfig): Promise<Mtdpo> {
-    return new Mtdpo(cfg, { policy: await makeLearner(ctx, 'policy', { kind: 'dpo', beta: cfg.beta, nllCoef: cfg.nllCoef, pairs: cfg.pairBatch }, 2 * cfg.pairBatch, 1) });
+    return new Mtdpo(cfg, {
+      policy: await makeLearner(ctx, 'policy', { kind: 'dpo', beta: cfg.beta, nllCoef: cfg.nllCoef, pairs: cfg.pairBatch }, 2 * cfg.pairBatch, 1),
+    });
   }
 
   async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
     const { episodes, k } = input;
-    const pairs = pairTrajectories(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng, episodes.map(agentSide));
+    const pairs = pairTrajectories(
+      this.cfg.pairing,
+      episodes.map((e) => e.totalReward),
+      k,
+      ctx.rng,
+      episodes.map(agentSide),
+    );
     const rowOf = new Map<number, Row>();
     let dropped = 0;
     for (const i of new Set(pairs.flat())) {

@@ -27,7 +27,13 @@ export class Rft implements Algorithm {
     const fb = feedbackRows(ctx, input.feedback);
     const all = [...rows, ...fb.turns.filter((t) => t.value > 0).map((t) => t.row), ...fb.pairs.map(([c]) => c)];
     const stats: Record<string, number> = { kept_episodes: keep.filter(Boolean).length, train_rows: all.length };
-    if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: this.cfg.keep === 'success' ? 'no successful episode to imitate' : 'no episode above its group mean to imitate' };
+    if (all.length === 0)
+      return {
+        stats,
+        losses: {},
+        gradNorm: 0,
+        skipped: this.cfg.keep === 'success' ? 'no successful episode to imitate' : 'no episode above its group mean to imitate',
+      };
     const p = await (this.learners.policy as Learner).train(all, this.cfg.epochs, ctx.order());
     Object.assign(stats, prefixed('policy', { loss: p.loss, ...p.stats }));
     return { stats, losses: { policy: p.losses }, gradNorm: p.maxGradNorm };

@@ -200,7 +200,10 @@ export function packRows(
       bias[i * seqLen + t] = 0;
     }
   }
-  const feeds: Record<string, TensorData> = { ...tokenFeeds(cfg, ids, positions, bias, batch, seqLen), targets: { type: 'int32', data: targets, dims: [batch, seqLen] } };
+  const feeds: Record<string, TensorData> = {
+    ...tokenFeeds(cfg, ids, positions, bias, batch, seqLen),
+    targets: { type: 'int32', data: targets, dims: [batch, seqLen] },
+  };
   for (const n of floats) feeds[n] = { type: 'float32', data: arrays[n], dims: [batch, seqLen] };
   return feeds;
 }

@@ -25,7 +25,10 @@ export function runLockName(runId: string): string {
  * Takes the run's lock without waiting; throws AlgoError('run-busy') when another tab's trainer holds
  * it, so a second writer is refused before it reads or writes anything of the run.
  */
-export async function acquireRunLock(runId: string, locks: LockManagerLike | undefined = (globalThis.navigator as { locks?: LockManagerLike } | undefined)?.locks): Promise<RunLock> {
+export async function acquireRunLock(
+  runId: string,
+  locks: LockManagerLike | undefined = (globalThis.navigator as { locks?: LockManagerLike } | undefined)?.locks,
+): Promise<RunLock> {
   if (!locks) return { release() {} };
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));

@@ -119,7 +119,14 @@ export class TrainerService {
 
   async status(): Promise<TrainerStatus> {
     const loop = this.requireLoop();
-    return { runId: loop.runId, config: this.config as LoopConfig, iteration: loop.iteration, backend: (await this.engine?.backendInfo())?.kind ?? 'wasm', targets: loop.targets(), running: this.running };
+    return {
+      runId: loop.runId,
+      config: this.config as LoopConfig,
+      iteration: loop.iteration,
+      backend: (await this.engine?.backendInfo())?.kind ?? 'wasm',
+      targets: loop.targets(),
+      running: this.running,
+    };
   }
 
   /**

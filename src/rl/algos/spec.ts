@@ -83,7 +83,10 @@ export interface AlgoSpec<N extends string = string, S extends string = string, 
 }
 
 /** A field that is the section's field `field` (form key `key`, default the same). */
-export function sectionField<C extends object>(field: keyof C & string, f: Omit<NumberField<C>, 'read' | 'write'> | Omit<BooleanField<C>, 'read' | 'write'> | Omit<ChoiceField<C>, 'read' | 'write'>): FormField<C> {
+export function sectionField<C extends object>(
+  field: keyof C & string,
+  f: Omit<NumberField<C>, 'read' | 'write'> | Omit<BooleanField<C>, 'read' | 'write'> | Omit<ChoiceField<C>, 'read' | 'write'>,
+): FormField<C> {
   return { ...f, read: (c: C) => c[field] as FormValue, write: (values: FormValues) => ({ [field]: values[f.key] as FormValue }) } as FormField<C>;
 }
 
@@ -100,7 +103,10 @@ export function writeFields<C>(fields: readonly FormField<C>[], values: FormValu
 export function positive(field: string, integer = false) {
   return v.pipe(
     v.number(),
-    v.check((x: number) => x > 0 && Number.isFinite(x) && (!integer || Number.isInteger(x)), (i) => `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${String(i.input)}`),
+    v.check(
+      (x: number) => x > 0 && Number.isFinite(x) && (!integer || Number.isInteger(x)),
+      (i) => `${field} must be a positive ${integer ? 'integer' : 'number'}, got ${String(i.input)}`,
+    ),
   );
 }
 
@@ -108,7 +114,10 @@ export function positive(field: string, integer = false) {
 export function offOrPositive(field: string) {
   return v.pipe(
     v.number(),
-    v.check((x: number) => x >= 0 && Number.isFinite(x), (i) => `${field} must be a finite number ≥ 0 (0 = off), got ${String(i.input)}`),
+    v.check(
+      (x: number) => x >= 0 && Number.isFinite(x),
+      (i) => `${field} must be a finite number ≥ 0 (0 = off), got ${String(i.input)}`,
+    ),
   );
 }
 
@@ -124,7 +133,10 @@ export function numberThat(ok: (x: number) => boolean, message: (x: unknown) => 
 export function oneOf(values: readonly string[], message: (x: unknown) => string) {
   return v.pipe(
     v.string(),
-    v.check((x: string) => values.includes(x), (i) => message(i.input)),
+    v.check(
+      (x: string) => values.includes(x),
+      (i) => message(i.input),
+    ),
   );
 }
 

@@ -36,7 +36,13 @@ export class Starpo implements Algorithm {
   ) {}
 
   static async create(ctx: AlgoContext, name: AlgoName, cfg: StarpoConfig): Promise<Starpo> {
-    const policy = await makeLearner(ctx, 'policy', { kind: 'policy-gradient', clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, klCoef: cfg.klCoef }, cfg.batch, 1);
+    const policy = await makeLearner(
+      ctx,
+      'policy',
+      { kind: 'policy-gradient', clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, klCoef: cfg.klCoef },
+      cfg.batch,
+      1,
+    );
     const critic = cfg.advantage === 'gae' ? await makeLearner(ctx, 'critic', { kind: 'value-mse' }, cfg.batch, 2) : undefined;
     return new Starpo(name, cfg, critic ? { policy, critic } : { policy });
   }
@@ -52,7 +58,13 @@ export class Starpo implements Algorithm {
     const valueTargets: number[][] = [];
     const values: number[][] = [];
     let stepGrouped = 0;
-    const reroll = this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0 ? await this.rerollAdvantages(ctx, kept.map((g) => episodes.slice(g * k, (g + 1) * k))) : null;
+    const reroll =
+      this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0
+        ? await this.rerollAdvantages(
+            ctx,
+            kept.map((g) => episodes.slice(g * k, (g + 1) * k)),
+          )
+        : null;
     if (this.cfg.advantage === 'grpo') {
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
@@ -60,7 +72,12 @@ export class Starpo implements Algorithm {
         const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
         stepGrouped += step?.grouped ?? 0;
         group.forEach((e, i) =>
-          adv.push(e.turns.map((_, t) => a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll.advantages[j * k + i][t] : 0))),
+          adv.push(
+            e.turns.map(
+              (_, t) =>
+                a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll.advantages[j * k + i][t] : 0),
+            ),
+          ),
         );
       }
     } else {
@@ -69,7 +86,13 @@ export class Starpo implements Algorithm {
         const terminal = e.turns.length > 0 && e.turns[e.turns.length - 1].done;
         const vals = Float32Array.from(v[i]);
         if (terminal) vals[e.turns.length] = 0;
-        const a = gaeAdvantages(Float32Array.from(e.turns, (t) => t.reward), vals, this.cfg.gamma, this.cfg.lambda, terminal);
+        const a = gaeAdvantages(
+          Float32Array.from(e.turns, (t) => t.reward),
+          vals,
+          this.cfg.gamma,
+          this.cfg.lambda,
+          terminal,
+        );
         adv.push(Array.from(a));
         values.push(Array.from(vals));
         valueTargets.push(Array.from(a, (x, t) => x + vals[t]));
@@ -92,7 +115,13 @@ export class Starpo implements Algorithm {
     const all = [...rows, ...extra];
     const stats: Record<string, number> = { kept_groups: kept.length, groups: std.length, train_rows: all.length };
     // the share of kept turns that shared their state with another episode: where step credit can act
-    if (this.cfg.stepWeight > 0) stats.step_grouped_frac = stepGrouped / Math.max(1, adv.reduce((n, a) => n + a.length, 0));
+    if (this.cfg.stepWeight > 0)
+      stats.step_grouped_frac =
+        stepGrouped /
+        Math.max(
+          1,
+          adv.reduce((n, a) => n + a.length, 0),
+        );
     if (reroll) Object.assign(stats, { reroll_episodes: reroll.episodes, reroll_seconds: reroll.seconds });
     if (this.cfg.klCoef > 0 && all.length) await ctx.fillLogprobs('policy', null, all, 'ref_logp');
     if (all.length === 0) return { stats, losses: {}, gradNorm: 0, skipped: 'no group with reward spread: nothing to train on' };
@@ -128,8 +157,16 @@ export class Starpo implements Algorithm {
    */
   private async rerollAdvantages(ctx: AlgoContext, groups: UpdateInput['episodes'][]): Promise<{ advantages: number[][]; episodes: number; seconds: number }> {
     const started = performance.now();
-    const agent = await PolicyBatchAgent.create(ctx.engine, { adapter: ctx.adapterIds.policy, sampling: { temperature: 1, maxNewTokens: ctx.windows.policyReserve } });
-    const opts = { m: this.cfg.rerolls, seed: ctx.rng.int(1_000_000_000), gamma: this.cfg.gamma, ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}) };
+    const agent = await PolicyBatchAgent.create(ctx.engine, {
+      adapter: ctx.adapterIds.policy,
+      sampling: { temperature: 1, maxNewTokens: ctx.windows.policyReserve },
+    });
+    const opts = {
+      m: this.cfg.rerolls,
+      seed: ctx.rng.int(1_000_000_000),
+      gamma: this.cfg.gamma,
+      ...(ctx.config.turnLimit ? { turnLimit: ctx.config.turnLimit } : {}),
+    };
     const seconds = () => (performance.now() - started) / 1000;
     if (this.cfg.rerollPool) {
       const pooled = await pooledRerollCredit(groups, agent, { ...opts, stateOf: (e, t) => anchorState(e.task.prompt, e.turns, t) });
@@ -148,7 +185,10 @@ export class Starpo implements Algorithm {
   /** V(s_0) … V(s_T) per episode from the critic (with its current adapter). */
   private async turnValues(ctx: AlgoContext, episodes: UpdateInput['episodes']): Promise<number[][]> {
     const items = episodes.flatMap((e) =>
-      Array.from({ length: e.turns.length + 1 }, (_, t) => ({ context: { ids: ctx.criticPrompt(e.task, dialogueOf(e.task.prompt, e.turns.slice(0, t)), 0) }, continuation: [] as number[] })),
+      Array.from({ length: e.turns.length + 1 }, (_, t) => ({
+        context: { ids: ctx.criticPrompt(e.task, dialogueOf(e.task.prompt, e.turns.slice(0, t)), 0) },
+        continuation: [] as number[],
+      })),
     );
     if (items.length === 0) return [];
     const r = await ctx.engine.score({ model: 'critic', adapter: ctx.adapterIds.critic, items });
@@ -194,4 +234,3 @@ function withAdvantage(row: Row, a: number): Row {
   setReply(row, 'advantages', a);
   return row;
 }
-

@@ -36,7 +36,13 @@ export class Sweet implements Algorithm {
   ) {}
 
   static async create(ctx: AlgoContext, cfg: SweetConfig): Promise<Sweet> {
-    const critic = await makeLearner(ctx, 'critic', { kind: 'bradley-terry', source: 'log-ratio', beta: cfg.criticBeta, pairs: cfg.pairBatch }, 2 * cfg.pairBatch, 2);
+    const critic = await makeLearner(
+      ctx,
+      'critic',
+      { kind: 'bradley-terry', source: 'log-ratio', beta: cfg.criticBeta, pairs: cfg.pairBatch },
+      2 * cfg.pairBatch,
+      2,
+    );
     const policy = await makeLearner(ctx, 'policy', { kind: 'dpo', beta: cfg.beta, nllCoef: cfg.nllCoef, pairs: cfg.pairBatch }, 2 * cfg.pairBatch, 1);
     return new Sweet(cfg, { policy, critic });
   }
@@ -47,7 +53,13 @@ export class Sweet implements Algorithm {
     const losses: UpdateResult['losses'] = {};
     let gradNorm = 0;
     // 1. critic
-    const pairs = pairTrajectories(this.cfg.pairing, episodes.map((e) => e.totalReward), k, ctx.rng, episodes.map(agentSide));
+    const pairs = pairTrajectories(
+      this.cfg.pairing,
+      episodes.map((e) => e.totalReward),
+      k,
+      ctx.rng,
+      episodes.map(agentSide),
+    );
     stats.trajectory_pairs = pairs.length;
     const criticTok = ctx.critic().tokenizer;
     // the paper's critic learns from the whole offline set; online, a replay of the last iterations'
@@ -89,7 +101,11 @@ export class Sweet implements Algorithm {
     const dpo: [Row, Row][] = [];
     let margin = 0;
     if (turns.length) {
-      const points = turns.map(([ei, ti]) => ({ task: episodes[ei].task, dialogue: dialogueOf(episodes[ei].task.prompt, episodes[ei].turns.slice(0, ti)), seed: turnSeed(episodes[ei].seed ^ 0x5eed, ti) }));
+      const points = turns.map(([ei, ti]) => ({
+        task: episodes[ei].task,
+        dialogue: dialogueOf(episodes[ei].task.prompt, episodes[ei].turns.slice(0, ti)),
+        seed: turnSeed(episodes[ei].seed ^ 0x5eed, ti),
+      }));
       const N = this.cfg.candidates;
       const gen = await ctx.engine.generate({
         model: 'policy',
@@ -106,7 +122,8 @@ export class Sweet implements Algorithm {
         const prompt = ctx.policyPrompt(p.dialogue);
         for (let i = 0; i < this.cfg.pairsPerTurn; i++) {
           const [hi, lo] = [order[i], order[N - 1 - i]];
-          if (!(adv[hi] - adv[lo] > Math.max(1e-6, this.cfg.minMargin)) || cands[hi].text === cands[lo].text || !cands[hi].ids.length || !cands[lo].ids.length) continue;
+          if (!(adv[hi] - adv[lo] > Math.max(1e-6, this.cfg.minMargin)) || cands[hi].text === cands[lo].text || !cands[hi].ids.length || !cands[lo].ids.length)
+            continue;
           dpo.push([turnRow(prompt, cands[hi].ids, ctx.windows.policyBudget), turnRow(prompt, cands[lo].ids, ctx.windows.policyBudget)]);
           margin += adv[hi] - adv[lo];
         }

@@ -142,13 +142,21 @@ export class ValidationGuard {
    * outcomes are pooled over its draws (the mean of the standing and the fresh one), and the pooled
    * gain must again pass validationGain. Null when the run was stopped during it.
    */
-  private async confirm(iteration: number, outcomes: number[], best: ValidationBest): Promise<{ candidate: number[]; reference: number[]; result: Confirmation } | null> {
+  private async confirm(
+    iteration: number,
+    outcomes: number[],
+    best: ValidationBest,
+  ): Promise<{ candidate: number[]; reference: number[]; result: Confirmation } | null> {
     const again = await this.host.play(iteration);
     const reference = again && (await this.playBest(best, iteration));
     if (!again || !reference) return null;
     const pool = (a: readonly number[], b: readonly number[]) => a.map((x, i) => (x + b[i]) / 2);
     const [candidate, ref] = [pool(outcomes, again.outcomes), pool(best.outcomes, reference.outcomes)];
-    return { candidate, reference: ref, result: { candidate: meanOf(candidate), reference: meanOf(ref), against: best.iteration, held: validationGain(candidate, ref) } };
+    return {
+      candidate,
+      reference: ref,
+      result: { candidate: meanOf(candidate), reference: meanOf(ref), against: best.iteration, held: validationGain(candidate, ref) },
+    };
   }
 
   /** The best adapters on the validation tasks (draw as in ValidationHost.play), the current ones restored after. */
@@ -181,7 +189,11 @@ export class ValidationGuard {
     if (!now || now.isBest) return null;
     this.host.load(best.states);
     const short = now.confirmation ? unconfirmed(now.confirmation) : 'not 2 standard errors above them';
-    return { kind: 'kept', iteration: best.iteration, warning: `kept the adapters of iteration ${best.iteration}, the best validated (${percent(meanOf(best.outcomes))} on the validation tasks): the final adapters scored ${percent(now.score)}, ${short}` };
+    return {
+      kind: 'kept',
+      iteration: best.iteration,
+      warning: `kept the adapters of iteration ${best.iteration}, the best validated (${percent(meanOf(best.outcomes))} on the validation tasks): the final adapters scored ${percent(now.score)}, ${short}`,
+    };
   }
 }
 
@@ -202,11 +214,28 @@ export function unconfirmed(c: Confirmation): string {
  * evaluation path (rollout/evaluate.ts evaluatePolicy), one mode at a time. Null when `signal`
  * aborted during it.
  */
-export async function playValidation(engine: TrainEngine, adapterId: string, cfg: LoopConfig, maxNewTokens: number, signal: AbortSignal, draw = 0): Promise<ValidationPlay | null> {
+export async function playValidation(
+  engine: TrainEngine,
+  adapterId: string,
+  cfg: LoopConfig,
+  maxNewTokens: number,
+  signal: AbortSignal,
+  draw = 0,
+): Promise<ValidationPlay | null> {
   const tasks = validationTasks(cfg);
-  const config: EvalConfig = { family: cfg.family, split: 'train', episodes: tasks.length, seed: hashString(`validate/${cfg.seed}`), tasks, ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) };
+  const config: EvalConfig = {
+    family: cfg.family,
+    split: 'train',
+    episodes: tasks.length,
+    seed: hashString(`validate/${cfg.seed}`),
+    tasks,
+    ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}),
+  };
   const [sampled, greedy] = [[] as number[], [] as number[]];
-  for (const [mode, out] of [['sampled', sampled], ['greedy', greedy]] as const) {
+  for (const [mode, out] of [
+    ['sampled', sampled],
+    ['greedy', greedy],
+  ] as const) {
     const agentSeed = hashString(mode === 'sampled' && draw > 0 ? `validate/${cfg.seed}/draw/${draw}` : `validate/${cfg.seed}`);
     const r = await evaluatePolicy(engine, { ...config, agentSeed }, { adapter: adapterId, maxNewTokens, modes: [mode], signal }).catch((e: unknown) => {
       if (signal.aborted) return null;

@@ -16,7 +16,11 @@ export const CHECK_FORMAT = 'turnwise.logits-check/1';
 
 /** A `guess` episode in the engine's layout: system = task prompt, then agent/user turns. */
 export const SAMPLE_EPISODE: readonly ChatMessage[] = [
-  { role: 'system', content: 'Guess the animal I am thinking of. Candidates: cat, cow, eagle, shark. Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: cat. A wrong guess ends the game. You have 4 turns.' },
+  {
+    role: 'system',
+    content:
+      'Guess the animal I am thinking of. Candidates: cat, cow, eagle, shark. Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: cat. A wrong guess ends the game. You have 4 turns.',
+  },
   { role: 'agent', content: 'is it a mammal?' },
   { role: 'user', content: 'Yes. Remaining: cat, cow. Turns left: 3.' },
 ];
@@ -53,7 +57,10 @@ export interface LogitsCheck {
 
 function logits(cfg: ModelConfig, w: ModelWeights, ids: number[], adapter?: LoraAdapter): CheckLogits {
   const value = 'v_head.summary.weight' in w;
-  const out = referenceForward(cfg, w, ids, { ...(adapter ? { lora: adapter.spec, loraWeights: adapter.weights } : {}), ...(value ? { heads: { value: true } } : {}) });
+  const out = referenceForward(cfg, w, ids, {
+    ...(adapter ? { lora: adapter.spec, loraWeights: adapter.weights } : {}),
+    ...(value ? { heads: { value: true } } : {}),
+  });
   const V = cfg.vocabSize;
   const S = ids.length;
   const lp = logSoftmaxRows(out.logits, S, V);
@@ -65,7 +72,14 @@ function logits(cfg: ModelConfig, w: ModelWeights, ids: number[], adapter?: Lora
 }
 
 /** Builds the check for `weights` (and `adapter`) on the sample episode. */
-export function buildLogitsCheck(cfg: ModelConfig, tok: Tokenizer, weights: ModelWeights, kind: 'master' | 'engine', adapter?: LoraAdapter, messages: readonly ChatMessage[] = SAMPLE_EPISODE): LogitsCheck {
+export function buildLogitsCheck(
+  cfg: ModelConfig,
+  tok: Tokenizer,
+  weights: ModelWeights,
+  kind: 'master' | 'engine',
+  adapter?: LoraAdapter,
+  messages: readonly ChatMessage[] = SAMPLE_EPISODE,
+): LogitsCheck {
   const ids = encodeChat(tok, messages, { addGenerationPrompt: true }).ids.slice(0, cfg.maxSeq);
   return {
     format: CHECK_FORMAT,

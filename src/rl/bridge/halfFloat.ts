@@ -57,7 +57,10 @@ export function readSafetensorsWidened(bytes: Uint8Array, where: string): { tens
     const count = (e.shape ?? []).reduce((a, b) => a * b, 1);
     const [b, end] = e.data_offsets ?? [-1, -1];
     if (!(b >= 0 && end <= body.length && end - b === count * 2)) {
-      throw new SafetensorsError(where, `${where}: tensor ${name} offsets [${b}, ${end}] do not fit shape [${(e.shape ?? []).join(', ')}] ${e.dtype} in ${body.length} bytes`);
+      throw new SafetensorsError(
+        where,
+        `${where}: tensor ${name} offsets [${b}, ${end}] do not fit shape [${(e.shape ?? []).join(', ')}] ${e.dtype} in ${body.length} bytes`,
+      );
     }
     const dv = new DataView(body.buffer, body.byteOffset + b, end - b);
     const widen = e.dtype === 'F16' ? f16ToF32 : bf16ToF32;

@@ -92,20 +92,39 @@ export function hfExportFiles(opts: HfExportOptions): Record<string, Uint8Array>
   const kind = opts.weights ?? 'master';
   const weights = exportWeights(model, kind);
   const extra = opts.includeOnnx === false ? {} : Object.fromEntries(Object.entries(model.files).filter(([p]) => p.startsWith('onnx/')));
-  const base = folderFiles({ config: model.config, tokenizer: model.tokenizer, weights, heads: model.heads, turnwise: { ...(model.turnwise ?? {}), export: { weights: kind, name } }, files: extra });
+  const base = folderFiles({
+    config: model.config,
+    tokenizer: model.tokenizer,
+    weights,
+    heads: model.heads,
+    turnwise: { ...(model.turnwise ?? {}), export: { weights: kind, name } },
+    files: extra,
+  });
   const files: Record<string, Uint8Array> = {
     ...base,
     [GENERATION_CONFIG_FILE]: json(generationConfigJson(model.tokenizer, opts.maxNewTokens ?? model.turnwise?.maxReplyTokens)),
     [SPECIAL_TOKENS_MAP_FILE]: json(specialTokensMapJson()),
   };
   if (opts.adapter) {
-    const peft = exportPeftAdapter(model.config, opts.adapter, { baseModel: opts.baseRef ?? name, metadata: { turnwise_adapter_id: opts.adapter.id, turnwise_base: name } });
+    const peft = exportPeftAdapter(model.config, opts.adapter, {
+      baseModel: opts.baseRef ?? name,
+      metadata: { turnwise_adapter_id: opts.adapter.id, turnwise_base: name },
+    });
     for (const [f, bytes] of Object.entries(peft)) files[`${ADAPTER_DIR}/${f}`] = bytes;
   }
   const check = buildLogitsCheck(model.config, model.tokenizer, weights, kind, opts.adapter);
   files[CHECK_FILE] = json(check);
   files[README_FILE] = new TextEncoder().encode(
-    modelCard({ name, config: model.config, heads: model.heads, weights: kind, adapter: opts.adapter ? { id: opts.adapter.id, spec: opts.adapter.spec } : undefined, turnwise: model.turnwise, command: opts.command, files: Object.keys(files) }),
+    modelCard({
+      name,
+      config: model.config,
+      heads: model.heads,
+      weights: kind,
+      adapter: opts.adapter ? { id: opts.adapter.id, spec: opts.adapter.spec } : undefined,
+      turnwise: model.turnwise,
+      command: opts.command,
+      files: Object.keys(files),
+    }),
   );
   return files;
 }

@@ -42,9 +42,13 @@ export function modelCard(c: ModelCardInput): string {
     '| `generation_config.json` | special ids; sampling as the lab samples (temperature 1, no top-k/top-p) |',
     `| \`model.safetensors\` | float32 weights, Hugging Face Llama names${c.weights === 'engine' ? ' — the 4-bit values the lab computes with, dequantised' : ' — the full-precision weights (the lab runs 4-bit copies of the block linears)'} |`,
     '| `tokenizer.json`, `tokenizer_config.json`, `special_tokens_map.json` | word-level BPE with byte fallback; `chat_template` |',
-    ...(c.adapter ? [`| \`adapter/\` | PEFT LoRA adapter \`${c.adapter.id}\`: r = ${c.adapter.spec.rank}, α = ${c.adapter.spec.alpha}, targets ${c.adapter.spec.targets.join(', ')} |`] : []),
+    ...(c.adapter
+      ? [
+          `| \`adapter/\` | PEFT LoRA adapter \`${c.adapter.id}\`: r = ${c.adapter.spec.rank}, α = ${c.adapter.spec.alpha}, targets ${c.adapter.spec.targets.join(', ')} |`,
+        ]
+      : []),
     '| `turnwise_check.json` | a sample episode, its ids, and reference logits to compare against |',
-    ...(c.files.some((f) => f.startsWith('onnx/')) ? ['| `onnx/` | the lab\'s own 4-bit prefill/decode graphs (onnxruntime) |'] : []),
+    ...(c.files.some((f) => f.startsWith('onnx/')) ? ["| `onnx/` | the lab's own 4-bit prefill/decode graphs (onnxruntime) |"] : []),
     '',
     '## Load it',
     '',
@@ -76,7 +80,12 @@ export function modelCard(c: ModelCardInput): string {
     'tokens: the two agree on every episode whose text does not spell a special token.',
     '',
     ...(c.heads.value
-      ? ['## Value head', '', '`v_head.summary.weight`/`bias` follow TRL\'s `AutoModelForCausalLMWithValueHead`; plain `AutoModelForCausalLM` ignores them (with a warning).', '']
+      ? [
+          '## Value head',
+          '',
+          "`v_head.summary.weight`/`bias` follow TRL's `AutoModelForCausalLMWithValueHead`; plain `AutoModelForCausalLM` ignores them (with a warning).",
+          '',
+        ]
       : []),
   ];
   return lines.join('\n');

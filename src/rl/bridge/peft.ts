@@ -26,7 +26,8 @@ export interface LoraAdapter {
   weights: ModelWeights;
 }
 
-export type PeftErrorCode = 'bad-config' | 'unsupported' | 'unknown-target' | 'missing-tensor' | 'unexpected-tensor' | 'shape-mismatch' | 'non-finite' | 'bad-weights';
+export type PeftErrorCode =
+  'bad-config' | 'unsupported' | 'unknown-target' | 'missing-tensor' | 'unexpected-tensor' | 'shape-mismatch' | 'non-finite' | 'bad-weights';
 
 /** An adapter that cannot be exported, or a PEFT folder that does not fit the base model. `file` names the file. */
 export class PeftError extends Error {
@@ -114,14 +115,17 @@ export function expectedPeftKeys(cfg: ModelConfig, spec: LoraSpec): string[] {
 /** The two files of a PEFT adapter folder, by file name. Throws PeftError on missing or mis-shaped matrices. */
 export function exportPeftAdapter(cfg: ModelConfig, adapter: LoraAdapter, opts: PeftExportOptions): Record<string, Uint8Array> {
   const { spec } = adapter;
-  if (!Number.isInteger(spec.rank) || spec.rank < 1) throw new PeftError('bad-config', ADAPTER_CONFIG_FILE, `adapter rank must be a positive integer, got ${spec.rank}`);
-  if (!(spec.alpha > 0) || !Number.isFinite(spec.alpha)) throw new PeftError('bad-config', ADAPTER_CONFIG_FILE, `adapter alpha must be a positive number, got ${spec.alpha}`);
+  if (!Number.isInteger(spec.rank) || spec.rank < 1)
+    throw new PeftError('bad-config', ADAPTER_CONFIG_FILE, `adapter rank must be a positive integer, got ${spec.rank}`);
+  if (!(spec.alpha > 0) || !Number.isFinite(spec.alpha))
+    throw new PeftError('bad-config', ADAPTER_CONFIG_FILE, `adapter alpha must be a positive number, got ${spec.alpha}`);
   const tensors: Record<string, { shape: number[]; data: Float32Array }> = {};
   for (const p of loraParams(cfg, spec)) {
     for (const s of [p.a, p.b]) {
       const w = adapter.weights[s.name];
       if (!w) throw new PeftError('missing-tensor', ADAPTER_WEIGHTS_FILE, `adapter matrix ${s.name} is missing`);
-      if (w.length !== numel(s.shape)) throw new PeftError('shape-mismatch', ADAPTER_WEIGHTS_FILE, `adapter matrix ${s.name} has ${w.length} values, expected [${s.shape.join(', ')}]`);
+      if (w.length !== numel(s.shape))
+        throw new PeftError('shape-mismatch', ADAPTER_WEIGHTS_FILE, `adapter matrix ${s.name} has ${w.length} values, expected [${s.shape.join(', ')}]`);
       tensors[PEFT_PREFIX + s.name] = { shape: s.shape, data: w };
     }
   }
@@ -135,7 +139,8 @@ export function exportPeftAdapter(cfg: ModelConfig, adapter: LoraAdapter, opts: 
 
 type RawConfig = Record<string, unknown>;
 
-const isEmpty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 /** Our projection named by a PEFT target_modules entry ("q_proj", "self_attn.q_proj", "model.layers.0.mlp.up_proj"). */
 function targetOf(entry: string): LoraTarget | undefined {
@@ -146,19 +151,29 @@ function targetOf(entry: string): LoraTarget | undefined {
 export function specFromPeftConfig(raw: unknown, cfg: ModelConfig, where = ADAPTER_CONFIG_FILE): { spec: LoraSpec; layers: Set<number> | null } {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new PeftError('bad-config', where, `${where} is not a JSON object`);
   const c = raw as RawConfig;
-  if (c.peft_type !== 'LORA') throw new PeftError('unsupported', where, `${where}: peft_type is ${JSON.stringify(c.peft_type)}; only LORA adapters load into Turnwise`);
+  if (c.peft_type !== 'LORA')
+    throw new PeftError('unsupported', where, `${where}: peft_type is ${JSON.stringify(c.peft_type)}; only LORA adapters load into Turnwise`);
   if (c.task_type !== undefined && c.task_type !== null && c.task_type !== 'CAUSAL_LM') {
     throw new PeftError('unsupported', where, `${where}: task_type ${JSON.stringify(c.task_type)} is not CAUSAL_LM`);
   }
   const r = c.r;
-  if (typeof r !== 'number' || !Number.isInteger(r) || r < 1) throw new PeftError('bad-config', where, `${where}: r must be a positive integer, got ${JSON.stringify(r)}`);
+  if (typeof r !== 'number' || !Number.isInteger(r) || r < 1)
+    throw new PeftError('bad-config', where, `${where}: r must be a positive integer, got ${JSON.stringify(r)}`);
   const alphaRaw = c.lora_alpha ?? 8; // PEFT's default lora_alpha
-  if (typeof alphaRaw !== 'number' || !(alphaRaw > 0) || !Number.isFinite(alphaRaw)) throw new PeftError('bad-config', where, `${where}: lora_alpha must be a positive number, got ${JSON.stringify(c.lora_alpha)}`);
+  if (typeof alphaRaw !== 'number' || !(alphaRaw > 0) || !Number.isFinite(alphaRaw))
+    throw new PeftError('bad-config', where, `${where}: lora_alpha must be a positive number, got ${JSON.stringify(c.lora_alpha)}`);
   if (c.use_dora === true) throw new PeftError('unsupported', where, `${where}: use_dora is set; DoRA adapters are not supported (plain LoRA only)`);
-  if (c.bias !== undefined && c.bias !== 'none') throw new PeftError('unsupported', where, `${where}: bias "${String(c.bias)}" adds trained biases; only bias "none" is supported`);
+  if (c.bias !== undefined && c.bias !== 'none')
+    throw new PeftError('unsupported', where, `${where}: bias "${String(c.bias)}" adds trained biases; only bias "none" is supported`);
   if (c.fan_in_fan_out === true) throw new PeftError('unsupported', where, `${where}: fan_in_fan_out is set (Conv1D layouts); Llama projections are nn.Linear`);
-  if (!isEmpty(c.modules_to_save)) throw new PeftError('unsupported', where, `${where}: modules_to_save ${JSON.stringify(c.modules_to_save)} trains whole modules; only LoRA matrices are supported`);
-  if (!isEmpty(c.rank_pattern) || !isEmpty(c.alpha_pattern)) throw new PeftError('unsupported', where, `${where}: rank_pattern/alpha_pattern give layers different ranks; one rank for all layers is supported`);
+  if (!isEmpty(c.modules_to_save))
+    throw new PeftError(
+      'unsupported',
+      where,
+      `${where}: modules_to_save ${JSON.stringify(c.modules_to_save)} trains whole modules; only LoRA matrices are supported`,
+    );
+  if (!isEmpty(c.rank_pattern) || !isEmpty(c.alpha_pattern))
+    throw new PeftError('unsupported', where, `${where}: rank_pattern/alpha_pattern give layers different ranks; one rank for all layers is supported`);
   if (!isEmpty(c.layers_pattern)) throw new PeftError('unsupported', where, `${where}: layers_pattern is set; use layers_to_transform or none`);
 
   const tm = c.target_modules;
@@ -260,7 +275,11 @@ export function importPeftAdapter(cfg: ModelConfig, files: PeftFiles): LoraAdapt
   }
   if (byName.size) {
     const extra = [...byName.values()].map((t) => t.key);
-    throw new PeftError('unexpected-tensor', wFile, `${wFile}: ${extra.length} tensor(s) match no target of this base: ${extra.slice(0, 4).join(', ')}${extra.length > 4 ? ', …' : ''}`);
+    throw new PeftError(
+      'unexpected-tensor',
+      wFile,
+      `${wFile}: ${extra.length} tensor(s) match no target of this base: ${extra.slice(0, 4).join(', ')}${extra.length > 4 ? ', …' : ''}`,
+    );
   }
   return { spec, weights };
 }

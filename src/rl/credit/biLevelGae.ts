@@ -47,7 +47,16 @@ function resolve(params: Partial<BiLevelGaeParams>): BiLevelGaeParams {
  * Token-level part that does not depend on the turn-level advantage: for tokens [lo, hi) of one
  * turn writes B_j into `base` and (γλ)^{e−j} into `coef` (e = hi − 1).
  */
-function tokenBase(tokenValues: ArrayLike<number>, lo: number, hi: number, gamma: number, lambda: number, base: Float64Array, coef: Float64Array, at: number): void {
+function tokenBase(
+  tokenValues: ArrayLike<number>,
+  lo: number,
+  hi: number,
+  gamma: number,
+  lambda: number,
+  base: Float64Array,
+  coef: Float64Array,
+  at: number,
+): void {
   const e = hi - 1;
   base[at + e - lo] = 0;
   coef[at + e - lo] = 1;
@@ -138,7 +147,8 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
 
   result(): CreditResult {
     const n = this.rewards.length;
-    if (n > 0 && !this.bootstrapped) throw new CreditError('missing-input', `bilevel-gae needs nextValue (bootstrap after turn ${n - 1}) to credit a non-terminal prefix`);
+    if (n > 0 && !this.bootstrapped)
+      throw new CreditError('missing-input', `bilevel-gae needs nextValue (bootstrap after turn ${n - 1}) to credit a non-terminal prefix`);
     turnAdvantages(this.deltas, n, this.p.turnGamma * this.p.turnLambda, this.turnAdv);
     const N = this.offsets[n];
     const perToken = new Float32Array(N);

@@ -34,5 +34,8 @@ export interface ScoredTurn {
 /** Centred SWEET-RL advantage of a taken turn: its A(s, a) minus the mean A(s, a'_k) of K candidates at its state. */
 export function centredSweetTurn(taken: ScoredTurn, candidates: readonly ScoredTurn[], beta = 1): number {
   const a = sweetTurnAdvantage(taken.criticLogprobs, taken.refLogprobs, beta);
-  return centredAdvantage(a, candidates.map((c) => sweetTurnAdvantage(c.criticLogprobs, c.refLogprobs, beta)));
+  return centredAdvantage(
+    a,
+    candidates.map((c) => sweetTurnAdvantage(c.criticLogprobs, c.refLogprobs, beta)),
+  );
 }

@@ -137,7 +137,12 @@ export function attenuationCeiling(r: Interval): Interval {
 
 /** Reliability of a ground truth from two independent draws of it over the same episodes ([episode][T] each). */
 export function truthReliability(first: readonly Float32Array[], second: readonly Float32Array[], options: BootstrapOptions = {}): TruthReliability {
-  if (second.length !== first.length) throw new CreditError('length-mismatch', `second draw has ${second.length} episodes, expected ${first.length} (one per episode of the first)`);
-  const [row] = fidelityReport(first.map((truth, i) => ({ truth, credits: { 'second draw': second[i] } })), ['second draw'], options).rows;
+  if (second.length !== first.length)
+    throw new CreditError('length-mismatch', `second draw has ${second.length} episodes, expected ${first.length} (one per episode of the first)`);
+  const [row] = fidelityReport(
+    first.map((truth, i) => ({ truth, credits: { 'second draw': second[i] } })),
+    ['second draw'],
+    options,
+  ).rows;
   return { secondDraw: row, ceiling: attenuationCeiling(row.pooled.spearman) };
 }

@@ -13,7 +13,7 @@ export function averageRanks(x: ArrayLike<number>): Float64Array {
   const n = x.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x[a] - x[b]);
   const ranks = new Float64Array(n);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && x[order[j + 1]] === x[order[i]]) j++;
     const r = (i + j) / 2 + 1;

@@ -51,7 +51,15 @@ export interface EstimatorSpec {
   perToken: boolean;
 }
 
-const gamma = (d: number, what: string): NumberParamSpec => ({ type: 'number', name: 'gamma', label: 'γ', description: `discount per ${what}`, default: d, min: 0, max: 1 });
+const gamma = (d: number, what: string): NumberParamSpec => ({
+  type: 'number',
+  name: 'gamma',
+  label: 'γ',
+  description: `discount per ${what}`,
+  default: d,
+  min: 0,
+  max: 1,
+});
 
 export const ESTIMATORS: readonly EstimatorSpec[] = [
   {
@@ -85,7 +93,15 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
     params: [
       gamma(BI_LEVEL_GAE_DEFAULTS.gamma, 'token'),
       { type: 'number', name: 'lambda', label: 'λ', description: 'token-level GAE λ', default: BI_LEVEL_GAE_DEFAULTS.lambda, min: 0, max: 1 },
-      { type: 'number', name: 'turnGamma', label: 'γ_turn', description: 'discount per turn (RAGEN high_level_gamma)', default: BI_LEVEL_GAE_DEFAULTS.turnGamma, min: 0, max: 1 },
+      {
+        type: 'number',
+        name: 'turnGamma',
+        label: 'γ_turn',
+        description: 'discount per turn (RAGEN high_level_gamma)',
+        default: BI_LEVEL_GAE_DEFAULTS.turnGamma,
+        min: 0,
+        max: 1,
+      },
       { type: 'number', name: 'turnLambda', label: 'λ_turn', description: 'turn-level GAE λ', default: BI_LEVEL_GAE_DEFAULTS.turnLambda, min: 0, max: 1 },
     ],
     needs: ['rewards', 'tokenOffsets', 'tokenValues'],
@@ -98,9 +114,29 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
     source: 'group-normalised return (R − mean)/std over the K episodes of a task (Shao et al. 2024, arXiv 2402.03300; RAGEN StarPO)',
     scope: 'group',
     params: [
-      { type: 'boolean', name: 'divideByStd', label: '÷ std', description: 'divide by the group std (off: subtract the mean only)', default: GROUP_ADVANTAGE_DEFAULTS.divideByStd },
-      { type: 'boolean', name: 'unbiased', label: 'n−1 std', description: 'unbiased (n−1) standard deviation, as torch.std', default: GROUP_ADVANTAGE_DEFAULTS.unbiased },
-      { type: 'number', name: 'epsilon', label: 'ε', description: 'added to the std before dividing', default: GROUP_ADVANTAGE_DEFAULTS.epsilon, min: 0, max: 1 },
+      {
+        type: 'boolean',
+        name: 'divideByStd',
+        label: '÷ std',
+        description: 'divide by the group std (off: subtract the mean only)',
+        default: GROUP_ADVANTAGE_DEFAULTS.divideByStd,
+      },
+      {
+        type: 'boolean',
+        name: 'unbiased',
+        label: 'n−1 std',
+        description: 'unbiased (n−1) standard deviation, as torch.std',
+        default: GROUP_ADVANTAGE_DEFAULTS.unbiased,
+      },
+      {
+        type: 'number',
+        name: 'epsilon',
+        label: 'ε',
+        description: 'added to the std before dividing',
+        default: GROUP_ADVANTAGE_DEFAULTS.epsilon,
+        min: 0,
+        max: 1,
+      },
     ],
     needs: ['rewards', 'group'],
     changesPast: 'group',
@@ -109,9 +145,20 @@ export const ESTIMATORS: readonly EstimatorSpec[] = [
   {
     name: 'sweet',
     label: 'SWEET-RL',
-    source: 'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
+    source:
+      'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
     scope: 'episode',
-    params: [{ type: 'number', name: 'beta', label: 'β', description: 'scale of the critic/reference log-ratio', default: SWEET_CREDIT_DEFAULTS.beta, min: 1e-9, max: 1e9 }],
+    params: [
+      {
+        type: 'number',
+        name: 'beta',
+        label: 'β',
+        description: 'scale of the critic/reference log-ratio',
+        default: SWEET_CREDIT_DEFAULTS.beta,
+        min: 1e-9,
+        max: 1e9,
+      },
+    ],
     needs: ['tokenOffsets', 'criticLogprobs', 'refLogprobs'],
     changesPast: 'none',
     perToken: true,
@@ -166,7 +213,11 @@ export function computeCredit(name: EstimatorName, episodes: readonly EpisodeCre
       return episodes.map((e) => biLevelGaeCredit(e, q));
     }
     case 'grpo':
-      return groupCredit(episodes, { divideByStd: p.divideByStd as boolean, unbiased: p.unbiased as boolean, epsilon: num(p, 'epsilon') } satisfies GroupAdvantageParams);
+      return groupCredit(episodes, {
+        divideByStd: p.divideByStd as boolean,
+        unbiased: p.unbiased as boolean,
+        epsilon: num(p, 'epsilon'),
+      } satisfies GroupAdvantageParams);
     case 'sweet':
       return episodes.map((e) => sweetCredit(e, { beta: num(p, 'beta') } satisfies SweetParams));
     case 'archer':

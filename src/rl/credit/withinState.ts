@@ -172,8 +172,14 @@ export function spearmanBrown(r: number): number {
  * full truth (which decides the skipped states, as in withinStateReport). A half constant at a ranked
  * state scores 0 there.
  */
-export function halfSplitReliability(truth: readonly ArrayLike<number>[], halfA: readonly ArrayLike<number>[], halfB: readonly ArrayLike<number>[], options: BootstrapOptions = {}): HalfSplitReliability {
-  if (halfA.length !== truth.length || halfB.length !== truth.length) throw new CreditError('length-mismatch', `half draws have ${halfA.length} and ${halfB.length} states, expected ${truth.length}`);
+export function halfSplitReliability(
+  truth: readonly ArrayLike<number>[],
+  halfA: readonly ArrayLike<number>[],
+  halfB: readonly ArrayLike<number>[],
+  options: BootstrapOptions = {},
+): HalfSplitReliability {
+  if (halfA.length !== truth.length || halfB.length !== truth.length)
+    throw new CreditError('length-mismatch', `half draws have ${halfA.length} and ${halfB.length} states, expected ${truth.length}`);
   const per = truth.map((t, i) => {
     checkLength(`state ${i} first half`, halfA[i], t.length, 'one per candidate');
     checkLength(`state ${i} second half`, halfB[i], t.length, 'one per candidate');
@@ -181,7 +187,12 @@ export function halfSplitReliability(truth: readonly ArrayLike<number>[], halfA:
     return isConstant(halfA[i]) || isConstant(halfB[i]) ? 0 : (spearman(halfA[i], halfB[i]) ?? 0);
   });
   const half = bootstrapInterval(truth.length, meanOver(per), { resamples: options.resamples ?? 1000, level: options.level ?? 0.95, seed: options.seed ?? 0 });
-  const map = (i: Interval, f: (x: number) => number): Interval => ({ ...i, estimate: i.estimate === null ? null : f(i.estimate), low: i.low === null ? null : f(i.low), high: i.high === null ? null : f(i.high) });
+  const map = (i: Interval, f: (x: number) => number): Interval => ({
+    ...i,
+    estimate: i.estimate === null ? null : f(i.estimate),
+    low: i.low === null ? null : f(i.low),
+    high: i.high === null ? null : f(i.high),
+  });
   const full = map(half, spearmanBrown);
   return { half, full, ceiling: map(full, Math.sqrt) };
 }

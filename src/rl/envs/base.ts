@@ -2,12 +2,22 @@
 // collaborator protocol (types.ts), the turn limit T and the guard against oversized messages.
 // Families implement `start` (draw the task) and `act` (read one message).
 import { Rng } from '../util/rng.ts';
-import { EnvError, type CollaboratorRequest, type Env, type FamilyName, type JsonObject, type PendingStep, type StepInfo, type StepReason, type StepResult, type Task, type TaskSpec } from './types.ts';
+import {
+  EnvError,
+  type CollaboratorRequest,
+  type Env,
+  type FamilyName,
+  type JsonObject,
+  type PendingStep,
+  type StepInfo,
+  type StepReason,
+  type StepResult,
+  type Task,
+  type TaskSpec,
+} from './types.ts';
 
 /** What a family's `act` returns: either a finished step or a question for the collaborator. */
-export type Action =
-  | { kind: 'done'; result: StepResult }
-  | { kind: 'reply'; parsed: JsonObject; suggestion: string; finish: (reply: string) => StepResult };
+export type Action = { kind: 'done'; result: StepResult } | { kind: 'reply'; parsed: JsonObject; suggestion: string; finish: (reply: string) => StepResult };
 
 /** Builds a StepInfo with the common fields first. */
 export function stepInfo(reason: StepReason, fields: JsonObject = {}, invalidFormat = false, success = false): StepInfo {

@@ -31,7 +31,16 @@ export function beginTurn(env: Env, action: string, agent: AgentSide = SCRIPTED)
   const pending = env.beginStep(action);
   if (pending.kind === 'done') return { turn: { action, reply: null, replySource: null, ...pending.result, ...agent } };
   const { request } = pending;
-  return { request, complete: (reply, source) => ({ action, reply: reply ?? request.suggestion, replySource: source, ...env.completeStep(reply ?? request.suggestion), ...agent }) };
+  return {
+    request,
+    complete: (reply, source) => ({
+      action,
+      reply: reply ?? request.suggestion,
+      replySource: source,
+      ...env.completeStep(reply ?? request.suggestion),
+      ...agent,
+    }),
+  };
 }
 
 /**

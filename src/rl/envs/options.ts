@@ -11,7 +11,12 @@ export interface OptionBound {
 }
 
 /** Merges overrides into defaults; unknown keys, non-numbers and out-of-range values throw EnvError. */
-export function resolveOptions<O extends { [k: string]: number }>(family: string, defaults: O, bounds: { [K in keyof O]: OptionBound }, overrides: JsonObject | undefined): O {
+export function resolveOptions<O extends { [k: string]: number }>(
+  family: string,
+  defaults: O,
+  bounds: { [K in keyof O]: OptionBound },
+  overrides: JsonObject | undefined,
+): O {
   const out: { [k: string]: number } = { ...defaults };
   for (const [k, v] of Object.entries(overrides ?? {})) {
     if (!(k in defaults)) throw new EnvError(`${family}: unknown option "${k}" (known: ${Object.keys(defaults).join(', ')})`);

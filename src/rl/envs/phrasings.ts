@@ -116,7 +116,10 @@ export function choosePhrasing(rng: Rng, list: readonly string[]): string {
 /** A backend statement template filled in: `{unit}` becomes " <unit>", or nothing for a unitless value. */
 export function fillStatement(template: string, name: string, value: Value, unit: string): string {
   // replacement functions, so a "$" in a value is never read as a replacement pattern
-  return template.replaceAll('{name}', () => name).replaceAll('{value}', () => lit(value)).replaceAll('{unit}', () => (unit ? ` ${unit}` : ''));
+  return template
+    .replaceAll('{name}', () => name)
+    .replaceAll('{value}', () => lit(value))
+    .replaceAll('{unit}', () => (unit ? ` ${unit}` : ''));
 }
 
 /** A backend "not sure" phrasing filled in with the parameter's name. */
@@ -134,17 +137,29 @@ function count(text: string, placeholder: string): number {
 function checkTemplate(text: string, where: string, allowed: readonly string[], required: readonly string[]): void {
   for (const m of text.matchAll(PLACEHOLDER)) {
     if (!allowed.includes(m[1])) {
-      throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} has the placeholder {${m[1]}}; ${allowed.length ? `only ${allowed.map((a) => `{${a}}`).join(', ')} may appear` : 'this kind takes none'}`);
+      throw new PhrasingsError(
+        'bad-template',
+        `${where} ${JSON.stringify(text)} has the placeholder {${m[1]}}; ${allowed.length ? `only ${allowed.map((a) => `{${a}}`).join(', ')} may appear` : 'this kind takes none'}`,
+      );
     }
   }
   for (const p of required) {
     if (count(text, p) !== 1) throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} must contain {${p}} exactly once`);
   }
-  for (const p of allowed) if (count(text, p) > 1) throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} must contain {${p}} at most once`);
+  for (const p of allowed)
+    if (count(text, p) > 1) throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} must contain {${p}} at most once`);
   // the value must be the only number or quoted word a reader finds (backend/agents.ts readValue)
   const rest = text.replace(PLACEHOLDER, ' ');
-  if (/\d/.test(rest)) throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} has a digit outside its placeholders; the value must be the only number in a reply`);
-  if (rest.includes('"')) throw new PhrasingsError('bad-template', `${where} ${JSON.stringify(text)} has a double quote outside its placeholders; a quoted word would read as the value`);
+  if (/\d/.test(rest))
+    throw new PhrasingsError(
+      'bad-template',
+      `${where} ${JSON.stringify(text)} has a digit outside its placeholders; the value must be the only number in a reply`,
+    );
+  if (rest.includes('"'))
+    throw new PhrasingsError(
+      'bad-template',
+      `${where} ${JSON.stringify(text)} has a double quote outside its placeholders; a quoted word would read as the value`,
+    );
 }
 
 /** Checks that the guess reader reads `text` as `kind` whatever attribute was asked about. */
@@ -152,7 +167,10 @@ function checkRead(text: string, where: string, kind: 'yes' | 'no' | 'unknown'):
   for (let a = 0; a < ATTRIBUTES.length; a++) {
     const read = readReply(text, a).kind;
     if (read !== kind) {
-      throw new PhrasingsError('misread', `${where} ${JSON.stringify(text)} reads as ${read}, not ${kind}, as an answer to "${ATTRIBUTES[a].question}" (the reader of src/rl/envs/guess/answers.ts)`);
+      throw new PhrasingsError(
+        'misread',
+        `${where} ${JSON.stringify(text)} reads as ${read}, not ${kind}, as an answer to "${ATTRIBUTES[a].question}" (the reader of src/rl/envs/guess/answers.ts)`,
+      );
     }
   }
 }
@@ -169,9 +187,11 @@ function list(value: unknown, where: string): string[] {
 }
 
 function section(value: unknown, where: string, kinds: readonly string[], settings: readonly string[] = []): Record<string, string[]> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PhrasingsError('bad-shape', `${where} must be an object with ${kinds.join(', ')}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new PhrasingsError('bad-shape', `${where} must be an object with ${kinds.join(', ')}`);
   const o = value as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!kinds.includes(k) && !settings.includes(k)) throw new PhrasingsError('bad-shape', `${where}.${k} is not an answer kind (known: ${kinds.join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!kinds.includes(k) && !settings.includes(k)) throw new PhrasingsError('bad-shape', `${where}.${k} is not an answer kind (known: ${kinds.join(', ')})`);
   const out: Record<string, string[]> = {};
   for (const k of kinds) {
     if (!(k in o)) throw new PhrasingsError('bad-shape', `${where}.${k} is missing`);
@@ -187,16 +207,20 @@ function section(value: unknown, where: string, kinds: readonly string[], settin
  * failures raise PhrasingsError naming the field (e.g. `backend.statement[2]`).
  */
 export function parsePhrasings(value: unknown): Phrasings {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PhrasingsError('bad-shape', 'phrasings must be a JSON object with "guess" and/or "backend"');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new PhrasingsError('bad-shape', 'phrasings must be a JSON object with "guess" and/or "backend"');
   const o = value as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'guess' && k !== 'backend' && k !== 'description') throw new PhrasingsError('bad-shape', `"${k}" is not a family with phrasings (known: guess, backend, and an optional description)`);
+  for (const k of Object.keys(o))
+    if (k !== 'guess' && k !== 'backend' && k !== 'description')
+      throw new PhrasingsError('bad-shape', `"${k}" is not a family with phrasings (known: guess, backend, and an optional description)`);
   if (!('guess' in o) && !('backend' in o)) throw new PhrasingsError('bad-shape', 'phrasings must name "guess" and/or "backend"');
   if ('description' in o && typeof o.description !== 'string') throw new PhrasingsError('bad-shape', 'description must be a string');
   let guess = CANONICAL_PHRASINGS.guess;
   if ('guess' in o) {
     const raw = o.guess;
     const factRate = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).factRate : undefined;
-    if (factRate !== undefined && !(typeof factRate === 'number' && factRate >= 0 && factRate <= 1)) throw new PhrasingsError('bad-shape', `guess.factRate must be a number in [0, 1], got ${JSON.stringify(factRate)}`);
+    if (factRate !== undefined && !(typeof factRate === 'number' && factRate >= 0 && factRate <= 1))
+      throw new PhrasingsError('bad-shape', `guess.factRate must be a number in [0, 1], got ${JSON.stringify(factRate)}`);
     const g = section(raw, 'guess', PHRASING_KINDS.guess, ['factRate']);
     for (const kind of PHRASING_KINDS.guess) g[kind].forEach((p, i) => checkRead(p, `guess.${kind}[${i}]`, kind));
     guess = { yes: g.yes, no: g.no, unknown: g.unknown, ...(factRate ? { factRate } : {}) };

@@ -12,7 +12,13 @@ export function splitOfKey(key: string): Split {
 }
 
 /** Draws from `draw` until the value's key belongs to `split`; throws EnvError after maxTries. */
-export function drawForSplit<T>(rng: Rng, split: Split, draw: (rng: Rng) => T | null, keyOf: (value: T) => string, maxTries = 10_000): { value: T; key: string } {
+export function drawForSplit<T>(
+  rng: Rng,
+  split: Split,
+  draw: (rng: Rng) => T | null,
+  keyOf: (value: T) => string,
+  maxTries = 10_000,
+): { value: T; key: string } {
   for (let i = 0; i < maxTries; i++) {
     const value = draw(rng);
     if (value === null) continue;

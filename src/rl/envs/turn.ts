@@ -17,7 +17,19 @@ import type { StepInfo, StepReason } from './types.ts';
 /** Most tokens (or log-probs) in one turn. */
 export const MAX_TOKENS_PER_TURN = 1_000_000;
 
-const STEP_REASONS = ['question', 'proposal', 'answer', 'move', 'invalid-format', 'too-long', 'unsafe', 'code-error', 'turn-limit', 'solved', 'failed'] as const satisfies readonly StepReason[];
+const STEP_REASONS = [
+  'question',
+  'proposal',
+  'answer',
+  'move',
+  'invalid-format',
+  'too-long',
+  'unsafe',
+  'code-error',
+  'turn-limit',
+  'solved',
+  'failed',
+] as const satisfies readonly StepReason[];
 // Compile-time: the list names every StepReason (a new reason must be added here to be storable).
 const everyReason: [Exclude<StepReason, (typeof STEP_REASONS)[number]>] extends [never] ? true : false = true;
 void everyReason;
@@ -67,5 +79,12 @@ export const SCRIPTED: AgentSide = { tokens: null, logprobs: null, promptTokens:
 
 /** The agent side of a recorded turn. */
 export function agentSideOf(t: AgentSide): AgentSide {
-  return { tokens: t.tokens, logprobs: t.logprobs, promptTokens: t.promptTokens, completionTokens: t.completionTokens, latencyMs: t.latencyMs, backend: t.backend };
+  return {
+    tokens: t.tokens,
+    logprobs: t.logprobs,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    latencyMs: t.latencyMs,
+    backend: t.backend,
+  };
 }

@@ -271,7 +271,13 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   // stage (short families still noise-free) so frontend's replies are not forgotten (docs/forge.md)
   afterDagger: [
     { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
-    { steps: 150, lr: 5e-4, weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 }, promptWeight: 0.25, noise: { guess: 0, backend: 0, bandit: 0 } },
+    {
+      steps: 150,
+      lr: 5e-4,
+      weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 },
+      promptWeight: 0.25,
+      noise: { guess: 0, backend: 0, bandit: 0 },
+    },
     // the short families again, noise-free, backend with free values (docs/forge.md "Copying numbers")
     { steps: 400, lr: 5e-4, weights: { guess: 0.3, backend: 0.5, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
   ],
@@ -285,7 +291,13 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   finish: [
     { steps: 300, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
     { steps: 600, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
-    { steps: 600, lr: 5e-4, weights: { sokoban: 0.45, frozenlake: 0.2, frontend: 0.1, guess: 0.1, backend: 0.1, bandit: 0.05 }, promptWeight: 0.25, expertShare: 1 },
+    {
+      steps: 600,
+      lr: 5e-4,
+      weights: { sokoban: 0.45, frozenlake: 0.2, frontend: 0.1, guess: 0.1, backend: 0.1, bandit: 0.05 },
+      promptWeight: 0.25,
+      expertShare: 1,
+    },
   ],
   valueSteps: 200,
   sweetCritic: null,
@@ -323,7 +335,19 @@ export const SMOKE_FORGE: ForgeConfig = {
 
 /** Checks a configuration and returns a frozen copy. */
 export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
-  const ints: (keyof ForgeConfig)[] = ['maxVocab', 'tokenizerEpisodes', 'dModel', 'nLayers', 'nHeads', 'dFf', 'seqLen', 'batch', 'steps', 'maxReplyTokens', 'logEvery'];
+  const ints: (keyof ForgeConfig)[] = [
+    'maxVocab',
+    'tokenizerEpisodes',
+    'dModel',
+    'nLayers',
+    'nHeads',
+    'dFf',
+    'seqLen',
+    'batch',
+    'steps',
+    'maxReplyTokens',
+    'logEvery',
+  ];
   for (const f of ints) {
     const v = cfg[f];
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new ForgeConfigError(f, `forge: ${f} must be a positive integer, got ${String(v)}`);
@@ -339,8 +363,12 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   for (const m of cfg.mix) {
     if (!FAMILY_NAMES.includes(m.family)) throw new ForgeConfigError('mix', `forge: unknown family "${m.family}"`);
     if (!(m.weight > 0)) throw new ForgeConfigError('mix', `forge: family ${m.family} needs a weight > 0, got ${m.weight}`);
-    for (const [field, v] of [['options', m.options], ['augment', m.augment]] as const) {
-      if (v !== undefined && (typeof v !== 'object' || v === null || Array.isArray(v))) throw new ForgeConfigError('mix', `forge: family ${m.family}: ${field} must be a JSON object, got ${JSON.stringify(v)}`);
+    for (const [field, v] of [
+      ['options', m.options],
+      ['augment', m.augment],
+    ] as const) {
+      if (v !== undefined && (typeof v !== 'object' || v === null || Array.isArray(v)))
+        throw new ForgeConfigError('mix', `forge: family ${m.family}: ${field} must be a JSON object, got ${JSON.stringify(v)}`);
     }
   }
   const families = new Set(cfg.mix.map((m) => m.family));
@@ -357,12 +385,15 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   const after = cfg.afterDagger ?? [];
   const finish = cfg.finish ?? [];
   const later = [...cfg.refine, ...after, ...finish];
-  if (badRows(first?.seqLen) || later.some((st) => badRows(st.seqLen))) throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
+  if (badRows(first?.seqLen) || later.some((st) => badRows(st.seqLen)))
+    throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
   const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger' | 'finish') => {
     for (const [i, st] of stages.entries()) {
       const name = `${field} stage ${i + 1}`;
-      if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0)) throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
-      if (badShares(st.weights)) throw new ForgeConfigError(field, `forge: ${name} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+      if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0))
+        throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
+      if (badShares(st.weights))
+        throw new ForgeConfigError(field, `forge: ${name} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
       if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {
         throw new ForgeConfigError(field, `forge: ${name} noise must name families of the mixture with rates in [0, 1]`);
       }
@@ -371,22 +402,49 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   checkStages(cfg.refine, 'refine');
   checkStages(after, 'afterDagger');
   checkStages(finish, 'finish');
-  if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0) throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
-  if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied') throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
+  if (cfg.dFf % 32 !== 0 || cfg.dModel % 32 !== 0)
+    throw new ForgeConfigError('dFf', `forge: dModel ${cfg.dModel} and dFf ${cfg.dFf} must be multiples of 32 (4-bit blocks)`);
+  if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied')
+    throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
-  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare) || badShare(cfg.finalDagger?.expertShare)) throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
+  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare) || badShare(cfg.finalDagger?.expertShare))
+    throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
   const checkDagger = (d: DaggerConfig | null | undefined, field: 'dagger' | 'finalDagger') => {
-    if (d && !(Number.isInteger(d.rounds) && d.rounds > 0 && Number.isInteger(d.episodes) && d.episodes > 0 && Number.isInteger(d.steps) && d.steps > 0 && d.lr > 0 && d.share >= 0 && d.share <= 1)) {
+    if (
+      d &&
+      !(
+        Number.isInteger(d.rounds) &&
+        d.rounds > 0 &&
+        Number.isInteger(d.episodes) &&
+        d.episodes > 0 &&
+        Number.isInteger(d.steps) &&
+        d.steps > 0 &&
+        d.lr > 0 &&
+        d.share >= 0 &&
+        d.share <= 1
+      )
+    ) {
       throw new ForgeConfigError(field, `forge: ${field} needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]`);
     }
-    if (d?.weights && badShares(d.weights)) throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+    if (d?.weights && badShares(d.weights))
+      throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   };
   checkDagger(cfg.dagger, 'dagger');
   checkDagger(cfg.finalDagger, 'finalDagger');
   const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
-  return Object.freeze({ ...cfg, dagger: cfg.dagger ? copyDagger(cfg.dagger) : null, ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}), sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null, mix: cfg.mix.map((m) => ({ ...m })), ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}), refine: cfg.refine.map(copyStage), ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}), ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}) });
+  return Object.freeze({
+    ...cfg,
+    dagger: cfg.dagger ? copyDagger(cfg.dagger) : null,
+    ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}),
+    sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null,
+    mix: cfg.mix.map((m) => ({ ...m })),
+    ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}),
+    refine: cfg.refine.map(copyStage),
+    ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}),
+    ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}),
+  });
 }
 
 function copyStage(st: RefineStage): RefineStage {
@@ -397,12 +455,17 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
   for (const f of ['tasks', 'epochs', 'pairBatch', 'maxRejected'] as const) {
     if (!Number.isInteger(sc[f]) || sc[f] <= 0) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.${f} must be a positive integer, got ${sc[f]}`);
   }
-  if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0)) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
-  if (!Array.isArray(sc.swaps) || sc.swaps.some((k) => k !== 'expert' && k !== 'random')) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
-  if (typeof sc.trajectoryPairs !== 'boolean') throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.trajectoryPairs must be true or false, got ${JSON.stringify(sc.trajectoryPairs)}`);
-  if (!sc.trajectoryPairs && sc.branches === 0 && sc.swaps.length === 0) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.trajectoryPairs false leaves only branch pairs, so it needs branches > 0 or swaps');
+  if ([sc.policyEpisodes, sc.heldOutEvery, sc.branches].some((n) => !Number.isInteger(n) || n < 0))
+    throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.policyEpisodes, branches and heldOutEvery must be non-negative integers');
+  if (!Array.isArray(sc.swaps) || sc.swaps.some((k) => k !== 'expert' && k !== 'random'))
+    throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
+  if (typeof sc.trajectoryPairs !== 'boolean')
+    throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.trajectoryPairs must be true or false, got ${JSON.stringify(sc.trajectoryPairs)}`);
+  if (!sc.trajectoryPairs && sc.branches === 0 && sc.swaps.length === 0)
+    throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.trajectoryPairs false leaves only branch pairs, so it needs branches > 0 or swaps');
   if (!(sc.ridge >= 0)) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.ridge must be ≥ 0, got ${sc.ridge}`);
-  if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1))) throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
+  if (!(sc.lr > 0) || !(sc.beta > 0) || sc.noises.length === 0 || sc.noises.some((n) => !(n >= 0 && n <= 1)))
+    throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
 /** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds, the finish. */

@@ -45,7 +45,6 @@ import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, ty
 import { EpisodeStream, type PackSegment, type Player } from './data.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
-
 /** One epoch's figures. */
 export interface CriticEpoch {
   epoch: number;
@@ -134,7 +133,11 @@ async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticCo
   for (const [fi, m] of cfg.mix.entries()) {
     const specs = taskSpecs(m.family, 'train', sc.tasks, 9_000_000 + 100_000 * fi + 1_000 * cfg.seed, m.options);
     const players: { name: string; k: number; agent: () => Promise<BatchAgent> }[] = [
-      { name: 'policy', k: sc.policyEpisodes, agent: () => PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } }) },
+      {
+        name: 'policy',
+        k: sc.policyEpisodes,
+        agent: () => PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } }),
+      },
       { name: 'expert', k: 1, agent: async () => familyAgent('expert', m.family) },
       ...sc.noises.map((n) => ({ name: `noisy ${n}`, k: 1, agent: async () => familyAgent('noisy', m.family, n) })),
       { name: 'random', k: 1, agent: async () => familyAgent('random', m.family) },
@@ -156,7 +159,9 @@ async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticCo
         out.player.push(p.name);
       });
       const wins = eps.filter((e) => e.success).length;
-      log(`[forge critic] ${m.family} ${p.name}: ${eps.length} episodes, success ${((100 * wins) / eps.length).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      log(
+        `[forge critic] ${m.family} ${p.name}: ${eps.length} episodes, success ${((100 * wins) / eps.length).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      );
     }
   }
   return out;
@@ -179,7 +184,16 @@ async function playBranches(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCri
   const roots = played.episodes.flatMap((e, i) => (played.player[i] === 'policy' && e.turns.length > 0 ? [i] : []));
   const prefixes = roots.map((i) => played.episodes[i].turns.slice(0, rng.int(played.episodes[i].turns.length)));
   const seeds = roots.map(() => Array.from({ length: sc.branches + sc.swaps.length }, () => rng.int(1_000_000_000)));
-  const moves = await Promise.all(sc.swaps.map((kind) => swapMoves(kind, roots.map((i) => played.episodes[i].task.spec), prefixes, cfg)));
+  const moves = await Promise.all(
+    sc.swaps.map((kind) =>
+      swapMoves(
+        kind,
+        roots.map((i) => played.episodes[i].task.spec),
+        prefixes,
+        cfg,
+      ),
+    ),
+  );
   const slots: EpisodeSlot[] = roots.flatMap((i, r) =>
     seeds[r].map((seed, j): EpisodeSlot => {
       const slot: EpisodeSlot = { spec: played.episodes[i].task.spec, seed, prefix: prefixes[r], reseed: seed };
@@ -200,7 +214,9 @@ async function playBranches(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCri
     return members;
   });
   const swapped = sc.swaps.length ? ` and ${sc.swaps.join(' and ')} moves there` : '';
-  log(`[forge critic] ${eps.length} branches from one state of each of the policy's ${roots.length} episodes: ${sc.branches} re-rolls each${swapped} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  log(
+    `[forge critic] ${eps.length} branches from one state of each of the policy's ${roots.length} episodes: ${sc.branches} re-rolls each${swapped} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   return groups;
 }
 
@@ -210,7 +226,12 @@ async function swapMoves(kind: 'expert' | 'random', specs: readonly TaskSpec[], 
   for (const family of new Set(specs.map((s) => s.family))) {
     const at = specs.flatMap((s, r) => (s.family === family ? [r] : []));
     const eps = await runSlots(
-      at.map((r) => ({ spec: specs[r], seed: hashString(`forge/critic/swap/${cfg.seed}/${kind}/${r}`), prefix: prefixes[r], turnLimit: prefixes[r].length + 1 })),
+      at.map((r) => ({
+        spec: specs[r],
+        seed: hashString(`forge/critic/swap/${cfg.seed}/${kind}/${r}`),
+        prefix: prefixes[r],
+        turnLimit: prefixes[r].length + 1,
+      })),
       familyAgent(kind, family),
       { phrasings: cfg.phrasings },
     );
@@ -224,7 +245,11 @@ async function rowLogprobs(engine: PolicyEngine, rows: readonly Row[], adapter: 
   const out: number[][] = [];
   for (let at = 0; at < rows.length; at += 128) {
     const chunk = rows.slice(at, at + 128);
-    const r = await engine.score({ model: 'critic', adapter, items: chunk.map((row) => ({ context: { ids: row.ids.slice(0, 1) }, continuation: row.ids.slice(1) })) });
+    const r = await engine.score({
+      model: 'critic',
+      adapter,
+      items: chunk.map((row) => ({ context: { ids: row.ids.slice(0, 1) }, continuation: row.ids.slice(1) })),
+    });
     r.items.forEach((it, i) => {
       const lp = new Array<number>(chunk[i].ids.length).fill(0);
       it.logprobs.forEach((v, j) => (lp[j] = v));
@@ -235,7 +260,11 @@ async function rowLogprobs(engine: PolicyEngine, rows: readonly Row[], adapter: 
 }
 
 /** Runs the critic phase after the policy stages: base SFT, SWEET-RL pairs and Bradley–Terry adapter, value head. */
-export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; log: (line: string) => void }, policy: CriticPolicy): Promise<CriticPhaseResult> {
+export async function criticPhase(
+  cfg: ForgeConfig,
+  run: { runtime: OrtRuntime; log: (line: string) => void },
+  policy: CriticPolicy,
+): Promise<CriticPhaseResult> {
   const sc = cfg.sweetCritic;
   const { log, runtime } = run;
   const tok = policy.tokenizer;
@@ -248,21 +277,35 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
   let backbone = policy.weights;
   if (cfg.criticSteps > 0) {
     const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/critic`, () => ({ kind: 'noisy', noise: cfg.noise }), cfg.phrasings);
-    const r = await sftPhase(runtime, sftGraph(model, policy.weights, cfg.batch, cfg.seqLen), policy.weights, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'sft' }, hiddenSegments(stream, tok, cfg.seqLen, cfg.obsWeight), {
-      phase: 'critic',
-      steps: cfg.criticSteps,
-      lr: cfg.lr / 3,
-      warmup: Math.min(cfg.warmup, Math.floor(cfg.criticSteps / 2)),
-      logEvery: cfg.logEvery,
-      log,
-    });
+    const r = await sftPhase(
+      runtime,
+      sftGraph(model, policy.weights, cfg.batch, cfg.seqLen),
+      policy.weights,
+      { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'sft' },
+      hiddenSegments(stream, tok, cfg.seqLen, cfg.obsWeight),
+      {
+        phase: 'critic',
+        steps: cfg.criticSteps,
+        lr: cfg.lr / 3,
+        warmup: Math.min(cfg.warmup, Math.floor(cfg.criticSteps / 2)),
+        logEvery: cfg.logEvery,
+        log,
+      },
+    );
     backbone = r.weights;
     phases.push(r.report);
   }
   const tBase = since(t0);
   if (!sc) return { backbone, head: await firstGenerationValueHead(cfg, run, model, tok, backbone, phases), adapter: null, files: {}, phases, report: null };
 
-  const base: LoadedModel = { config: model, tokenizer: tok, weights: backbone, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } };
+  const base: LoadedModel = {
+    config: model,
+    tokenizer: tok,
+    weights: backbone,
+    heads: {},
+    files: {},
+    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens },
+  };
   const engine = new PolicyEngine();
   let learner: Learner | null = null;
   try {
@@ -287,7 +330,13 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
     const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
     const paired = [
-      ...(sc.trajectoryPairs ? sweetPairs(pool.map((i) => ({ task: played.task[i], reward: played.episodes[i].totalReward, success: played.episodes[i].success })), sc.maxRejected, cfg.seed).map(([c, r]): TrajectoryPair => [pool[c], pool[r]]) : []),
+      ...(sc.trajectoryPairs
+        ? sweetPairs(
+            pool.map((i) => ({ task: played.task[i], reward: played.episodes[i].totalReward, success: played.episodes[i].success })),
+            sc.maxRejected,
+            cfg.seed,
+          ).map(([c, r]): TrajectoryPair => [pool[c], pool[r]])
+        : []),
       ...branched,
     ];
     const rowOf = new Map<number, Row>();
@@ -302,7 +351,9 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const all = paired.filter(([c, r]) => rowOf.has(c) && rowOf.has(r));
     const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
     const branchCount = all.filter((p) => branched.has(p)).length;
-    log(`[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${branchCount} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`);
+    log(
+      `[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${branchCount} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`,
+    );
     const used = [...new Set(all.flat())].sort((a, b) => a - b);
     const rows = used.map((i) => rowOf.get(i) as Row);
     const ref = await rowLogprobs(engine, rows, null);
@@ -327,8 +378,14 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
     const heldAccuracy = async (adapter: Adapter | null): Promise<number> => {
       if (heldOut.length === 0) return Number.NaN;
       if (adapter) await engine.setAdapter(SHIPPED_ADAPTER_ID, adapter, { model: 'critic', activate: false });
-      const lps = await rowLogprobs(engine, heldRows.map((i) => rowOf.get(i) as Row), adapter ? SHIPPED_ADAPTER_ID : null);
-      const score = new Map(heldRows.map((i, k) => [i, rowAdvantageSum(lps[k], (rowOf.get(i) as Row).f.ref_logp ?? [], (rowOf.get(i) as Row).f.turn_weights ?? [], sc.beta)]));
+      const lps = await rowLogprobs(
+        engine,
+        heldRows.map((i) => rowOf.get(i) as Row),
+        adapter ? SHIPPED_ADAPTER_ID : null,
+      );
+      const score = new Map(
+        heldRows.map((i, k) => [i, rowAdvantageSum(lps[k], (rowOf.get(i) as Row).f.ref_logp ?? [], (rowOf.get(i) as Row).f.turn_weights ?? [], sc.beta)]),
+      );
       return pairAccuracy(heldOut, (i) => score.get(i) ?? 0);
     };
     const pairRows = train.map(([c, r]): [Row, Row] => [rowOf.get(c) as Row, rowOf.get(r) as Row]);
@@ -340,10 +397,20 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
       const s = await learner.trainPairs(pairRows, 1, (n) => rng.shuffle(Array.from({ length: n }, (_, i) => i)));
       const acc = await heldAccuracy(learner.adapter());
       epochs.push({ epoch: ep, loss: s.loss, trainAccuracy: s.stats.bt_accuracy ?? Number.NaN, heldOutAccuracy: acc, seconds: since(te) });
-      log(`[forge critic] epoch ${ep}/${sc.epochs}: ${s.steps} steps, loss ${s.loss.toFixed(4)}, train pair accuracy ${(s.stats.bt_accuracy ?? NaN).toFixed(3)}, held-out pair accuracy ${acc.toFixed(3)} (${heldOut.length} pairs), lr ${learner.lr.toExponential(2)}, ${since(te).toFixed(0)} s`);
+      log(
+        `[forge critic] epoch ${ep}/${sc.epochs}: ${s.steps} steps, loss ${s.loss.toFixed(4)}, train pair accuracy ${(s.stats.bt_accuracy ?? NaN).toFixed(3)}, held-out pair accuracy ${acc.toFixed(3)} (${heldOut.length} pairs), lr ${learner.lr.toExponential(2)}, ${since(te).toFixed(0)} s`,
+      );
     }
     const adapter = learner.adapter();
-    phases.push({ phase: 'critic bradley-terry', steps: learner.steps, tokens: learner.meter.tokens, seconds: since(t3), firstLoss: epochs[0]?.loss ?? NaN, lastLoss: epochs[epochs.length - 1]?.loss ?? NaN, curve: epochs.map((e) => e.loss) });
+    phases.push({
+      phase: 'critic bradley-terry',
+      steps: learner.steps,
+      tokens: learner.meter.tokens,
+      seconds: since(t3),
+      firstLoss: epochs[0]?.loss ?? NaN,
+      lastLoss: epochs[epochs.length - 1]?.loss ?? NaN,
+      curve: epochs.map((e) => e.loss),
+    });
     const tBt = since(t3);
 
     // 5. value head on returns of the policy's own play (+ noisy and random play for coverage)
@@ -355,24 +422,46 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
       const samples = rng.shuffle(played.episodes.flatMap((e, i) => (cover.has(played.player[i]) ? valueSamples(e, tok, cfg.seqLen) : [])));
       let next = 0;
       const take = async () => samples[next++ % samples.length];
-      const r = await valuePhase(runtime, model, mergeLora(model, backbone, adapter), head, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' }, take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log });
+      const r = await valuePhase(
+        runtime,
+        model,
+        mergeLora(model, backbone, adapter),
+        head,
+        { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' },
+        take,
+        { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log },
+      );
       head = r.weights;
       phases.push(r.report);
     }
     const tValue = since(t4);
 
-    const peft = exportPeftAdapter(model, adapter, { baseModel: '..', metadata: { turnwise: 'SWEET-RL critic adapter (Bradley–Terry); reference = the critic without it', forge_seed: String(cfg.seed) } });
+    const peft = exportPeftAdapter(model, adapter, {
+      baseModel: '..',
+      metadata: { turnwise: 'SWEET-RL critic adapter (Bradley–Terry); reference = the critic without it', forge_seed: String(cfg.seed) },
+    });
     const files = { [SHIPPED_ADAPTER_FILES[0]]: peft[ADAPTER_CONFIG_FILE], [SHIPPED_ADAPTER_FILES[1]]: peft[ADAPTER_WEIGHTS_FILE] };
     const count = (pred: (i: number) => boolean) => played.episodes.filter((_, i) => pred(i)).length;
     const names = [...new Set(played.player)];
     const report: CriticReport = {
       trajectories: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n)])),
-      success: Object.fromEntries(names.map((n) => [n, count((i) => played.player[i] === n && played.episodes[i].success) / Math.max(1, count((i) => played.player[i] === n))])),
+      success: Object.fromEntries(
+        names.map((n) => [
+          n,
+          count((i) => played.player[i] === n && played.episodes[i].success) /
+            Math.max(
+              1,
+              count((i) => played.player[i] === n),
+            ),
+        ]),
+      ),
       pairs: { train: train.length, heldOut: heldOut.length, branch: branchCount },
       epochs,
       seconds: { base: tBase, play: tPlay, reference: tRef, bradleyTerry: tBt, value: tValue, total: since(t0) },
     };
-    log(`[forge critic] done in ${report.seconds.total.toFixed(0)} s (base ${tBase.toFixed(0)}, play ${tPlay.toFixed(0)}, reference ${tRef.toFixed(0)}, Bradley–Terry ${tBt.toFixed(0)}, value ${tValue.toFixed(0)})`);
+    log(
+      `[forge critic] done in ${report.seconds.total.toFixed(0)} s (base ${tBase.toFixed(0)}, play ${tPlay.toFixed(0)}, reference ${tRef.toFixed(0)}, Bradley–Terry ${tBt.toFixed(0)}, value ${tValue.toFixed(0)})`,
+    );
     return { backbone, head, adapter, files, phases, report };
   } finally {
     await learner?.dispose();
@@ -385,7 +474,14 @@ export async function criticPhase(cfg: ForgeConfig, run: { runtime: OrtRuntime; 
  * Monte-Carlo returns of noisy (the config's noise), noisier (0.7) and random play over the frozen
  * SFT critic, which has no SWEET-RL adapter (its SWEET credit is 0 by construction).
  */
-async function firstGenerationValueHead(cfg: ForgeConfig, run: { runtime: OrtRuntime; log: (line: string) => void }, model: ModelConfig, tok: Tokenizer, backbone: ModelWeights, phases: PhaseReport[]): Promise<ModelWeights> {
+async function firstGenerationValueHead(
+  cfg: ForgeConfig,
+  run: { runtime: OrtRuntime; log: (line: string) => void },
+  model: ModelConfig,
+  tok: Tokenizer,
+  backbone: ModelWeights,
+  phases: PhaseReport[],
+): Promise<ModelWeights> {
   const init = initWeights(model, cfg.seed, { heads: { value: true } });
   const head: ModelWeights = { 'v_head.summary.weight': init['v_head.summary.weight'], 'v_head.summary.bias': init['v_head.summary.bias'] };
   if (cfg.valueSteps === 0) return head;
@@ -396,7 +492,15 @@ async function firstGenerationValueHead(cfg: ForgeConfig, run: { runtime: OrtRun
     while (queue.length === 0) queue.push(...valueSamples(await stream.next(), tok, cfg.seqLen));
     return queue.shift() as PackSegment;
   };
-  const r = await valuePhase(run.runtime, model, backbone, head, { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' }, take, { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log: run.log });
+  const r = await valuePhase(
+    run.runtime,
+    model,
+    backbone,
+    head,
+    { cfg: model, batch: cfg.batch, seqLen: cfg.seqLen, padId: tok.special.pad, kind: 'value' },
+    take,
+    { phase: 'value', steps: cfg.valueSteps, lr: 1e-2, warmup: 0, logEvery: cfg.logEvery, log: run.log },
+  );
   phases.push(r.report);
   return r.weights;
 }

@@ -51,7 +51,35 @@ export interface SweetCriticConfig {
  * on 2 cores before swaps; the expert and random swaps add two branches per policy episode and more
  * branch pairs (at 100 tasks: 1,094 training pairs instead of 414, 24 min on 2 loaded cores).
  */
-export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = { tasks: 300, policyEpisodes: 4, branches: 3, swaps: ['expert', 'random'], noises: [0.3, 0.5, 0.7], trajectoryPairs: true, maxRejected: 3, heldOutEvery: 10, epochs: 4, pairBatch: 8, lr: 1e-3, beta: 1, ridge: 0 };
+export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = {
+  tasks: 300,
+  policyEpisodes: 4,
+  branches: 3,
+  swaps: ['expert', 'random'],
+  noises: [0.3, 0.5, 0.7],
+  trajectoryPairs: true,
+  maxRejected: 3,
+  heldOutEvery: 10,
+  epochs: 4,
+  pairBatch: 8,
+  lr: 1e-3,
+  beta: 1,
+  ridge: 0,
+};
 
 /** Seconds-long (tests, --smoke). */
-export const SMOKE_SWEET_CRITIC: SweetCriticConfig = { tasks: 12, policyEpisodes: 2, branches: 2, swaps: ['expert', 'random'], noises: [0.5], trajectoryPairs: true, maxRejected: 2, heldOutEvery: 4, epochs: 2, pairBatch: 2, lr: 1e-3, beta: 1, ridge: 0 };
+export const SMOKE_SWEET_CRITIC: SweetCriticConfig = {
+  tasks: 12,
+  policyEpisodes: 2,
+  branches: 2,
+  swaps: ['expert', 'random'],
+  noises: [0.5],
+  trajectoryPairs: true,
+  maxRejected: 2,
+  heldOutEvery: 4,
+  epochs: 2,
+  pairBatch: 2,
+  lr: 1e-3,
+  beta: 1,
+  ridge: 0,
+};

@@ -27,7 +27,16 @@ export async function forgeCriticOnly(input: ForgeConfig, policy: LoadedModel, r
   // the policy's own window and reply budget (it may have been forged with other settings than `input`);
   // no policy stage runs here, so the preset's stages are dropped rather than checked against a --mix
   const { firstStage: _first, ...rest } = input;
-  const cfg = validateForgeConfig({ ...rest, refine: [], dagger: null, afterDagger: [], finalDagger: null, finish: [], seqLen: policy.config.maxSeq, ...(typeof meta.maxReplyTokens === 'number' ? { maxReplyTokens: meta.maxReplyTokens } : {}) });
+  const cfg = validateForgeConfig({
+    ...rest,
+    refine: [],
+    dagger: null,
+    afterDagger: [],
+    finalDagger: null,
+    finish: [],
+    seqLen: policy.config.maxSeq,
+    ...(typeof meta.maxReplyTokens === 'number' ? { maxReplyTokens: meta.maxReplyTokens } : {}),
+  });
   run.log(`[forge] critic only, from a policy of d ${policy.config.dModel} × ${policy.config.nLayers} layers, context ${cfg.seqLen}`);
   if (!cfg.sweetCritic) throw new ForgeConfigError('sweetCritic', 'forge: --critic-only needs the SWEET-RL critic phase (sweetCritic)');
   const c = await criticPhase(cfg, run, { tokenizer: policy.tokenizer, config: policy.config, weights: policy.weights });
@@ -41,7 +50,14 @@ export async function forgeCriticOnly(input: ForgeConfig, policy: LoadedModel, r
   const manifest = {
     // files as read override the regenerated ones: the policy folder is written back unchanged
     policy: await writeModelFolder(run.write, 'policy', policy),
-    critic: await writeModelFolder(run.write, 'critic', { config: policy.config, tokenizer: policy.tokenizer, weights, heads: { value: true }, turnwise: { ...common, role: 'critic', hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' }, files: { ...graphs, ...c.files } }),
+    critic: await writeModelFolder(run.write, 'critic', {
+      config: policy.config,
+      tokenizer: policy.tokenizer,
+      weights,
+      heads: { value: true },
+      turnwise: { ...common, role: 'critic', hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' },
+      files: { ...graphs, ...c.files },
+    }),
   };
   await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString() });
   return { phases: c.phases, critic: c.report, manifest, seconds: (performance.now() - t0) / 1000 };

@@ -39,7 +39,12 @@ export function sweetPairs(episodes: readonly PairEpisode[], maxRejected: number
     for (const i of idx) if (episodes[i].success && (best < 0 || episodes[i].reward > episodes[best].reward)) best = i;
     if (best < 0) continue;
     let failed = idx.filter((i) => !episodes[i].success);
-    if (failed.length > maxRejected) failed = rng.fork(`task ${task}`).shuffle(failed).slice(0, maxRejected).sort((a, b) => a - b);
+    if (failed.length > maxRejected)
+      failed = rng
+        .fork(`task ${task}`)
+        .shuffle(failed)
+        .slice(0, maxRejected)
+        .sort((a, b) => a - b);
     for (const i of failed) pairs.push([best, i]);
   }
   return pairs;
@@ -68,7 +73,11 @@ export function branchPairs(groups: readonly (readonly number[])[], reward: (epi
 }
 
 /** Splits pairs into training and held-out ones by task: every `every`-th task (task % every === 0) is held out. */
-export function splitByTask(pairs: readonly TrajectoryPair[], taskOf: (episode: number) => number, every: number): { train: TrajectoryPair[]; heldOut: TrajectoryPair[] } {
+export function splitByTask(
+  pairs: readonly TrajectoryPair[],
+  taskOf: (episode: number) => number,
+  every: number,
+): { train: TrajectoryPair[]; heldOut: TrajectoryPair[] } {
   const train: TrajectoryPair[] = [];
   const heldOut: TrajectoryPair[] = [];
   for (const p of pairs) (every > 0 && taskOf(p[0]) % every === 0 ? heldOut : train).push(p);

@@ -45,7 +45,11 @@ export interface DaggerRoundStats {
 }
 
 /** The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue. */
-export function labelEpisode(ep: Pick<Episode, 'task' | 'turns'>, expert: (dialogue: readonly Message[]) => string, obsWeight: number): { chats: LabelledChat[]; agreed: number } {
+export function labelEpisode(
+  ep: Pick<Episode, 'task' | 'turns'>,
+  expert: (dialogue: readonly Message[]) => string,
+  obsWeight: number,
+): { chats: LabelledChat[]; agreed: number } {
   const { labels, agree } = judgeTurns(ep, expert);
   const chats: LabelledChat[] = [];
   if (agree.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: agree.map((a) => (a ? 1 : 0)), obsWeight });
@@ -103,7 +107,13 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
       agreed += l.agreed;
       turns += ep.turns.length;
     }
-    stats.push({ family: m.family, episodes: episodes.length, successRate: episodes.filter((e) => e.success).length / episodes.length, agreement: turns ? agreed / turns : 0, turns });
+    stats.push({
+      family: m.family,
+      episodes: episodes.length,
+      successRate: episodes.filter((e) => e.success).length / episodes.length,
+      agreement: turns ? agreed / turns : 0,
+      turns,
+    });
   }
   return { chats, stats };
 }

@@ -26,7 +26,16 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
-import { dataOptions, ForgeConfigError, policyStageCount, stageMix, validateForgeConfig, type DaggerConfig, type ForgeConfig, type RefineStage } from './config.ts';
+import {
+  dataOptions,
+  ForgeConfigError,
+  policyStageCount,
+  stageMix,
+  validateForgeConfig,
+  type DaggerConfig,
+  type ForgeConfig,
+  type RefineStage,
+} from './config.ts';
 import { EpisodeStream, teacher, type PackSegment, type Packing } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
@@ -74,7 +83,12 @@ async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
     for (let i = 0; i < cfg.tokenizerEpisodes; i++) {
       const kind = (['expert', 'noisy', 'random'] as const)[i % 3];
       const seed = 7_000_000 + i;
-      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), { family: m.family, split: 'train', seed, ...(options ? { options } : {}) });
+      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), {
+        family: m.family,
+        split: 'train',
+        seed,
+        ...(options ? { options } : {}),
+      });
       corpus.push(ep.task.prompt, hiddenText(ep.task.hidden));
       for (const t of ep.turns) corpus.push(t.action, t.observation);
     }
@@ -83,7 +97,14 @@ async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
 }
 
 /** Endless segments of a stream's episodes; `hidden` puts the task's hidden information in the prompt. */
-function segmentSource(stream: EpisodeStream, tok: Tokenizer, seqLen: number, obsWeight: number, hidden: boolean, promptWeight = 0): () => Promise<PackSegment> {
+function segmentSource(
+  stream: EpisodeStream,
+  tok: Tokenizer,
+  seqLen: number,
+  obsWeight: number,
+  hidden: boolean,
+  promptWeight = 0,
+): () => Promise<PackSegment> {
   const queue: PackSegment[] = [];
   return async () => {
     while (queue.length === 0) {
@@ -103,14 +124,20 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   log(`[forge] seed ${cfg.seed}; families ${cfg.mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; noise ${cfg.noise}`);
 
   const tok = run.start ? run.start.tokenizer : fitTokenizer(await tokenizerCorpus(cfg), { maxVocab: cfg.maxVocab });
-  const model = run.start ? run.start.config : validateConfig({ vocabSize: tok.vocabSize, dModel: cfg.dModel, nLayers: cfg.nLayers, nHeads: cfg.nHeads, dFf: cfg.dFf, maxSeq: cfg.seqLen });
-  if (model.maxSeq !== cfg.seqLen) throw new ForgeConfigError('seqLen', `forge: the starting policy's context is ${model.maxSeq}, the config's seqLen ${cfg.seqLen}`);
+  const model = run.start
+    ? run.start.config
+    : validateConfig({ vocabSize: tok.vocabSize, dModel: cfg.dModel, nLayers: cfg.nLayers, nHeads: cfg.nHeads, dFf: cfg.dFf, maxSeq: cfg.seqLen });
+  if (model.maxSeq !== cfg.seqLen)
+    throw new ForgeConfigError('seqLen', `forge: the starting policy's context is ${model.maxSeq}, the config's seqLen ${cfg.seqLen}`);
   const parameters = countParams(model);
-  log(`[forge] tokenizer ${tok.vocabSize} tokens; model d ${model.dModel} × ${model.nLayers} layers, ${model.nHeads} heads, ff ${model.dFf}, context ${model.maxSeq}: ${parameters} parameters`);
+  log(
+    `[forge] tokenizer ${tok.vocabSize} tokens; model d ${model.dModel} × ${model.nLayers} layers, ${model.nHeads} heads, ff ${model.dFf}, context ${model.maxSeq}: ${parameters} parameters`,
+  );
 
   const init = initWeights(model, cfg.seed, { heads: { value: true } });
   const backbone: ModelWeights = run.start ? { ...run.start.weights } : Object.fromEntries(Object.entries(init).filter(([k]) => !k.startsWith('v_head.')));
-  if (run.start) log(`[forge] continuing from a policy of ${countParams(model)} parameters${run.start.stagesDone ? ` after policy stage ${run.start.stagesDone}` : ''}`);
+  if (run.start)
+    log(`[forge] continuing from a policy of ${countParams(model)} parameters${run.start.stagesDone ? ` after policy stage ${run.start.stagesDone}` : ''}`);
   // one train-step graph per row length the stages use (a curriculum stage may train on shorter rows)
   const graphs = new Map<number, ReturnType<typeof sftGraph>>();
   const graphOf = (seqLen: number) => {
@@ -119,9 +146,23 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     return g;
   };
   // the policy as an engine plays it (the window and reply budget it ships with)
-  const shippedModel = (weights: ModelWeights) => ({ config: model, tokenizer: tok, weights, heads: {}, files: {}, turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens } });
+  const shippedModel = (weights: ModelWeights) => ({
+    config: model,
+    tokenizer: tok,
+    weights,
+    heads: {},
+    files: {},
+    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens },
+  });
   const packer = (seqLen = cfg.seqLen): Packing => ({ cfg: model, batch: cfg.batch, seqLen, padId: tok.special.pad, kind: 'sft' });
-  const phaseOpts = (phase: string, steps: number) => ({ phase, steps, lr: cfg.lr, warmup: Math.min(cfg.warmup, Math.floor(steps / 2)), logEvery: cfg.logEvery, log });
+  const phaseOpts = (phase: string, steps: number) => ({
+    phase,
+    steps,
+    lr: cfg.lr,
+    warmup: Math.min(cfg.warmup, Math.floor(steps / 2)),
+    logEvery: cfg.logEvery,
+    log,
+  });
 
   const done = run.start?.stagesDone ?? 0;
   const sftStages = cfg.refine.length + 1;
@@ -130,19 +171,35 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const allStages = policyStageCount(cfg);
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
   // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
-  if (done > sftStages && done < sftStages + daggerRounds) throw new ForgeConfigError('dagger', `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`);
+  if (done > sftStages && done < sftStages + daggerRounds)
+    throw new ForgeConfigError(
+      'dagger',
+      `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`,
+    );
   const finish = cfg.finish ?? [];
   const finishFrom = allStages - finish.length;
   const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
-  if (done > finalFrom && done < finishFrom) throw new ForgeConfigError('finalDagger', `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`);
+  if (done > finalFrom && done < finishFrom)
+    throw new ForgeConfigError(
+      'finalDagger',
+      `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`,
+    );
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   if (done < 1) {
     const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
     const mix = stageMix(cfg, cfg.firstStage?.weights);
-    const policyStream = new EpisodeStream(mix, `${cfg.seed}/policy`, teacher(() => cfg.noise, cfg.expertShare), cfg.phrasings);
+    const policyStream = new EpisodeStream(
+      mix,
+      `${cfg.seed}/policy`,
+      teacher(() => cfg.noise, cfg.expertShare),
+      cfg.phrasings,
+    );
     if (cfg.firstStage) log(`[forge] policy stage 1: families ${mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens`);
-    const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), { ...phaseOpts('policy', cfg.steps), ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}) });
+    const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), {
+      ...phaseOpts('policy', cfg.steps),
+      ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}),
+    });
     policy = r;
     phases.push(r.report);
   }
@@ -150,10 +207,24 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const sftStage = async (stage: RefineStage, n: number) => {
     const S = stage.seqLen ?? cfg.seqLen;
     const expertShare = stage.expertShare ?? cfg.expertShare;
-    const stream = new EpisodeStream(stageMix(cfg, stage.weights), `${cfg.seed}/policy/stage${n}`, teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare), cfg.phrasings);
+    const stream = new EpisodeStream(
+      stageMix(cfg, stage.weights),
+      `${cfg.seed}/policy/stage${n}`,
+      teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare),
+      cfg.phrasings,
+    );
     const noises = Object.entries(stage.noise ?? {}).map(([f, x]) => `${f} ${x}`);
-    log(`[forge] policy stage ${n}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights).map(([f, w]) => `${f} ${w}`).join(', ')}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`);
-    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), { ...phaseOpts(`policy stage ${n}`, stage.steps), lr: stage.lr });
+    log(
+      `[forge] policy stage ${n}: ${stage.steps} steps at lr ${stage.lr}; families ${Object.entries(stage.weights)
+        .map(([f, w]) => `${f} ${w}`)
+        .join(
+          ', ',
+        )}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`,
+    );
+    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), {
+      ...phaseOpts(`policy stage ${n}`, stage.steps),
+      lr: stage.lr,
+    });
     policy = r;
     phases.push(r.report);
   };
@@ -163,7 +234,12 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const dagger = async (d: DaggerConfig, first: number, final: boolean) => {
     const tag = final ? 'final DAgger round' : 'DAgger round';
     const pool = new DaggerPool(final ? `${cfg.seed}/final` : `${cfg.seed}`);
-    const stream = new EpisodeStream(cfg.mix, `${cfg.seed}/policy/${final ? 'final-dagger' : 'dagger'}`, teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare), cfg.phrasings);
+    const stream = new EpisodeStream(
+      cfg.mix,
+      `${cfg.seed}/policy/${final ? 'final-dagger' : 'dagger'}`,
+      teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
+      cfg.phrasings,
+    );
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
     const mix = stageMix(cfg, d.weights);
     for (let r = 0; r < d.rounds; r++) {
@@ -174,14 +250,28 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       try {
         await engine.init(run.runtime.info.kind);
         await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'fp32', adapterSlot: null });
-        played = await playAndLabel(engine, { mix, episodes: d.episodes, seed: cfg.seed * 1_000 + (final ? 500 : 0) + r, maxReplyTokens: cfg.maxReplyTokens, obsWeight: cfg.obsWeight, phrasings: cfg.phrasings });
+        played = await playAndLabel(engine, {
+          mix,
+          episodes: d.episodes,
+          seed: cfg.seed * 1_000 + (final ? 500 : 0) + r,
+          maxReplyTokens: cfg.maxReplyTokens,
+          obsWeight: cfg.obsWeight,
+          phrasings: cfg.phrasings,
+        });
       } finally {
         await engine.dispose();
       }
       pool.add(labelledSegments(tok, played.chats, cfg.seqLen));
-      const seen = played.stats.map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`).join('; ');
-      log(`[forge] ${tag} ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`);
-      const rr = await sftPhase(run.runtime, graphOf(cfg.seqLen), policy.weights, packer(), pool.source(d.share, teacherSegments), { ...phaseOpts(`policy stage ${stage} (${tag} ${r + 1})`, d.steps), lr: d.lr });
+      const seen = played.stats
+        .map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`)
+        .join('; ');
+      log(
+        `[forge] ${tag} ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`,
+      );
+      const rr = await sftPhase(run.runtime, graphOf(cfg.seqLen), policy.weights, packer(), pool.source(d.share, teacherSegments), {
+        ...phaseOpts(`policy stage ${stage} (${tag} ${r + 1})`, d.steps),
+        lr: d.lr,
+      });
       policy = rr;
       phases.push({ ...rr.report, dagger: played.stats });
     }
@@ -207,7 +297,11 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     try {
       await engine.init(run.runtime.info.kind);
       await engine.loadFrom('policy', { kind: 'model', model: shippedModel(policy.weights) }, { precision: 'quant4', adapterSlot: null });
-      rows = await heldOut(engine, { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, maxReplyTokens: cfg.maxReplyTokens }, log);
+      rows = await heldOut(
+        engine,
+        { mix: cfg.mix, episodes: cfg.evalEpisodes, seed: cfg.seed * 100_000, noise: cfg.noise, maxReplyTokens: cfg.maxReplyTokens },
+        log,
+      );
     } finally {
       await engine.dispose();
     }
@@ -217,7 +311,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const families = cfg.mix.map((m) => m.family as FamilyName);
   // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
   const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
-  const common = { seed: cfg.seed, families, noise: cfg.noise, contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, tasks, chat: 'system = task prompt; agent/user turns; a sliding window keeps the prompt and the most recent turns within contextTokens' };
+  const common = {
+    seed: cfg.seed,
+    families,
+    noise: cfg.noise,
+    contextTokens: cfg.seqLen,
+    maxReplyTokens: cfg.maxReplyTokens,
+    tasks,
+    chat: 'system = task prompt; agent/user turns; a sliding window keeps the prompt and the most recent turns within contextTokens',
+  };
   const q4 = (w: ModelWeights, value: boolean): Record<string, Uint8Array> => {
     const params = paramSource(w, blocksQuant4);
     const heads = value ? { value: true } : undefined;
@@ -228,11 +330,28 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   };
   const heldOutFigures = rows.map((r) => ({ family: r.family, agent: r.agent, episodes: r.episodes, successRate: r.successRate }));
   const manifest = {
-    policy: await writeModelFolder(run.write, 'policy', { config: model, tokenizer: tok, weights: policy.weights, turnwise: { role: 'policy', ...common, heldOut: heldOutFigures }, files: q4(policy.weights, false) }),
-    critic: await writeModelFolder(run.write, 'critic', { config: model, tokenizer: tok, weights: criticWeights, heads: { value: true }, turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' }, files: { ...q4(criticWeights, true), ...critic.files } }),
+    policy: await writeModelFolder(run.write, 'policy', {
+      config: model,
+      tokenizer: tok,
+      weights: policy.weights,
+      turnwise: { role: 'policy', ...common, heldOut: heldOutFigures },
+      files: q4(policy.weights, false),
+    }),
+    critic: await writeModelFolder(run.write, 'critic', {
+      config: model,
+      tokenizer: tok,
+      weights: criticWeights,
+      heads: { value: true },
+      turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' },
+      files: { ...q4(criticWeights, true), ...critic.files },
+    }),
   };
   await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString() });
   const seconds = (performance.now() - t0) / 1000;
-  log(`[forge] done in ${seconds.toFixed(0)} s; ${Object.values(manifest).flatMap((m) => m.files).reduce((a, f) => a + f.bytes, 0)} bytes written`);
+  log(
+    `[forge] done in ${seconds.toFixed(0)} s; ${Object.values(manifest)
+      .flatMap((m) => m.files)
+      .reduce((a, f) => a + f.bytes, 0)} bytes written`,
+  );
   return { config: cfg, model, parameters, vocabSize: tok.vocabSize, phases, heldOut: rows, manifest, seconds, critic: critic.report };
 }

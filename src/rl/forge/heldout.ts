@@ -42,7 +42,9 @@ export async function heldOut(engine: GenerateApi, o: HeldOutOptions, log: (line
   const add = (family: string, agent: HeldOutAgent, s: EvalSummary, t0: number) => {
     const row: HeldOutRow = { family, agent, episodes: s.episodes, successRate: s.successRate, meanReward: s.meanReward, meanTurns: s.meanTurns };
     rows.push(row);
-    log(`[forge eval] ${family} ${agent}: success ${(100 * row.successRate).toFixed(1)}% of ${row.episodes}, reward ${row.meanReward.toFixed(3)}, turns ${row.meanTurns.toFixed(2)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    log(
+      `[forge eval] ${family} ${agent}: success ${(100 * row.successRate).toFixed(1)}% of ${row.episodes}, reward ${row.meanReward.toFixed(3)}, turns ${row.meanTurns.toFixed(2)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
   };
   for (const m of o.mix) {
     const config: EvalConfig = { family: m.family, split: 'test', episodes: o.episodes, seed: o.seed, ...(m.options ? { options: m.options } : {}) };
@@ -66,15 +68,21 @@ export async function heldOut(engine: GenerateApi, o: HeldOutOptions, log: (line
 
 /** A Markdown table of rows: one line per family, one column per agent (success %). */
 export function heldOutTable(rows: readonly HeldOutRow[]): string {
-  const agents: HeldOutAgent[] = ['random', 'noisy', 'expert', 'policy-sampled', 'policy-greedy'].filter((a) => rows.some((r) => r.agent === a)) as HeldOutAgent[];
+  const agents: HeldOutAgent[] = ['random', 'noisy', 'expert', 'policy-sampled', 'policy-greedy'].filter((a) =>
+    rows.some((r) => r.agent === a),
+  ) as HeldOutAgent[];
   const fams = [...new Set(rows.map((r) => r.family))];
   const lines = [`| family (N) | ${agents.join(' | ')} |`, `| --- | ${agents.map(() => '---:').join(' | ')} |`];
   for (const f of fams) {
     const n = rows.find((r) => r.family === f)?.episodes ?? 0;
-    lines.push(`| ${f} (${n}) | ${agents.map((a) => {
-      const r = rows.find((x) => x.family === f && x.agent === a);
-      return r ? `${(100 * r.successRate).toFixed(0)}%` : '';
-    }).join(' | ')} |`);
+    lines.push(
+      `| ${f} (${n}) | ${agents
+        .map((a) => {
+          const r = rows.find((x) => x.family === f && x.agent === a);
+          return r ? `${(100 * r.successRate).toFixed(0)}%` : '';
+        })
+        .join(' | ')} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -55,7 +55,16 @@ export async function sftPhase(
   take: () => Promise<PackSegment>,
   o: PhaseOptions,
 ): Promise<{ weights: ModelWeights; report: PhaseReport }> {
-  const driver = await TrainDriver.create(runtime, { graph, cfg: packing.cfg, batch: packing.batch, seqLen: packing.seqLen, padId: packing.padId, align: 'start', init, adamw: { lr: o.lr, weightDecay: 0.01, beta2: 0.99, maxGradNorm: 1 } });
+  const driver = await TrainDriver.create(runtime, {
+    graph,
+    cfg: packing.cfg,
+    batch: packing.batch,
+    seqLen: packing.seqLen,
+    padId: packing.padId,
+    align: 'start',
+    init,
+    adamw: { lr: o.lr, weightDecay: 0.01, beta2: 0.99, maxGradNorm: 1 },
+  });
   try {
     const report = await drive(driver, packing, take, o);
     const weights: ModelWeights = {};
@@ -97,7 +106,16 @@ export async function valuePhase(
       return { values: out.values };
     },
   });
-  const driver = await TrainDriver.create(runtime, { graph, cfg, batch: packing.batch, seqLen: packing.seqLen, padId: packing.padId, align: 'start', init: head, adamw: { lr: o.lr, weightDecay: 0, maxGradNorm: 1 } });
+  const driver = await TrainDriver.create(runtime, {
+    graph,
+    cfg,
+    batch: packing.batch,
+    seqLen: packing.seqLen,
+    padId: packing.padId,
+    align: 'start',
+    init: head,
+    adamw: { lr: o.lr, weightDecay: 0, maxGradNorm: 1 },
+  });
   try {
     const report = await drive(driver, packing, take, o);
     return { weights: Object.fromEntries(VALUE_PARAMS.map((n) => [n, driver.param(n).slice()])), report };

@@ -47,7 +47,8 @@ export function policyFit(limits: PolicyLimits, task: TaskPrompt): PolicyFit {
       contextTokens: limits.contextTokens,
     };
   }
-  if (limits.families && !limits.families.includes(task.family)) return { kind: 'not-forged', reason: `the policy was trained on ${limits.families.join(', ')}, not ${task.family}` };
+  if (limits.families && !limits.families.includes(task.family))
+    return { kind: 'not-forged', reason: `the policy was trained on ${limits.families.join(', ')}, not ${task.family}` };
   return { kind: 'fits' };
 }
 

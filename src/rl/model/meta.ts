@@ -44,12 +44,20 @@ export interface ForgedRecord {
 export function forgedRecord(meta: ModelMeta | undefined, family: string): ForgedRecord | null {
   const rows = Array.isArray(meta?.heldOut) ? (meta.heldOut as unknown[]) : [];
   const rate = (agent: string) => {
-    const r = rows.find((x): x is { family: string; agent: string; episodes: number; successRate: number } => typeof x === 'object' && x !== null && (x as { family?: unknown }).family === family && (x as { agent?: unknown }).agent === agent);
+    const r = rows.find(
+      (x): x is { family: string; agent: string; episodes: number; successRate: number } =>
+        typeof x === 'object' && x !== null && (x as { family?: unknown }).family === family && (x as { agent?: unknown }).agent === agent,
+    );
     return r && typeof r.successRate === 'number' && typeof r.episodes === 'number' ? r : null;
   };
   const sampled = rate('policy-sampled');
   if (!sampled) return null;
-  return { episodes: sampled.episodes, sampled: sampled.successRate, greedy: rate('policy-greedy')?.successRate ?? null, noisy: rate('noisy')?.successRate ?? null };
+  return {
+    episodes: sampled.episodes,
+    sampled: sampled.successRate,
+    greedy: rate('policy-greedy')?.successRate ?? null,
+    noisy: rate('noisy')?.successRate ?? null,
+  };
 }
 
 /** Reply budget when a model's metadata names none. */

@@ -103,11 +103,15 @@ export function readSafetensors(bytes: Uint8Array, where = 'model.safetensors'):
     }
     const { dtype, shape, data_offsets: off } = entry as { dtype?: string; shape?: number[]; data_offsets?: [number, number] };
     if (!dtype || !(dtype in WIDTH)) throw new SafetensorsError(where, `${where}: tensor ${name} has unsupported dtype ${dtype}`);
-    if (!Array.isArray(shape) || !Array.isArray(off) || off.length !== 2) throw new SafetensorsError(where, `${where}: tensor ${name} lacks shape or data_offsets`);
+    if (!Array.isArray(shape) || !Array.isArray(off) || off.length !== 2)
+      throw new SafetensorsError(where, `${where}: tensor ${name} lacks shape or data_offsets`);
     const count = shape.reduce((a, b) => a * b, 1);
     const [b, e] = off;
     if (!(b >= 0 && e <= body.length && e - b === count * WIDTH[dtype as SafeDType])) {
-      throw new SafetensorsError(where, `${where}: tensor ${name} offsets [${b}, ${e}] do not fit shape [${shape.join(', ')}] ${dtype} in ${body.length} bytes`);
+      throw new SafetensorsError(
+        where,
+        `${where}: tensor ${name} offsets [${b}, ${e}] do not fit shape [${shape.join(', ')}] ${dtype} in ${body.length} bytes`,
+      );
     }
     tensors[name] = { dtype: dtype as SafeDType, shape, data: view(dtype as SafeDType, body.subarray(b, e)) };
   }

@@ -79,7 +79,14 @@ export async function counterfactualTruth(episodes: readonly JudgedEpisode[], ag
       for (const kind of ['taken', 'alt'] as const) {
         for (let j = 0; j < opts.m; j++) {
           const s = rerollSeed(opts.seed, e.task, t, j, kind);
-          slots.push({ spec: e.task.spec, seed: s, prefix, reseed: s, ...limit, ...(kind === 'taken' ? { forced: { action: turn.action, agent: agentSideOf(turn) } } : {}) });
+          slots.push({
+            spec: e.task.spec,
+            seed: s,
+            prefix,
+            reseed: s,
+            ...limit,
+            ...(kind === 'taken' ? { forced: { action: turn.action, agent: agentSideOf(turn) } } : {}),
+          });
         }
       }
     });

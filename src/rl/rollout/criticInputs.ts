@@ -87,7 +87,8 @@ async function scoreRange(engine: ScoreApi, episodes: readonly CriticEpisode[], 
   return episodes.map((e, i) => {
     const p = plan[i];
     const v = values.items.slice(p.valueAt, p.valueAt + p.turns + 1).map((it) => {
-      if (it.contextValue === undefined) throw new RolloutError('no-value-head', `model "${opts.critic ?? 'critic'}" has no value head: load the critic (public/models/critic)`);
+      if (it.contextValue === undefined)
+        throw new RolloutError('no-value-head', `model "${opts.critic ?? 'critic'}" has no value head: load the critic (public/models/critic)`);
       return it.contextValue;
     });
     const c = crit ? crit.items.slice(p.turnAt, p.turnAt + p.turns) : [];

@@ -60,7 +60,11 @@ export interface EvalSummary {
 }
 
 /** Summarises one episode per task (episodes as rollout returns them). */
-export function summarize(config: Pick<EvalConfig, 'family' | 'split' | 'seed' | 'turnLimit'>, agent: string, episodes: readonly RolloutEpisode[]): EvalSummary {
+export function summarize(
+  config: Pick<EvalConfig, 'family' | 'split' | 'seed' | 'turnLimit'>,
+  agent: string,
+  episodes: readonly RolloutEpisode[],
+): EvalSummary {
   const n = Math.max(episodes.length, 1);
   const taskT = Math.max(1, ...episodes.map((e) => e.task.maxTurns));
   const maxT = config.turnLimit ? Math.min(taskT, config.turnLimit) : taskT;
@@ -80,9 +84,17 @@ export function summarize(config: Pick<EvalConfig, 'family' | 'split' | 'seed' |
 }
 
 /** Plays one episode of each task with `agent`, all batched, and summarises them. */
-export async function evaluate(config: EvalConfig, agent: BatchAgent, opts: RolloutOptions = {}): Promise<{ summary: EvalSummary; episodes: RolloutEpisode[] }> {
+export async function evaluate(
+  config: EvalConfig,
+  agent: BatchAgent,
+  opts: RolloutOptions = {},
+): Promise<{ summary: EvalSummary; episodes: RolloutEpisode[] }> {
   const tasks = config.tasks ? [...config.tasks] : taskSpecs(config.family, config.split, config.episodes, config.seed, config.options);
-  const r = await rollout({ tasks, k: 1, seed: config.agentSeed ?? config.seed, ...(config.turnLimit !== undefined ? { turnLimit: config.turnLimit } : {}) }, agent, opts);
+  const r = await rollout(
+    { tasks, k: 1, seed: config.agentSeed ?? config.seed, ...(config.turnLimit !== undefined ? { turnLimit: config.turnLimit } : {}) },
+    agent,
+    opts,
+  );
   return { summary: summarize(config, agent.name, r.episodes), episodes: r.episodes };
 }
 
@@ -112,11 +124,19 @@ export interface PolicyEvalOptions {
 }
 
 /** Plays the tasks with the engine's policy in each mode (sampled, greedy). */
-export async function evaluatePolicy(engine: GenerateApi, config: EvalConfig, o: PolicyEvalOptions = {}): Promise<Partial<Record<PolicyMode, PolicyModeResult>>> {
+export async function evaluatePolicy(
+  engine: GenerateApi,
+  config: EvalConfig,
+  o: PolicyEvalOptions = {},
+): Promise<Partial<Record<PolicyMode, PolicyModeResult>>> {
   const out: Partial<Record<PolicyMode, PolicyModeResult>> = {};
   for (const mode of o.modes ?? (['sampled', 'greedy'] as const)) {
     const sampling = { temperature: mode === 'greedy' ? 0 : 1, ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}) };
-    const agent = await PolicyBatchAgent.create(engine, { sampling, ...(o.adapter !== undefined ? { adapter: o.adapter } : {}), ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}) });
+    const agent = await PolicyBatchAgent.create(engine, {
+      sampling,
+      ...(o.adapter !== undefined ? { adapter: o.adapter } : {}),
+      ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}),
+    });
     const { summary, episodes } = await evaluate(config, agent, o.signal ? { signal: o.signal } : {});
     out[mode] = { summary, figures: rolloutMetrics(episodes), episodes };
   }
@@ -146,7 +166,14 @@ export interface HeldOutResult {
 
 /** Plays the held-out tasks with `adapter` (null = the base policy), sampled and greedy. */
 export async function evaluateHeldOut(engine: GenerateApi, adapter: string | null, cfg: HeldOutConfig): Promise<HeldOutResult> {
-  const config: EvalConfig = { family: cfg.family, split: cfg.split ?? 'test', episodes: cfg.tasks, seed: cfg.seed, ...(cfg.options ? { options: cfg.options } : {}), ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}) };
+  const config: EvalConfig = {
+    family: cfg.family,
+    split: cfg.split ?? 'test',
+    episodes: cfg.tasks,
+    seed: cfg.seed,
+    ...(cfg.options ? { options: cfg.options } : {}),
+    ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}),
+  };
   const r = await evaluatePolicy(engine, config, { adapter, maxNewTokens: cfg.maxNewTokens });
   return { adapter, sampled: (r.sampled as PolicyModeResult).figures, greedy: (r.greedy as PolicyModeResult).figures };
 }
@@ -177,10 +204,20 @@ export interface PassKTResult {
 
 /** Plays n episodes of each task in one batched rollout and estimates Pass@(K,T) for K ≤ n, T ≤ tMax. */
 export async function evaluatePassKT(config: PassKTConfig, agent: BatchAgent, opts: RolloutOptions = {}): Promise<PassKTResult> {
-  const r = await rollout({ tasks: taskSpecs(config.family, config.split, config.tasks, config.seed, config.options), k: config.n, seed: config.seed, turnLimit: config.tMax }, agent, opts);
+  const r = await rollout(
+    { tasks: taskSpecs(config.family, config.split, config.tasks, config.seed, config.options), k: config.n, seed: config.seed, turnLimit: config.tMax },
+    agent,
+    opts,
+  );
   const g = passKTGrid(successTurns(r), config.tMax);
   const grid = Array.from({ length: g.n }, (_, k) => Array.from({ length: g.tMax }, (_, t) => passKTAt(g, k + 1, t + 1)));
   const perTask = g.perTask.map((own) => Array.from({ length: g.n }, (_, k) => Array.from(own.subarray(k * g.tMax, (k + 1) * g.tMax))));
   const n = Math.max(1, r.episodes.length);
-  return { grid, perTask, episodes: r.episodes, successRate: r.episodes.filter((e) => e.success).length / n, meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / n };
+  return {
+    grid,
+    perTask,
+    episodes: r.episodes,
+    successRate: r.episodes.filter((e) => e.success).length / n,
+    meanTurns: r.episodes.reduce((s, e) => s + e.turns.length, 0) / n,
+  };
 }

@@ -92,7 +92,12 @@ export class LiveEpisodeCredit {
     const epoch = this.epoch;
     const next = this.chain.then(async () => {
       for (let t = this.scoredTurns.length; t < turns.length && epoch === this.epoch; t++) {
-        const { turn, initialValue, tokens: ids, version } = await latestTurnInput(engine, { task, turns: turns.slice(0, t + 1), ...(tokens ? { tokens } : {}) }, opts);
+        const {
+          turn,
+          initialValue,
+          tokens: ids,
+          version,
+        } = await latestTurnInput(engine, { task, turns: turns.slice(0, t + 1), ...(tokens ? { tokens } : {}) }, opts);
         const critic = opts.critic ?? 'critic';
         const text = engine.decode ? await Promise.all(ids.map((id) => engine.decode!([id], critic))) : ids.map(() => '');
         if (epoch !== this.epoch) return;
@@ -116,7 +121,8 @@ export class LiveEpisodeCredit {
     const source: LiveSource = this.scoredTurns.length >= turns.length ? 'critic' : 'env';
     if (source === 'env' && spec.needs.some((n) => n !== 'rewards')) return null;
     const entry = this.entry(source, name, resolveParams(name, params), turns.length);
-    for (let t = entry.inc.turns; t < turns.length; t++) entry.inc.push(source === 'critic' ? this.scoredTurns[t] : { reward: Math.fround(turns[t].reward), done: turns[t].done });
+    for (let t = entry.inc.turns; t < turns.length; t++)
+      entry.inc.push(source === 'critic' ? this.scoredTurns[t] : { reward: Math.fround(turns[t].reward), done: turns[t].done });
     return { result: entry.inc.result(), source };
   }
 

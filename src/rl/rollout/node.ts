@@ -37,7 +37,11 @@ export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine>
   try {
     await engine.init(opts.backend);
     for (const name of opts.models) {
-      await engine.loadFrom(name, { kind: 'reader', read: nodeReader(opts.root), name, manifest: true }, { adapterSlot: null, precision: opts.precision ?? 'auto' });
+      await engine.loadFrom(
+        name,
+        { kind: 'reader', read: nodeReader(opts.root), name, manifest: true },
+        { adapterSlot: null, precision: opts.precision ?? 'auto' },
+      );
     }
   } catch (e) {
     await engine.dispose();
@@ -58,7 +62,11 @@ export async function forgedTaskOptions(root: string, family: FamilyName): Promi
 }
 
 /** A BatchAgent of the named kind (policy: needs an engine with 'policy' loaded). */
-export async function batchAgent(kind: AgentKindName, family: FamilyName, opts: { engine?: PolicyEngine; noise?: number; temperature?: number; maxBatch?: number }): Promise<BatchAgent> {
+export async function batchAgent(
+  kind: AgentKindName,
+  family: FamilyName,
+  opts: { engine?: PolicyEngine; noise?: number; temperature?: number; maxBatch?: number },
+): Promise<BatchAgent> {
   if (kind === 'policy') {
     if (!opts.engine) throw new RolloutError('bad-config', 'the policy agent needs an engine with the policy loaded');
     return PolicyBatchAgent.create(opts.engine, { sampling: { temperature: opts.temperature ?? 1 }, ...(opts.maxBatch ? { maxBatch: opts.maxBatch } : {}) });

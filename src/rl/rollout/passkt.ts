@@ -10,7 +10,8 @@ import { CreditError } from '../credit/errors.ts';
 
 /** Unbiased pass@k from n samples with c successes: 1 − C(n−c, k)/C(n, k). */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k)) throw new CreditError('bad-sample', `pass@k needs integers (n=${n}, c=${c}, k=${k})`);
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k))
+    throw new CreditError('bad-sample', `pass@k needs integers (n=${n}, c=${c}, k=${k})`);
   if (k < 1 || k > n) throw new CreditError('bad-sample', `pass@k needs 1 ≤ k ≤ n (n=${n}, k=${k})`);
   if (c < 0 || c > n) throw new CreditError('bad-sample', `pass@k needs 0 ≤ c ≤ n (n=${n}, c=${c})`);
   if (n - c < k) return 1;

@@ -75,7 +75,14 @@ export async function pooledRerollCredit(groups: readonly (readonly JudgedEpisod
       const turn = e.turns[pool.turn];
       for (let j = pool.samples.length; j < need; j++) {
         const s = seedOf(opts.seed, e.task, key, j, kind);
-        slots.push({ spec: e.task.spec, seed: s, prefix: e.turns.slice(0, pool.turn), reseed: s, ...limit, ...(kind === 'taken' ? { forced: { action: turn.action, agent: agentSideOf(turn) } } : {}) });
+        slots.push({
+          spec: e.task.spec,
+          seed: s,
+          prefix: e.turns.slice(0, pool.turn),
+          reseed: s,
+          ...limit,
+          ...(kind === 'taken' ? { forced: { action: turn.action, agent: agentSideOf(turn) } } : {}),
+        });
         targets.push({ pool, turn: pool.turn });
       }
     };
@@ -85,5 +92,8 @@ export async function pooledRerollCredit(groups: readonly (readonly JudgedEpisod
   });
   const played = slots.length ? await runSlots(slots, agent, opts.phrasings === undefined ? {} : { phrasings: opts.phrasings }) : [];
   played.forEach((p, n) => targets[n].pool.samples.push(returnFrom(p.turns, targets[n].turn, gamma)));
-  return { advantages: pooled.flatMap((keys) => keys.map((turns) => turns.map((k) => meanOf(k.move.samples) - meanOf(k.state.samples)))), rerolls: slots.length };
+  return {
+    advantages: pooled.flatMap((keys) => keys.map((turns) => turns.map((k) => meanOf(k.move.samples) - meanOf(k.state.samples)))),
+    rerolls: slots.length,
+  };
 }

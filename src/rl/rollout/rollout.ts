@@ -141,7 +141,16 @@ export async function runSlots(slots: readonly EpisodeSlot[], agent: BatchAgent,
     const task = env.reset(slot.spec);
     const limit = Math.min(task.maxTurns, slot.turnLimit ?? task.maxTurns);
     if (!Number.isInteger(limit) || limit < 1) throw new RolloutError('bad-config', `slot ${i}: turnLimit must be an integer ≥ 1, got ${slot.turnLimit}`);
-    const l: Live = { slot: i, env, task, dialogue: [{ role: 'user', content: task.prompt }], turns: [], forced: slot.forced, limit, prefixTurns: slot.prefix?.length ?? 0 };
+    const l: Live = {
+      slot: i,
+      env,
+      task,
+      dialogue: [{ role: 'user', content: task.prompt }],
+      turns: [],
+      forced: slot.forced,
+      limit,
+      prefixTurns: slot.prefix?.length ?? 0,
+    };
     replayPrefix(env, slot, l, i);
     await emit({ kind: 'start', slot: i, task, seed: slot.seed });
     if (env.done || l.turns.length >= limit) {
@@ -187,7 +196,11 @@ export interface PlayOptions extends RolloutOptions {
 export async function playEpisode(agent: Agent, spec: TaskSpec, opts: PlayOptions = {}): Promise<RolloutEpisode> {
   const { seed = spec.seed, turnLimit, ...rest } = opts;
   const slot: EpisodeSlot = { spec, seed, ...(turnLimit !== undefined ? { turnLimit } : {}) };
-  const [episode] = await runSlots([slot], scriptedBatchAgent(agent.name, () => agent), rest);
+  const [episode] = await runSlots(
+    [slot],
+    scriptedBatchAgent(agent.name, () => agent),
+    rest,
+  );
   return episode;
 }
 

@@ -38,7 +38,11 @@ export interface StoreSink {
  * A listener for runSlots/rollout that writes to `store`; `ids` maps slot → stored episode id.
  * `resumed` names the slots that continue a stored episode (Play resuming an interrupted one).
  */
-export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runId?: string | null; resumed?: Readonly<Record<number, ResumedEpisode>> } = {}): StoreSink {
+export function storeSink(
+  store: TrajectoryWriter,
+  model: ModelRef,
+  opts: { runId?: string | null; resumed?: Readonly<Record<number, ResumedEpisode>> } = {},
+): StoreSink {
   const recorders = new Map<number, EpisodeRecorder>();
   const ids = new Map<number, string>();
   /** Episodes the rollout is done with whose last writes the store refused: kept until a flush writes them. */
@@ -53,7 +57,9 @@ export function storeSink(store: TrajectoryWriter, model: ModelRef, opts: { runI
     if (e.kind === 'start') {
       const collaborative = isCollaborative(e.task.spec.family);
       const resumed = opts.resumed?.[e.slot];
-      const rec = resumed ? EpisodeRecorder.resumed(store, resumed.episodeId, resumed.turns, { collaborative }) : await EpisodeRecorder.begin(store, e.task, model, { collaborative, runId: opts.runId ?? null });
+      const rec = resumed
+        ? EpisodeRecorder.resumed(store, resumed.episodeId, resumed.turns, { collaborative })
+        : await EpisodeRecorder.begin(store, e.task, model, { collaborative, runId: opts.runId ?? null });
       recorders.set(e.slot, rec);
       ids.set(e.slot, rec.episodeId);
     } else if (e.kind === 'turn') {
@@ -98,7 +104,10 @@ export async function openRunSink(store: TrajectoryWriter, run: RunInput, model:
 }
 
 /** Chains two rollout listeners: `first` sees each event before `second`. */
-export function bothListeners(first: ((e: RolloutEvent) => void | Promise<void>) | undefined, second: ((e: RolloutEvent) => void | Promise<void>) | undefined): (e: RolloutEvent) => Promise<void> {
+export function bothListeners(
+  first: ((e: RolloutEvent) => void | Promise<void>) | undefined,
+  second: ((e: RolloutEvent) => void | Promise<void>) | undefined,
+): (e: RolloutEvent) => Promise<void> {
   return async (e) => {
     await first?.(e);
     await second?.(e);

@@ -50,7 +50,11 @@ export function fromRecord(rec: EpisodeRecord): StoredEpisode {
     split: rec.task.split,
     seed: rec.task.seed,
     group: groupKey(rec.task.family, rec.task.split, rec.task.seed, rec.task.options),
-    critic: { task: { prompt: read.prompt, hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } }, turns, tokens },
+    critic: {
+      task: { prompt: read.prompt, hidden: hidden !== null && typeof hidden === 'object' && !Array.isArray(hidden) ? hidden : { hidden } },
+      turns,
+      tokens,
+    },
     agentRecords,
     scores: rec.criticScores ?? null,
   };
@@ -119,13 +123,24 @@ export function hasStoredScores(episodes: readonly StoredEpisode[]): boolean {
  * reads `critic`, [episodes] from criticInputs, when given, else the episodes' stored critic scores
  * (storedInput); with neither it throws CreditError 'missing-input'.
  */
-export function storedCredit(episodes: readonly StoredEpisode[], estimators: readonly EstimatorName[], params: Readonly<Record<string, CreditParams>> = {}, critic?: readonly EpisodeCreditInput[]): Map<EstimatorName, CreditResult[]> {
+export function storedCredit(
+  episodes: readonly StoredEpisode[],
+  estimators: readonly EstimatorName[],
+  params: Readonly<Record<string, CreditParams>> = {},
+  critic?: readonly EpisodeCreditInput[],
+): Map<EstimatorName, CreditResult[]> {
   const base = episodes.map(rewardInput);
   const stored = critic ? undefined : episodes.map(storedInput);
-  const full = critic?.map((c, i) => ({ ...c, group: base[i].group })) ?? (stored?.every((x) => x !== null) ? stored.map((x, i) => ({ ...x!, group: base[i].group })) : undefined);
+  const full =
+    critic?.map((c, i) => ({ ...c, group: base[i].group })) ??
+    (stored?.every((x) => x !== null) ? stored.map((x, i) => ({ ...x!, group: base[i].group })) : undefined);
   const out = new Map<EstimatorName, CreditResult[]>();
   for (const name of estimators) {
-    if (estimatorNeedsCritic(name) && !full) throw new CreditError('missing-input', `${name} needs the critic's inputs (values, log-probs): stored episodes without critic scores must be scored by the critic`);
+    if (estimatorNeedsCritic(name) && !full)
+      throw new CreditError(
+        'missing-input',
+        `${name} needs the critic's inputs (values, log-probs): stored episodes without critic scores must be scored by the critic`,
+      );
     out.set(name, computeCredit(name, estimatorNeedsCritic(name) && full ? full : base, params[name] ?? {}));
   }
   return out;

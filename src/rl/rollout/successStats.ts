@@ -43,9 +43,11 @@ export type CellDifference = Interval & { beyondNoise: boolean };
  * of that cell, so a cell is "beyond noise" only when its own 95% interval excludes 0 — what the
  * difference map may colour as a change (issue 49: colours must not say more than the statistics).
  */
-export function pairedGridDifference(base: readonly (readonly (readonly number[])[])[], tuned: readonly (readonly (readonly number[])[])[]): CellDifference[][] {
+export function pairedGridDifference(
+  base: readonly (readonly (readonly number[])[])[],
+  tuned: readonly (readonly (readonly number[])[])[],
+): CellDifference[][] {
   if (base.length !== tuned.length || base.length === 0) throw new Error(`paired grid difference over ${base.length} vs ${tuned.length} tasks`);
   const cell = (grids: typeof base, k: number, t: number) => grids.map((g) => g[k][t]);
   return base[0].map((row, k) => row.map((_, t) => pairedDifference(cell(base, k, t), cell(tuned, k, t), `difference ${k + 1},${t + 1}`)));
 }
-

@@ -103,7 +103,8 @@ export type CandidateSampling = Pick<WithinStateOptions, 'candidates' | 'seed' |
 
 /** N candidate turns sampled from the agent at every state (one batched rollout): [state][N]. */
 export async function sampleCandidateTurns(states: readonly StatePick[], agent: BatchAgent, opts: CandidateSampling): Promise<Turn[][]> {
-  if (!Number.isInteger(opts.candidates) || opts.candidates < 1) throw new RolloutError('bad-config', `candidates per state must be an integer ≥ 1, got ${opts.candidates}`);
+  if (!Number.isInteger(opts.candidates) || opts.candidates < 1)
+    throw new RolloutError('bad-config', `candidates per state must be an integer ≥ 1, got ${opts.candidates}`);
   // each slot replays the prefix and stops right after turn t
   const slots: EpisodeSlot[] = states.flatMap((s) =>
     Array.from({ length: opts.candidates }, (_, i): EpisodeSlot => {
@@ -124,7 +125,8 @@ export async function sampleCandidateTurns(states: readonly StatePick[], agent: 
 /** Samples N candidates at every state and re-rolls each M times (two batched rollouts). */
 export async function sampleCandidates(states: readonly StatePick[], agent: BatchAgent, opts: WithinStateOptions): Promise<SampledState[]> {
   const gamma = checkedGamma(opts);
-  if (!Number.isInteger(opts.candidates) || opts.candidates < 2) throw new RolloutError('bad-config', `candidates per state must be an integer ≥ 2, got ${opts.candidates}`);
+  if (!Number.isInteger(opts.candidates) || opts.candidates < 2)
+    throw new RolloutError('bad-config', `candidates per state must be an integer ≥ 2, got ${opts.candidates}`);
   if (opts.m < 2) throw new RolloutError('bad-config', `M (re-rolls per candidate) must be ≥ 2 (the truth's reliability splits them), got ${opts.m}`);
   const run = { ...(opts.phrasings === undefined ? {} : { phrasings: opts.phrasings }) };
   const limit = opts.turnLimit !== undefined ? { turnLimit: opts.turnLimit } : {};
@@ -193,11 +195,14 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
   const unavailable: CandidateScores['unavailable'] = [{ estimator: 'archer', reason: 'no Q head (the critic has a value head only)' }];
   const scores: Record<string, Float64Array>[] = states.map(() => ({}));
   const hasLogprobs = states.every((s) => s.candidates.every((c) => c.turn.logprobs !== null));
-  if (hasLogprobs) states.forEach((s, k) => (scores[k]['policy-logprob'] = Float64Array.from(s.candidates, (c) => (c.turn.logprobs as number[]).reduce((a, b) => a + b, 0))));
+  if (hasLogprobs)
+    states.forEach((s, k) => (scores[k]['policy-logprob'] = Float64Array.from(s.candidates, (c) => (c.turn.logprobs as number[]).reduce((a, b) => a + b, 0))));
   else unavailable.push({ estimator: 'policy-logprob', reason: 'the agent records no log-probs (a scripted agent)' });
   if (scoring.critic) {
     const gamma = scoring.gamma ?? 1;
-    const episodes = states.flatMap((s) => s.candidates.map((c) => ({ task: s.task, turns: [...s.prefix, c.turn], tokens: [...s.prefix.map((p) => p.tokens), c.turn.tokens] })));
+    const episodes = states.flatMap((s) =>
+      s.candidates.map((c) => ({ task: s.task, turns: [...s.prefix, c.turn], tokens: [...s.prefix.map((p) => p.tokens), c.turn.tokens] })),
+    );
     const inputs = await criticInputs(scoring.critic, episodes);
     states.forEach((s, k) => {
       const mine = inputs.slice(k * s.candidates.length, (k + 1) * s.candidates.length);
@@ -205,13 +210,18 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
       scores[k]['value-lookahead'] = Float64Array.from(mine, (x) => x.rewards[s.t] + gamma * (x.values as Float32Array)[s.t + 1]);
       if (scoring.criticAdapter !== null) scores[k].sweet = Float64Array.from(mine, (x) => turnSweet(x, s.t));
     });
-    if (scoring.criticAdapter === null) unavailable.unshift({ estimator: 'sweet', reason: 'no adapter: the critic is its own reference, so the log-ratio is 0 for every candidate' });
+    if (scoring.criticAdapter === null)
+      unavailable.unshift({ estimator: 'sweet', reason: 'no adapter: the critic is its own reference, so the log-ratio is 0 for every candidate' });
   } else {
     unavailable.unshift({ estimator: 'sweet', reason: 'no critic loaded' });
     unavailable.push({ estimator: 'value-lookahead', reason: 'no critic loaded' });
   }
   const guess = states.every((s) => s.task.spec.family === 'guess');
-  if (guess) states.forEach((s, k) => (scores[k]['info-gain'] = Float64Array.from(s.candidates, (c) => (typeof c.turn.info.informationGain === 'number' ? c.turn.info.informationGain : 0))));
+  if (guess)
+    states.forEach(
+      (s, k) =>
+        (scores[k]['info-gain'] = Float64Array.from(s.candidates, (c) => (typeof c.turn.info.informationGain === 'number' ? c.turn.info.informationGain : 0))),
+    );
   else unavailable.push({ estimator: 'info-gain', reason: 'guess only' });
   return { scores, unavailable };
 }
@@ -221,7 +231,9 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
  * critic as turn t after the state's prefix, its adapter against its base (criticInputs, one call per model).
  */
 export async function sweetAtStates(critic: ScoreApi, states: readonly StatePick[], turns: readonly (readonly Turn[])[]): Promise<Float64Array[]> {
-  const episodes = states.flatMap((s, k) => turns[k].map((turn) => ({ task: s.task, turns: [...s.prefix, turn], tokens: [...s.prefix.map((p) => p.tokens), turn.tokens] })));
+  const episodes = states.flatMap((s, k) =>
+    turns[k].map((turn) => ({ task: s.task, turns: [...s.prefix, turn], tokens: [...s.prefix.map((p) => p.tokens), turn.tokens] })),
+  );
   const inputs = await criticInputs(critic, episodes);
   let at = 0;
   return states.map((s, k) => Float64Array.from(turns[k], () => turnSweet(inputs[at++], s.t)));

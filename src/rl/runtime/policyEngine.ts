@@ -182,7 +182,12 @@ export class PolicyEngine {
     return this.loadAny(name, source, opts, onProgress);
   }
 
-  private async loadAny(name: string, source: ModelSource | ReaderSource | MemorySource, opts: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
+  private async loadAny(
+    name: string,
+    source: ModelSource | ReaderSource | MemorySource,
+    opts: LoadOptions,
+    onProgress?: (p: LoadProgress) => void,
+  ): Promise<ModelInfo> {
     this.requireReady();
     await this.settled;
     const start = performance.now();
@@ -200,7 +205,12 @@ export class PolicyEngine {
     } catch (e) {
       if (runtime.info.kind !== 'webgpu') throw e;
       await this.fallBack(`WebGPU could not open model ${name} (${(e as Error).message})`);
-      lm = await LoadedLm.open(name, read.model, this.requireRuntime(), { precision: opts.precision === 'quant4' ? 'quant4' : 'fp32', slot, info, gpuKv: opts.gpuKv !== false });
+      lm = await LoadedLm.open(name, read.model, this.requireRuntime(), {
+        precision: opts.precision === 'quant4' ? 'quant4' : 'fp32',
+        slot,
+        info,
+        gpuKv: opts.gpuKv !== false,
+      });
     }
     if (shipped) {
       // the folder's adapter (the forged critic's SWEET-RL adapter) is what the model means by default
@@ -257,10 +267,20 @@ export class PolicyEngine {
       throw new EngineInputError(`generate: seeds must be one integer per prompt (${request.prompts.length}), got ${JSON.stringify(seeds)}`);
     }
     const { cacheKeys, forget } = request;
-    if (cacheKeys !== undefined && (!Array.isArray(cacheKeys) || cacheKeys.length !== request.prompts.length || !cacheKeys.every((k) => typeof k === 'string') || new Set(cacheKeys).size !== cacheKeys.length || n !== 1)) {
-      throw new EngineInputError(`generate: cacheKeys must be one distinct string per prompt (${request.prompts.length}) with n = 1, got ${JSON.stringify(cacheKeys)} with n = ${n}`);
+    if (
+      cacheKeys !== undefined &&
+      (!Array.isArray(cacheKeys) ||
+        cacheKeys.length !== request.prompts.length ||
+        !cacheKeys.every((k) => typeof k === 'string') ||
+        new Set(cacheKeys).size !== cacheKeys.length ||
+        n !== 1)
+    ) {
+      throw new EngineInputError(
+        `generate: cacheKeys must be one distinct string per prompt (${request.prompts.length}) with n = 1, got ${JSON.stringify(cacheKeys)} with n = ${n}`,
+      );
     }
-    if (forget !== undefined && (!Array.isArray(forget) || !forget.every((k) => typeof k === 'string'))) throw new EngineInputError('generate: forget must be a list of cache keys');
+    if (forget !== undefined && (!Array.isArray(forget) || !forget.every((k) => typeof k === 'string')))
+      throw new EngineInputError('generate: forget must be a list of cache keys');
     return this.withRequest(request, async (lm, ticket) => {
       for (const k of forget ?? []) lm.contexts.delete(k);
       const { id: adapter, feeds } = lm.resolve(request.adapter);

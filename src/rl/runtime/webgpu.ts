@@ -36,7 +36,9 @@ const SOFTWARE = /swiftshader|llvmpipe|lavapipe|softpipe|basic render|software/i
  * (GPUAdapterInfo.isFallbackAdapter, Chromium 136+), or it is named as a known software rasteriser
  * (older browsers do not set the flag; Chromium's SwiftShader reports vendor "google", architecture "swiftshader").
  */
-export function describeAdapter(info: Pick<GPUAdapterInfo, 'vendor' | 'architecture' | 'device' | 'description'> & { isFallbackAdapter?: boolean }): GpuAdapterReport {
+export function describeAdapter(
+  info: Pick<GPUAdapterInfo, 'vendor' | 'architecture' | 'device' | 'description'> & { isFallbackAdapter?: boolean },
+): GpuAdapterReport {
   const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
   return {
     vendor: info.vendor || 'unknown',

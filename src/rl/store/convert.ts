@@ -3,7 +3,16 @@
 // byte-identical: typed arrays round-trip exactly (a float32 printed as a double parses back to the
 // same float32). Rows differ from records only where IndexedDB needs it (keys, typed arrays).
 import { outcomeKeyOf, type CreditRow, type EpisodeRow, type RunRow, type ScoresRow, type TaskRow, type MessageRow } from './db.ts';
-import { MessageSchema, RunSchema, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type RunRecord, type TaskRecord, type MessageRecord } from './schema.ts';
+import {
+  MessageSchema,
+  RunSchema,
+  type CreditRecord,
+  type CriticScoresRecord,
+  type EpisodeRecord,
+  type RunRecord,
+  type TaskRecord,
+  type MessageRecord,
+} from './schema.ts';
 
 /** `x`'s fields in the order of `schema`'s entries (the one key order exports use). */
 function canonical<T extends object>(schema: { entries: Record<keyof T, unknown> }, x: T): T {
@@ -108,7 +117,13 @@ export function scoresFromRecord(episodeId: string, s: CriticScoresRecord): Scor
 export const creditOrder = (a: { estimator: string; version: string }, b: { estimator: string; version: string }): number =>
   a.estimator < b.estimator ? -1 : a.estimator > b.estimator ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 
-export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turns: MessageRow[], credit: CreditRow[], scores: ScoresRow | undefined): EpisodeRecord {
+export function episodeToRecord(
+  row: EpisodeRow,
+  task: TaskRow | undefined,
+  turns: MessageRow[],
+  credit: CreditRow[],
+  scores: ScoresRow | undefined,
+): EpisodeRecord {
   const taskRecord: TaskRecord = { family: row.family, split: row.split, seed: row.seed, options: task?.options ?? {}, hidden: task ? task.hidden : null };
   return {
     type: 'episode',
@@ -119,7 +134,10 @@ export function episodeToRecord(row: EpisodeRow, task: TaskRow | undefined, turn
     model: { policy: row.model.policy, adapter: row.model.adapter, critic: row.model.critic },
     turns: turns.map(turnToRecord),
     outcome: row.outcome ? { success: row.outcome.success, totalReward: row.outcome.totalReward, turns: row.outcome.turns } : null,
-    credit: credit.slice().sort(creditOrder).map((c) => creditToRecord(c, turns.length)),
+    credit: credit
+      .slice()
+      .sort(creditOrder)
+      .map((c) => creditToRecord(c, turns.length)),
     criticScores: scores ? scoresToRecord(scores) : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -61,7 +61,9 @@ async function* rejoin(head: readonly LineEvent[], rest?: AsyncIterator<LineEven
  */
 export async function* decodeAny(
   lines: AsyncIterable<LineEvent>,
-  opts: Pick<ValidateOptions, 'format' | 'source' | 'now' | 'family' | 'split' | 'maxArrayBytes'> & { onDetect?: (d: { format: ImportFormat | null; message: string }) => void },
+  opts: Pick<ValidateOptions, 'format' | 'source' | 'now' | 'family' | 'split' | 'maxArrayBytes'> & {
+    onDetect?: (d: { format: ImportFormat | null; message: string }) => void;
+  },
 ): AsyncGenerator<DecodeEvent<PortableRecord>> {
   const it = lines[Symbol.asyncIterator]();
   try {
@@ -94,7 +96,8 @@ async function* decodeFrom(it: AsyncIterator<LineEvent>, opts: Parameters<typeof
       d = a.detection;
       body = rejoin(a.lines);
     } else d = detectLine(first);
-    if (d.format !== null && given !== 'auto' && d.format !== given) d = { format: null, line: 1, message: `--format ${given} was given, but the file is ${d.message}` };
+    if (d.format !== null && given !== 'auto' && d.format !== given)
+      d = { format: null, line: 1, message: `--format ${given} was given, but the file is ${d.message}` };
     opts.onDetect?.({ format: d.format, message: d.message });
     if (d.format === null) {
       yield { kind: 'issue', issue: { line: d.line, path: '', message: d.message } };
@@ -102,7 +105,9 @@ async function* decodeFrom(it: AsyncIterator<LineEvent>, opts: Parameters<typeof
     }
     format = d.format;
   }
-  yield* format === 'turnwise' ? decodeTurnwise(body) : decodeSweet(body, { idPrefix: opts.source, family: opts.family, split: opts.split, now: opts.now ?? Date.now() });
+  yield* format === 'turnwise'
+    ? decodeTurnwise(body)
+    : decodeSweet(body, { idPrefix: opts.source, family: opts.family, split: opts.split, now: opts.now ?? Date.now() });
 }
 
 /** Validates a file; with `collect`, also returns its records when (and only when) all are valid. */
@@ -110,7 +115,16 @@ export async function validateImport(source: ByteSource, opts: ValidateOptions):
   const maxErrors = opts.maxErrors ?? 100;
   const maxRecords = opts.maxRecords ?? 1_000_000;
   let progress: ReadProgress = { bytes: 0, lines: 0 };
-  const report: ValidationReport = { ok: false, format: null, detected: '', lines: 0, bytes: 0, counts: { runs: 0, episodes: 0, turns: 0 }, errors: [], stoppedEarly: false };
+  const report: ValidationReport = {
+    ok: false,
+    format: null,
+    detected: '',
+    lines: 0,
+    bytes: 0,
+    counts: { runs: 0, episodes: 0, turns: 0 },
+    errors: [],
+    stoppedEarly: false,
+  };
   let records: PortableRecord[] | null = opts.collect ? [] : null;
   const lines = readLines(source, {
     maxLineBytes: opts.maxLineBytes,

@@ -25,7 +25,20 @@ export interface PlayedMeta {
 
 /** The episode record of a played episode (what storeSink + exportRecords give, without a database). */
 export function playedRecord(e: Episode, m: PlayedMeta): EpisodeRecord {
-  const system: MessageRecord = { role: 'system', text: e.task.prompt, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {}, at: m.at };
+  const system: MessageRecord = {
+    role: 'system',
+    text: e.task.prompt,
+    tokens: null,
+    logprobs: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    reward: 0,
+    done: false,
+    latencyMs: 0,
+    backend: 'env',
+    info: {},
+    at: m.at,
+  };
   const turns: MessageRecord[] = [system];
   for (const t of e.turns) for (const msg of messagesOf(t, m.collaborative)) turns.push({ ...msg, at: m.at });
   const last = e.turns[e.turns.length - 1];
@@ -53,6 +66,16 @@ export function playedRecord(e: Episode, m: PlayedMeta): EpisodeRecord {
 
 /** A run record for a CLI rollout (no training: algorithm names the command). */
 export function cliRunRecord(r: { id: string; algorithm: string; policy: string; settings: JsonObject; seed: number; notes: string; at: number }): RunRecord {
-  return { type: 'run', id: r.id, name: r.id, createdAt: r.at, models: { policy: r.policy, critic: null }, adapterId: null, algorithm: r.algorithm, settings: r.settings, seed: r.seed, notes: r.notes };
+  return {
+    type: 'run',
+    id: r.id,
+    name: r.id,
+    createdAt: r.at,
+    models: { policy: r.policy, critic: null },
+    adapterId: null,
+    algorithm: r.algorithm,
+    settings: r.settings,
+    seed: r.seed,
+    notes: r.notes,
+  };
 }
-

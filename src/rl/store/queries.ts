@@ -37,7 +37,22 @@ export interface PageRequest {
 }
 
 /** The row fields a list shows. */
-const SUMMARY_FIELDS = ['id', 'family', 'split', 'seed', 'status', 'outcome', 'model', 'turnCount', 'agentTurns', 'createdAt', 'updatedAt', 'finishedAt', 'abortReason', 'imported'] as const;
+const SUMMARY_FIELDS = [
+  'id',
+  'family',
+  'split',
+  'seed',
+  'status',
+  'outcome',
+  'model',
+  'turnCount',
+  'agentTurns',
+  'createdAt',
+  'updatedAt',
+  'finishedAt',
+  'abortReason',
+  'imported',
+] as const;
 
 /** An episode without its turns, as lists show it: the row's fields, with runId null for no run. */
 export type EpisodeSummary = Pick<EpisodeRow, (typeof SUMMARY_FIELDS)[number]> & { runId: string | null };

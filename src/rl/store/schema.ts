@@ -63,7 +63,6 @@ const nonNegInt = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 const time = nonNegInt;
 const id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
 
-
 // Checked as wholes (not element by element) because valibot's per-element pipes cost ~1 µs per number.
 /** Any JSON value with finite numbers. Nesting depth is bounded before parsing (lines.ts parseJsonLine). */
 export const JsonValueSchema = v.custom<JsonValue>((x) => isJsonValue(x), 'Invalid value: expected JSON with finite numbers');
@@ -133,7 +132,10 @@ export const CreditSchema = v.strictObject({
   version: v.pipe(v.string(), v.maxLength(256)),
   params: JsonObjectSchema,
   /** One value per message, index-aligned with the episode's turns; null where the estimator gives none. Float32 precision. */
-  values: v.custom<(number | null)[]>((x) => Array.isArray(x) && x.every((y) => y === null || (typeof y === 'number' && Number.isFinite(y))), 'Invalid value: expected an array of finite numbers or null'),
+  values: v.custom<(number | null)[]>(
+    (x) => Array.isArray(x) && x.every((y) => y === null || (typeof y === 'number' && Number.isFinite(y))),
+    'Invalid value: expected an array of finite numbers or null',
+  ),
   at: time,
 });
 export type CreditRecord = v.InferOutput<typeof CreditSchema>;
@@ -164,7 +166,10 @@ export const CriticScoresSchema = v.pipe(
     refLogprobs: v.custom<number[]>(isFiniteList, 'Invalid value: expected an array of finite numbers'),
     at: time,
   }),
-  v.check((s) => criticScoresProblem(s) === null, (issue) => criticScoresProblem(issue.input as CriticScoresShape) ?? 'inconsistent critic scores'),
+  v.check(
+    (s) => criticScoresProblem(s) === null,
+    (issue) => criticScoresProblem(issue.input as CriticScoresShape) ?? 'inconsistent critic scores',
+  ),
 );
 export type CriticScoresRecord = v.InferOutput<typeof CriticScoresSchema>;
 
@@ -186,7 +191,13 @@ export function criticScoresProblem(s: CriticScoresShape): string | null {
   if (s.values.length !== T + 1) return `values has ${s.values.length} entries, expected ${T + 1} (one per turn, plus the last state)`;
   for (let t = 0; t < T; t++) if (s.tokenOffsets[t + 1] < s.tokenOffsets[t]) return `tokenOffsets[${t + 1}] is below tokenOffsets[${t}]`;
   const N = s.tokenOffsets[T];
-  for (const [name, arr] of [['tokens', s.tokens], ['tokenText', s.tokenText], ['criticLogprobs', s.criticLogprobs], ['refLogprobs', s.refLogprobs], ['tokenValues', s.tokenValues]] as const) {
+  for (const [name, arr] of [
+    ['tokens', s.tokens],
+    ['tokenText', s.tokenText],
+    ['criticLogprobs', s.criticLogprobs],
+    ['refLogprobs', s.refLogprobs],
+    ['tokenValues', s.tokenValues],
+  ] as const) {
     if (arr !== null && arr.length !== N) return `${name} has ${arr.length} entries, expected ${N} (tokenOffsets[${T}])`;
   }
   return null;

@@ -5,7 +5,18 @@
 // this connection with a reload-required event. Formats and import validation live in formats/ and
 // importer.ts; the rows built from inputs in rows.ts; the transaction bodies of import (bulk.ts) and
 // of delete, undo and purge (trash.ts) beside it; this file is the API and its notifications.
-import { DEFAULT_DB_NAME, creditOf, outcomeKeyOf, openStoreDb, messageRange, type AdapterRow, type EpisodeRow, type MetricsRow, type RunRow, type StoreDb } from './db.ts';
+import {
+  DEFAULT_DB_NAME,
+  creditOf,
+  outcomeKeyOf,
+  openStoreDb,
+  messageRange,
+  type AdapterRow,
+  type EpisodeRow,
+  type MetricsRow,
+  type RunRow,
+  type StoreDb,
+} from './db.ts';
 import { RELOAD_MESSAGE, StoreError, toStoreError } from './errors.ts';
 import { ChangeNotifier, type StoreChange, type StoreListener } from './notify.ts';
 import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type PageRequest } from './queries.ts';
@@ -13,10 +24,30 @@ import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type 
 import { writeTx } from './txn.ts';
 import { importTx } from './bulk.ts';
 import { purgeTx, restoreTx, softDeleteTx } from './trash.ts';
-import type { AdapterInput, AdapterSummary, AdapterTable, BeginEpisodeInput, CreditInput, ImportOptions, ImportResult, RestoreToken, RunInput, StoreOptions, MessageInput } from './api.ts';
+import type {
+  AdapterInput,
+  AdapterSummary,
+  AdapterTable,
+  BeginEpisodeInput,
+  CreditInput,
+  ImportOptions,
+  ImportResult,
+  RestoreToken,
+  RunInput,
+  StoreOptions,
+  MessageInput,
+} from './api.ts';
 import { creditFromRecord, episodeToRecord, runToRecord, scoresFromRecord, taskKey } from './convert.ts';
 import { agentCount, messageRow, newEpisodeRow } from './rows.ts';
-import { criticScoresProblem, type CreditRecord, type CriticScoresRecord, type EpisodeRecord, type OutcomeRecord, type PortableRecord, type RunRecord } from './schema.ts';
+import {
+  criticScoresProblem,
+  type CreditRecord,
+  type CriticScoresRecord,
+  type EpisodeRecord,
+  type OutcomeRecord,
+  type PortableRecord,
+  type RunRecord,
+} from './schema.ts';
 
 export type * from './api.ts';
 
@@ -160,7 +191,13 @@ export class TrajectoryStore implements AdapterTable {
   }
 
   async finishEpisode(episodeId: string, outcome: OutcomeRecord): Promise<EpisodeSummary> {
-    return this.transition(episodeId, ['in-progress'], (ep, now) => ({ ...ep, status: 'complete', outcome, outcomeKey: outcomeKeyOf(outcome), finishedAt: now }));
+    return this.transition(episodeId, ['in-progress'], (ep, now) => ({
+      ...ep,
+      status: 'complete',
+      outcome,
+      outcomeKey: outcomeKeyOf(outcome),
+      finishedAt: now,
+    }));
   }
 
   /** Ends an episode without an outcome (stopped, failed, or an interrupted one discarded); its turns stay. */
@@ -188,7 +225,13 @@ export class TrajectoryStore implements AdapterTable {
       while (cursor) {
         const ep = cursor.value;
         if (!live.has(ep.sessionId) && ep.runId !== '') {
-          await cursor.update({ ...ep, status: 'aborted', abortReason: 'its run ended when the lab closed', finishedAt: this.opts.now(), updatedAt: this.opts.now() });
+          await cursor.update({
+            ...ep,
+            status: 'aborted',
+            abortReason: 'its run ended when the lab closed',
+            finishedAt: this.opts.now(),
+            updatedAt: this.opts.now(),
+          });
         } else if (!live.has(ep.sessionId)) {
           found.push(ep.id);
           await cursor.update({ ...ep, status: 'interrupted', updatedAt: this.opts.now() });
@@ -344,7 +387,10 @@ export class TrajectoryStore implements AdapterTable {
    * The runs the selected episodes belong to, then the episodes (oldest first), read in batches so a
    * large export never holds more than one batch; feed it to a formats/ encoder.
    */
-  async *exportRecords(filter: EpisodeFilter = {}, opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {}): AsyncGenerator<PortableRecord> {
+  async *exportRecords(
+    filter: EpisodeFilter = {},
+    opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {},
+  ): AsyncGenerator<PortableRecord> {
     const total = await this.countEpisodes(filter);
     const runIds = new Set<string>();
     let after = null;
@@ -373,7 +419,9 @@ export class TrajectoryStore implements AdapterTable {
   async importRecords(records: readonly PortableRecord[], options: ImportOptions): Promise<ImportResult> {
     const onConflict = options.onConflict ?? 'skip';
     const at = this.opts.now();
-    const result = await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit', 'scores'], (tx) => importTx(tx, records, onConflict, { source: options.source, at }));
+    const result = await this.write(['runs', 'tasks', 'episodes', 'turns', 'credit', 'scores'], (tx) =>
+      importTx(tx, records, onConflict, { source: options.source, at }),
+    );
     this.notifier.publish({ type: 'imported', runs: result.runs, episodes: result.episodes });
     return result;
   }
@@ -423,7 +471,10 @@ export class TrajectoryStore implements AdapterTable {
     const ep = await get;
     if (!ep) throw new StoreError('not-found', `no episode ${id}`);
     if (ep.status !== 'in-progress' || ep.sessionId !== this.session.id) {
-      throw new StoreError('state', `episode ${id} is ${ep.status === 'in-progress' ? 'being written by another session' : ep.status}; turns can only be appended to an in-progress episode of this session`);
+      throw new StoreError(
+        'state',
+        `episode ${id} is ${ep.status === 'in-progress' ? 'being written by another session' : ep.status}; turns can only be appended to an in-progress episode of this session`,
+      );
     }
     return ep;
   }

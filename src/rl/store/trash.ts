@@ -34,7 +34,10 @@ export async function restoreTx(tx: WriteTx<['episodes']>, ids: readonly string[
 /** Deletes for good the soft-deleted episodes (with turns, credit and critic scores) deleted at or before `cutoff`. */
 export async function purgeTx(tx: WriteTx<PurgeStores>, cutoff: number): Promise<number> {
   let count = 0;
-  let cursor = await tx.objectStore('episodes').index('byDate').openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
+  let cursor = await tx
+    .objectStore('episodes')
+    .index('byDate')
+    .openCursor(IDBKeyRange.bound([0, -Infinity, ''], [0, Infinity, '']));
   while (cursor) {
     const ep = cursor.value;
     if (ep.deletedAt !== null && ep.deletedAt <= cutoff) {

@@ -17,7 +17,19 @@ const REPLY_BACKEND = { person: 'human', simulated: 'simulator' } as const;
  * needed no reply; info.reply keeps a reply that differs from the observation).
  */
 export function messagesOf(turn: Turn, collaborative: boolean): [Unstamped, Unstamped] {
-  const agent: Unstamped = { role: 'agent', text: turn.action, tokens: turn.tokens, logprobs: turn.logprobs, promptTokens: turn.promptTokens, completionTokens: turn.completionTokens, reward: turn.reward, done: turn.done, latencyMs: turn.latencyMs, backend: turn.backend, info: turn.info };
+  const agent: Unstamped = {
+    role: 'agent',
+    text: turn.action,
+    tokens: turn.tokens,
+    logprobs: turn.logprobs,
+    promptTokens: turn.promptTokens,
+    completionTokens: turn.completionTokens,
+    reward: turn.reward,
+    done: turn.done,
+    latencyMs: turn.latencyMs,
+    backend: turn.backend,
+    info: turn.info,
+  };
   const reply: Unstamped = {
     role: collaborative ? 'collaborator' : 'env',
     text: turn.observation,
@@ -53,7 +65,10 @@ export class TurnShapeError extends Error {
 /** An agent turn read back from message records: a Turn whose info is whatever its agent record holds (step info where the lab wrote it). */
 export type RecordTurn = Omit<Turn, 'info'> & { info: JsonObject };
 
-type ReadableRecord = Pick<MessageRecord, 'role' | 'text' | 'tokens' | 'logprobs' | 'promptTokens' | 'completionTokens' | 'reward' | 'done' | 'latencyMs' | 'backend' | 'info'>;
+type ReadableRecord = Pick<
+  MessageRecord,
+  'role' | 'text' | 'tokens' | 'logprobs' | 'promptTokens' | 'completionTokens' | 'reward' | 'done' | 'latencyMs' | 'backend' | 'info'
+>;
 
 /**
  * The one reader from message records back to turns (the inverse of the system record plus
@@ -64,7 +79,10 @@ type ReadableRecord = Pick<MessageRecord, 'role' | 'text' | 'tokens' | 'logprobs
  * agent record belongs to no turn: `stray` says what to do (default: skip it). `agentRecords[t]`
  * is the index of turn t's agent record.
  */
-export function readTurns(records: readonly ReadableRecord[], stray: (index: number, role: MessageRole) => void = () => {}): { prompt: string; turns: RecordTurn[]; agentRecords: number[] } {
+export function readTurns(
+  records: readonly ReadableRecord[],
+  stray: (index: number, role: MessageRole) => void = () => {},
+): { prompt: string; turns: RecordTurn[]; agentRecords: number[] } {
   let prompt = '';
   const turns: RecordTurn[] = [];
   const agentRecords: number[] = [];
@@ -72,7 +90,21 @@ export function readTurns(records: readonly ReadableRecord[], stray: (index: num
     if (r.role === 'system') prompt = prompt ? `${prompt}\n${r.text}` : r.text;
     else if (r.role === 'agent') {
       agentRecords.push(i);
-      turns.push({ action: r.text, reply: null, replySource: null, observation: '', reward: r.reward, done: r.done, info: r.info, tokens: r.tokens, logprobs: r.logprobs, promptTokens: r.promptTokens, completionTokens: r.completionTokens, latencyMs: r.latencyMs, backend: r.backend });
+      turns.push({
+        action: r.text,
+        reply: null,
+        replySource: null,
+        observation: '',
+        reward: r.reward,
+        done: r.done,
+        info: r.info,
+        tokens: r.tokens,
+        logprobs: r.logprobs,
+        promptTokens: r.promptTokens,
+        completionTokens: r.completionTokens,
+        latencyMs: r.latencyMs,
+        backend: r.backend,
+      });
     } else {
       const last = turns[turns.length - 1];
       if (!last) return stray(i, r.role);

@@ -15,7 +15,10 @@ function modelFiles(): { files: string[]; sha256: Record<string, string> } {
   if (!existsSync(manifest)) return { files: [], sha256: {} };
   const { models } = JSON.parse(readFileSync(manifest, 'utf8')) as { models: Record<string, { files: { path: string; sha256: string }[] }> };
   const listed = Object.values(models).flatMap((m) => m.files);
-  return { files: ['./models/manifest.json', ...listed.map((f) => `./models/${f.path}`)], sha256: Object.fromEntries(listed.map((f) => [`./models/${f.path}`, f.sha256])) };
+  return {
+    files: ['./models/manifest.json', ...listed.map((f) => `./models/${f.path}`)],
+    sha256: Object.fromEntries(listed.map((f) => [`./models/${f.path}`, f.sha256])),
+  };
 }
 
 /** public/'s files outside models/ (the favicon) as page-relative URLs. */

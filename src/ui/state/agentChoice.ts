@@ -68,7 +68,8 @@ export function agentInUse(chosen: PlayAgentKind, policy: PolicyAvailability, fa
     const why = policy.loading ? 'The policy is still loading' : 'No policy model is loaded (see Settings → Models)';
     return { kind: STAND_IN, note: `${why} — the noisy expert plays instead.` };
   }
-  if (policy.fit?.kind === 'too-long') return { kind: STAND_IN, note: `${sentence(policy.fit.reason)} — the noisy expert plays instead (or choose another agent).` };
+  if (policy.fit?.kind === 'too-long')
+    return { kind: STAND_IN, note: `${sentence(policy.fit.reason)} — the noisy expert plays instead (or choose another agent).` };
   if (policy.families && !policy.families.includes(family)) {
     return { kind: STAND_IN, note: `The policy was trained on ${policy.families.join(', ')}, not ${family} — the noisy expert plays instead.` };
   }

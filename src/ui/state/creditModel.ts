@@ -69,13 +69,19 @@ function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   return true;
 }
 
-const sameTask = (a: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>, b: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>) => a.family === b.family && a.split === b.split && a.seed === b.seed;
+const sameTask = (a: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>, b: Pick<EpisodeSummary, 'family' | 'split' | 'seed'>) =>
+  a.family === b.family && a.split === b.split && a.seed === b.seed;
 
 /**
  * Credit rows of `record`, GRPO's group being the records of `candidates` with the same task
  * (StoredEpisode.group: family, split, seed and options). Null when it has no agent turn.
  */
-export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, candidates: readonly EpisodeRecord[], params: Readonly<Record<string, CreditParams>> = {}): OpenedEpisode | null {
+export function openedEpisode(
+  summary: EpisodeSummary,
+  record: EpisodeRecord,
+  candidates: readonly EpisodeRecord[],
+  params: Readonly<Record<string, CreditParams>> = {},
+): OpenedEpisode | null {
   const [mine] = readStored([record]);
   if (!mine) return null;
   const group: StoredEpisode[] = [mine, ...readStored(candidates).filter((e) => e.group === mine.group && e.id !== mine.id)];
@@ -99,7 +105,10 @@ export function openedEpisode(summary: EpisodeSummary, record: EpisodeRecord, ca
   for (const name of scored ? SCORED_ESTIMATORS : []) {
     if (name === 'bilevel-gae' && !scored?.tokenValues) continue;
     if (name === 'sweet' && noSweetAdapter) {
-      hidden.push({ label: 'SWEET-RL', reason: `the critic that scored it (${mine.scores!.version}) has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn` });
+      hidden.push({
+        label: 'SWEET-RL',
+        reason: `the critic that scored it (${mine.scores!.version}) has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn`,
+      });
       continue;
     }
     const spec = specOf(name)!;
@@ -134,7 +143,12 @@ export async function listedEpisodes(store: CreditStore, family: string): Promis
 }
 
 /** Opens listed episode `id` with the listed episodes of its task as GRPO's group; `params` for the estimators recomputed from stored scores. */
-export async function openListed(store: CreditStore, listed: readonly EpisodeSummary[], id: string, params: Readonly<Record<string, CreditParams>> = {}): Promise<OpenedEpisode | null> {
+export async function openListed(
+  store: CreditStore,
+  listed: readonly EpisodeSummary[],
+  id: string,
+  params: Readonly<Record<string, CreditParams>> = {},
+): Promise<OpenedEpisode | null> {
   const summary = listed.find((e) => e.id === id);
   if (!summary) return null;
   const ids = listed.filter((e) => sameTask(e, summary)).map((e) => e.id);
@@ -150,9 +164,18 @@ export async function listedFidelity(store: CreditStore, listed: readonly Episod
   if (guess.length < 3) return { report: null, note: 'The fidelity table needs at least 3 complete guess episodes (information gain is the ground truth).' };
   const records = (await store.getEpisodes(guess.map((e) => e.id))).filter((e): e is EpisodeRecord => e !== null);
   const episodes = records.flatMap((r) => {
-    const o = openedEpisode(guess.find((g) => g.id === r.id)!, r, records);
+    const o = openedEpisode(
+      guess.find((g) => g.id === r.id)!,
+      r,
+      records,
+    );
     // GRPO's row left out for a group of one is 0 on every turn, and counts as such here
-    return o?.truth ? [{ truth: o.truth.values, credits: { grpo: new Float32Array(o.actions.length), ...Object.fromEntries(o.rows.map((row) => [row.name, row.values])) } }] : [];
+    return o?.truth
+      ? [{ truth: o.truth.values, credits: { grpo: new Float32Array(o.actions.length), ...Object.fromEntries(o.rows.map((row) => [row.name, row.values])) } }]
+      : [];
   });
-  return { report: fidelityReport(episodes, [...STORED_ESTIMATORS], { resamples: 500, seed: 1 }), note: `${episodes.length} guess episodes; ground truth: information gain of each question.` };
+  return {
+    report: fidelityReport(episodes, [...STORED_ESTIMATORS], { resamples: 500, seed: 1 }),
+    note: `${episodes.length} guess episodes; ground truth: information gain of each question.`,
+  };
 }

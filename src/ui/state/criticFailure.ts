@@ -6,6 +6,7 @@
  * ("score item 0 has 536 tokens; …") is for the CLI, not for the chat (issue 49).
  */
 export function criticFailure(e: Pick<Error, 'name' | 'message'>): string {
-  if (e.name === 'PromptTooLongError') return "The critic cannot read this turn: the task's prompt and hidden information with the dialogue so far are longer than its context. Credit that needs the critic is left out from here on; Monte-Carlo return needs no critic.";
+  if (e.name === 'PromptTooLongError')
+    return "The critic cannot read this turn: the task's prompt and hidden information with the dialogue so far are longer than its context. Credit that needs the critic is left out from here on; Monte-Carlo return needs no critic.";
   return `Credit that needs the critic is unavailable: ${e.message}`;
 }

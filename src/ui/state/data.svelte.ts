@@ -1,7 +1,23 @@
 // State of the Data view: the episode table (filters, paging), delete with undo, export and import
 // with progress and a validation report, and storage used vs quota. All work goes through the
 // TrajectoryStore; this class keeps the person's selection and the latest results.
-import { encodeExport, importFile, isPairFormat, noPairsReason, EXPORT_FORMATS, type EpisodeFilter, type EpisodeSummary, type ExportFormat, type ImportFormat, type PairingSummary, type RestoreToken, type RunRecord, type StorageInfo, type TrajectoryStore, type ValidationReport } from '../../rl/store/index.ts';
+import {
+  encodeExport,
+  importFile,
+  isPairFormat,
+  noPairsReason,
+  EXPORT_FORMATS,
+  type EpisodeFilter,
+  type EpisodeSummary,
+  type ExportFormat,
+  type ImportFormat,
+  type PairingSummary,
+  type RestoreToken,
+  type RunRecord,
+  type StorageInfo,
+  type TrajectoryStore,
+  type ValidationReport,
+} from '../../rl/store/index.ts';
 
 export interface Progress {
   label: string;
@@ -55,11 +71,18 @@ export class DataState {
     if (!store) return;
     const id = ++this.request;
     const filter = this.storeFilter();
-    const [page, total, storage, runs] = await Promise.all([store.listEpisodes(filter, { limit: PAGE }), store.countEpisodes(filter), store.estimateStorage(), store.listRuns()]);
+    const [page, total, storage, runs] = await Promise.all([
+      store.listEpisodes(filter, { limit: PAGE }),
+      store.countEpisodes(filter),
+      store.estimateStorage(),
+      store.listRuns(),
+    ]);
     if (id !== this.request) return;
     this.runs = runs;
     const q = this.filter.search.trim().toLowerCase();
-    this.episodes = q ? page.items.filter((e) => `${e.family} ${e.seed} ${e.model.policy} ${e.model.adapter ?? ''} ${e.imported?.source ?? ''}`.toLowerCase().includes(q)) : page.items;
+    this.episodes = q
+      ? page.items.filter((e) => `${e.family} ${e.seed} ${e.model.policy} ${e.model.adapter ?? ''} ${e.imported?.source ?? ''}`.toLowerCase().includes(q))
+      : page.items;
     this.total = total;
     this.storage = storage;
   }
@@ -153,7 +176,9 @@ export class DataState {
       });
       this.report = report;
       const read = report.format ? ` (read as ${report.detected})` : '';
-      this.message = result ? `Imported ${result.episodes} episodes (${result.turns} turns) from ${file.name}${result.skipped ? `; ${result.skipped} already present` : ''}${read}.` : `Nothing imported: ${file.name} has ${report.errors.length}${report.stoppedEarly ? '+' : ''} problem(s)${read}.`;
+      this.message = result
+        ? `Imported ${result.episodes} episodes (${result.turns} turns) from ${file.name}${result.skipped ? `; ${result.skipped} already present` : ''}${read}.`
+        : `Nothing imported: ${file.name} has ${report.errors.length}${report.stoppedEarly ? '+' : ''} problem(s)${read}.`;
       await this.refresh();
     } catch (e) {
       this.message = `Import failed: ${(e as Error).message}`;

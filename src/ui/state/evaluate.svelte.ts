@@ -116,13 +116,22 @@ export class EvaluateState {
     this.progress = { label, done, total };
     const options = taskOptions(this.policy(), family);
     const store = this.storeRollouts ? this.store() : null;
-    const run = { name: `Evaluate ${label} on ${family} (test)`, models: { policy: 'policy', critic: null }, adapterId: adapter, algorithm: 'evaluate', settings: { family, split: 'test', tasks, n, turnLimit: tMax }, seed: this.seed };
+    const run = {
+      name: `Evaluate ${label} on ${family} (test)`,
+      models: { policy: 'policy', critic: null },
+      adapterId: adapter,
+      algorithm: 'evaluate',
+      settings: { family, split: 'test', tasks, n, turnLimit: tMax },
+      seed: this.seed,
+    };
     const sink = store ? await openRunSink(store, run, { policy: 'policy', adapter, critic: null }) : null;
     const progress = (e: RolloutEvent) => {
       if (this.cancelled) throw new Error('evaluation cancelled');
       if (e.kind === 'end') this.progress = { label, done: ++done, total };
     };
-    const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, { onEvent: bothListeners(progress, sink?.onEvent) });
+    const r = await evaluatePassKT({ family, split: 'test', tasks, n, seed: this.seed, tMax, ...(options ? { options } : {}) }, agent, {
+      onEvent: bothListeners(progress, sink?.onEvent),
+    });
     if (sink) this.storedRuns = [...this.storedRuns, sink.runId];
     const perTask = perTaskSuccess(r.episodes, n);
     return { label, grid: r.grid, taskGrids: r.perTask, episodes: r.episodes.length, success: r.successRate, perTask, interval: successInterval(perTask) };
@@ -157,7 +166,13 @@ export class EvaluateState {
       for (const family of families) {
         const base = await this.grid(family, null, `${family}: base`, this.tasks, 1);
         const tuned = adapter ? await this.grid(family, adapter, `${family}: adapter`, this.tasks, 1) : null;
-        rows.push({ family, base: base.interval, tuned: tuned?.interval ?? null, diff: tuned ? pairedDifference(base.perTask, tuned.perTask) : null, episodes: base.episodes });
+        rows.push({
+          family,
+          base: base.interval,
+          tuned: tuned?.interval ?? null,
+          diff: tuned ? pairedDifference(base.perTask, tuned.perTask) : null,
+          episodes: base.episodes,
+        });
         this.perFamily = [...rows];
       }
     } catch (e) {

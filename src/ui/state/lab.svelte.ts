@@ -141,7 +141,9 @@ export class Lab {
     if (!found.length) return;
     const latest = found.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
     const one = found.length === 1;
-    const text = one ? `A ${latest.task.family} episode was interrupted when the lab last closed.` : `${found.length} episodes were interrupted when the lab last closed.`;
+    const text = one
+      ? `A ${latest.task.family} episode was interrupted when the lab last closed.`
+      : `${found.length} episodes were interrupted when the lab last closed.`;
     const discard = async () => {
       for (const e of found) await store.abortEpisode(e.id, 'discarded after an interruption').catch(() => undefined);
     };
@@ -204,7 +206,11 @@ export class Lab {
       if (!this.selfTest.ok) this.notify(`Self-test off by ${this.selfTest.maxAbsError.toExponential(1)} on ${this.selfTest.backend}`);
       this.phase = 'ready';
       this.models = await engine.verifyModels(modelsUrl());
-      if (this.models.found) await this.loadModels(engine, this.models.models.map((m) => m.name));
+      if (this.models.found)
+        await this.loadModels(
+          engine,
+          this.models.models.map((m) => m.name),
+        );
     } catch (e) {
       this.fail((e as Error).message);
     } finally {
@@ -225,7 +231,12 @@ export class Lab {
     const loaded: Record<string, ModelInfo> = {};
     for (const name of names) {
       try {
-        loaded[name] = await engine.load(name, { kind: 'url', baseUrl: modelsUrl(), name, cache: false }, {}, proxy((p: LoadProgress) => (this.loading = p)));
+        loaded[name] = await engine.load(
+          name,
+          { kind: 'url', baseUrl: modelsUrl(), name, cache: false },
+          {},
+          proxy((p: LoadProgress) => (this.loading = p)),
+        );
       } catch (e) {
         this.notify(`The ${name} model could not be loaded: ${(e as Error).message}`);
       }

@@ -42,7 +42,6 @@ export interface TruthRow {
 const FROM_ENV: ReadonlySet<CreditInputName> = new Set(['rewards']);
 const FROM_CRITIC: ReadonlySet<CreditInputName> = new Set(['rewards', 'values', 'tokenOffsets', 'criticLogprobs', 'refLogprobs', 'tokenValues']);
 
-
 export class LiveCredit {
   selected = $state<EstimatorName[]>(['mc']);
   params = $state<Record<string, CreditParams>>(Object.fromEntries(ESTIMATORS.map((e) => [e.name, resolveParams(e.name)])));
@@ -66,11 +65,11 @@ export class LiveCredit {
           ? 'needs K episodes of the same task (Credit view)'
           : spec.name === 'sweet' && this.criticVersion !== null && !this.criticVersion.includes('@')
             ? 'the loaded critic has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn'
-          : missing.includes('q')
-            ? 'needs a Q head; the shipped critic has a value head only'
-            : missing.length
-              ? `needs ${missing.join(', ')} from the critic (not loaded)`
-              : null;
+            : missing.includes('q')
+              ? 'needs a Q head; the shipped critic has a value head only'
+              : missing.length
+                ? `needs ${missing.join(', ')} from the critic (not loaded)`
+                : null;
       return { spec, reason };
     }),
   );
@@ -152,6 +151,9 @@ export class LiveCredit {
   /** Information gain per question (bits) for families that report it, else null. */
   truth(turns: readonly EpisodeTurn[]): TruthRow | null {
     if (!turns.some((t) => typeof t.info.informationGain === 'number')) return null;
-    return { label: 'information gain (bits)', values: Float32Array.from(turns, (t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : 0)) };
+    return {
+      label: 'information gain (bits)',
+      values: Float32Array.from(turns, (t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : 0)),
+    };
   }
 }

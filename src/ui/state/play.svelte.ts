@@ -145,7 +145,11 @@ export class PlaySession {
   /** The loaded policy's held-out record on the chosen family, in words (null: none recorded, or another agent plays). */
   readonly policyRecord = $derived.by(() => (this.agentKind === 'policy' ? forgedNote(forgedRecord(this.ctx.policyMeta(), this.family), this.family) : null));
   readonly agent = $derived.by(() =>
-    agentInUse(this.agentKind, { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit }, this.family),
+    agentInUse(
+      this.agentKind,
+      { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit },
+      this.family,
+    ),
   );
   /** The episode's family (the chosen one before it starts). */
   readonly episodeFamily = $derived<FamilyName>(this.task?.spec.family ?? this.family);
@@ -233,7 +237,14 @@ export class PlaySession {
   /** Ends the current episode and clears the view for a new one. */
   private reset(seed: number, turns: PlayTurn[]): Running {
     this.stop(new Superseded('a new episode was started'));
-    const ep: Running = { auto: false, move: null, answer: null, sink: null, done: Promise.resolve(), collaborative: FAMILIES[this.family]?.collaborative ?? false };
+    const ep: Running = {
+      auto: false,
+      move: null,
+      answer: null,
+      sink: null,
+      done: Promise.resolve(),
+      collaborative: FAMILIES[this.family]?.collaborative ?? false,
+    };
     this.running = ep;
     this.seed = seed;
     this.task = null;
@@ -339,7 +350,12 @@ export class PlaySession {
     this.turns = this.turns.map((t, i) => (i === index ? { ...t, feedback: t.feedback === verdict ? null : verdict } : t));
     const id = this.running?.sink?.ids.get(0);
     const store = this.ctx.store();
-    if (id && store) this.annotations.rate(store, id, this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)));
+    if (id && store)
+      this.annotations.rate(
+        store,
+        id,
+        this.turns.map((t) => (t.feedback === 'up' ? 1 : t.feedback === 'down' ? -1 : Number.NaN)),
+      );
   }
 
   /**
@@ -371,7 +387,11 @@ export class PlaySession {
     const engine = this.ctx.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     const api: GenerateApi = {
-      generate: (request) => engine.generate(request, proxy((e: TokenEvent) => (this.streaming += e.delta))),
+      generate: (request) =>
+        engine.generate(
+          request,
+          proxy((e: TokenEvent) => (this.streaming += e.delta)),
+        ),
       models: () => engine.models(),
     };
     return PolicyBatchAgent.create(api, { sampling: this.ctx.sampling(), adapter });

@@ -7,7 +7,16 @@ import { iterationTasks, resolveLoopConfig, type LoopConfig } from '../../rl/alg
 import { ALGO_NAMES, ALGO_SPECS, defaultLr } from '../../rl/algos/registry.ts';
 import { policyFitOf } from '../../rl/rollout/policyFit.ts';
 import { sentence } from './agentChoice.ts';
-import { creditFields, creditFormFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice, type CreditField } from './turnCredit.ts';
+import {
+  creditFields,
+  creditFormFields,
+  creditOverrides,
+  creditSummary,
+  defaultCreditChoice,
+  mergeOverrides,
+  type CreditChoice,
+  type CreditField,
+} from './turnCredit.ts';
 import type { FormField } from '../../rl/algos/spec.ts';
 import type { AlgoName, IterationReport, LearnerTarget, LoopEvent } from '../../rl/algos/types.ts';
 import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
@@ -182,7 +191,13 @@ export class TrainState {
       await trainer.onAdapter(proxy((target: LearnerTarget, id: string, adapter: Adapter, iteration: number) => this.publish(target, id, adapter, iteration)));
       // Continuing is explicit: without a chosen run the trainer makes a new run id (loop.ts newRunId).
       // the lab's backend setting (Settings, ?backend=), so Auto passes over a software WebGPU adapter here too
-      const status = await trainer.init({ models: { baseUrl: modelsUrl() }, config, backend: backendPreference(), storeRollouts: this.storeRollouts, ...(this.continueRun ? { runId: this.continueRun } : {}) });
+      const status = await trainer.init({
+        models: { baseUrl: modelsUrl() },
+        config,
+        backend: backendPreference(),
+        storeRollouts: this.storeRollouts,
+        ...(this.continueRun ? { runId: this.continueRun } : {}),
+      });
       this.runId = status.runId;
       this.trainerBackend = status.backend;
       await this.run();
@@ -223,7 +238,8 @@ export class TrainState {
     try {
       await flight;
       // the run's last iteration ends it, whether or not a Pause came during it
-      if (call === this.runCall && (this.phase === 'running' || this.phase === 'paused')) this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
+      if (call === this.runCall && (this.phase === 'running' || this.phase === 'paused'))
+        this.phase = this.reports.length >= this.iterations ? 'stopped' : 'paused';
     } catch (e) {
       // Stop disposes the trainer under a running call: that call's error is the stop, not a failure
       if (call === this.runCall && this.phase !== 'stopped') this.fail(e);
@@ -261,7 +277,10 @@ export class TrainState {
     const latest = this.latest;
     if (!latest) return;
     // the file says whose adapter it is: a run that kept its start exports iteration 0 (all lora_B zero), named so
-    const files = exportPeftAdapter(cfg, latest.adapter, { baseModel: 'turnwise/policy', metadata: { adapter: latest.id, run: this.runId ?? '', algorithm: this.algo, iteration: String(latest.iteration) } });
+    const files = exportPeftAdapter(cfg, latest.adapter, {
+      baseModel: 'turnwise/policy',
+      metadata: { adapter: latest.id, run: this.runId ?? '', algorithm: this.algo, iteration: String(latest.iteration) },
+    });
     for (const [name, bytes] of Object.entries(files)) {
       const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
       const a = document.createElement('a');

@@ -33,12 +33,18 @@ export function trainCharts(metrics: readonly Record<string, number>[]): TrainCh
   if (success) add('Success (rollouts) and validation', [{ ...success, label: 'rollouts' }, ...validation]);
   const [mean] = seriesOf(metrics, /^reward_mean$/);
   const [spread] = seriesOf(metrics, /^reward_spread$/);
-  if (mean) add('Reward mean ± spread within groups', [{ ...mean, ...(spread ? { band: { lo: mean.values.map((m, i) => m - spread.values[i]), hi: mean.values.map((m, i) => m + spread.values[i]) } } : {}) }]);
+  if (mean)
+    add('Reward mean ± spread within groups', [
+      { ...mean, ...(spread ? { band: { lo: mean.values.map((m, i) => m - spread.values[i]), hi: mean.values.map((m, i) => m + spread.values[i]) } } : {}) },
+    ]);
   add('Loss', seriesOf(metrics, /loss$/));
   add('Entropy', seriesOf(metrics, /^entropy$/));
   add('KL to reference', seriesOf(metrics, /kl/).slice(0, 1));
   add('Gradient norm', seriesOf(metrics, /grad_norm$/));
   add('Response length (tokens)', seriesOf(metrics, /^response_length$/));
-  add('Seconds per iteration: rollouts, train steps, scoring', [/^rollout_seconds$/, /^train_seconds$/, /^score_seconds$/].flatMap((p) => seriesOf(metrics, p)));
+  add(
+    'Seconds per iteration: rollouts, train steps, scoring',
+    [/^rollout_seconds$/, /^train_seconds$/, /^score_seconds$/].flatMap((p) => seriesOf(metrics, p)),
+  );
   return out;
 }

@@ -61,12 +61,19 @@ describe('StoreCheckpoints', () => {
     expect(Array.from(lora.weights[A])).toEqual(Array.from(checkpoint(2).learners[0].trainer.tensors[A]));
   });
 
-  it('lists the stored adapters without their tensors, runnable ones apart from optimizer, loop state and the validation guard\'s best adapters', async () => {
+  it("lists the stored adapters without their tensors, runnable ones apart from optimizer, loop state and the validation guard's best adapters", async () => {
     const store = await TrajectoryStore.open({ name: 'ckpt-list' });
     await new StoreCheckpoints(store).save(checkpoint(3));
     const rows = await store.listAdapters();
     const best = ['critic', 'critic/optimizer', 'policy', 'policy/optimizer'].map((r) => `run-1/best/${r}`);
-    expect(rows.map((r) => r.id).sort()).toEqual([...best, 'run-1/checkpoint', 'run-1/critic', 'run-1/critic/optimizer', 'run-1/policy', 'run-1/policy/optimizer']);
+    expect(rows.map((r) => r.id).sort()).toEqual([
+      ...best,
+      'run-1/checkpoint',
+      'run-1/critic',
+      'run-1/critic/optimizer',
+      'run-1/policy',
+      'run-1/policy/optimizer',
+    ]);
     for (const r of rows) expect(r).not.toHaveProperty('tensors');
     const runnable = rows.filter(isRunnableAdapter);
     expect(runnable.map((r) => `${r.id} ${r.target}`).sort()).toEqual(['run-1/critic critic', 'run-1/policy policy']);
@@ -80,8 +87,18 @@ describe('StoreCheckpoints', () => {
     const weights = initLora(m.cfg, spec, 5, 0.3);
     const rng = new Rng(5);
     for (const p of loraParams(m.cfg, spec)) weights[p.b.name] = weights[p.b.name].map(() => rng.normal() * 0.3);
-    const dims = Object.fromEntries(loraParams(m.cfg, spec).flatMap((p) => [[p.a.name, [...p.a.shape]], [p.b.name, [...p.b.shape]]]));
-    const moments = Object.fromEntries(Object.entries(weights).flatMap(([n, w]) => [[`${n}.m`, new Float32Array(w.length)], [`${n}.v`, new Float32Array(w.length)]]));
+    const dims = Object.fromEntries(
+      loraParams(m.cfg, spec).flatMap((p) => [
+        [p.a.name, [...p.a.shape]],
+        [p.b.name, [...p.b.shape]],
+      ]),
+    );
+    const moments = Object.fromEntries(
+      Object.entries(weights).flatMap(([n, w]) => [
+        [`${n}.m`, new Float32Array(w.length)],
+        [`${n}.v`, new Float32Array(w.length)],
+      ]),
+    );
     const ck = checkpoint(2);
     ck.learners = [{ target: 'policy', spec, dims, trainer: { step: 2, tensors: { ...weights, ...moments } } }];
     const first = await TrajectoryStore.open({ name: 'ckpt-reload' });

@@ -21,7 +21,12 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 interface TrainJson {
   command: string;
   config: { lr: number; criticLr: number };
-  evaluation: { split: string; tasks: number; before: { sampled: Record<string, number>; greedy: Record<string, number> }; after: { sampled: Record<string, number>; greedy: Record<string, number> } };
+  evaluation: {
+    split: string;
+    tasks: number;
+    before: { sampled: Record<string, number>; greedy: Record<string, number> };
+    after: { sampled: Record<string, number>; greedy: Record<string, number> };
+  };
   reports: IterationReport[];
 }
 
@@ -33,16 +38,37 @@ async function json(args: string[]): Promise<TrainJson> {
 
 describe('turnwise train', () => {
   it('prints per-iteration metrics and the evaluation before and after, and writes a PEFT adapter', async () => {
-    const r = await json(['--algo', 'grpo', '--family', 'bandit', '--iterations', '1', '--tasks', '2', '--k', '4', '--eval', '4', '--backend', 'wasm', '--out', out]);
+    const r = await json([
+      '--algo',
+      'grpo',
+      '--family',
+      'bandit',
+      '--iterations',
+      '1',
+      '--tasks',
+      '2',
+      '--k',
+      '4',
+      '--eval',
+      '4',
+      '--backend',
+      'wasm',
+      '--out',
+      out,
+    ]);
     expect(r.reports).toHaveLength(1);
-    for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac']) expect(Number.isFinite(r.reports[0].metrics[k]), k).toBe(true);
+    for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac'])
+      expect(Number.isFinite(r.reports[0].metrics[k]), k).toBe(true);
     expect(r.evaluation).toMatchObject({ split: 'test', tasks: 4 });
     // one episode on each of the 4 held-out tasks: success is a count of them over 4
     for (const e of [r.evaluation.before, r.evaluation.after])
       for (const mode of ['sampled', 'greedy'] as const) expect([0, 0.25, 0.5, 0.75, 1], `${mode} success ${e[mode].success}`).toContain(e[mode].success);
     expect(r.command).toContain('--algo grpo');
     const policy = await loadModel(nodeReader(modelsDir()), 'policy');
-    const files = { adapter_config: readFileSync(join(out, 'adapter_config.json'), 'utf8'), adapter_model: new Uint8Array(readFileSync(join(out, 'adapter_model.safetensors'))) };
+    const files = {
+      adapter_config: readFileSync(join(out, 'adapter_config.json'), 'utf8'),
+      adapter_model: new Uint8Array(readFileSync(join(out, 'adapter_model.safetensors'))),
+    };
     const config = JSON.parse(files.adapter_config) as { r: number; lora_alpha: number; peft_type: string };
     expect(config).toMatchObject({ r: 8, lora_alpha: 16, peft_type: 'LORA' });
     const adapter = importPeftAdapter(policy.config, { config: files.adapter_config, weights: files.adapter_model });

@@ -67,7 +67,11 @@ function group(replies: [string, number][]): RolloutEpisode[] {
 /** Mean per-token log-prob of each reply after the prompt, under the adapter `id` (null: base). */
 async function replyLogp(ctx: AlgoContext, id: string | null, replies: string[]): Promise<number[]> {
   const prompt = ctx.policyPrompt(dialogueOf(task.prompt, []));
-  const r = await engine.score({ model: 'policy', adapter: id, items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })) });
+  const r = await engine.score({
+    model: 'policy',
+    adapter: id,
+    items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })),
+  });
   return r.items.map((it) => it.mean);
 }
 
@@ -87,7 +91,16 @@ function candidatesOf(ctx: () => AlgoContext): TrainEngine {
         Array.from({ length: n }, (_, sample) => {
           const text = sample % 2 === 0 ? GOOD : BAD;
           const tokenIds = ctx().replyIds({ action: text } as never);
-          return { prompt, sample, text, tokenIds, logprobs: tokenIds.map(() => 0), promptTokens: 0, completionTokens: tokenIds.length, finishReason: 'end' as const };
+          return {
+            prompt,
+            sample,
+            text,
+            tokenIds,
+            logprobs: tokenIds.map(() => 0),
+            promptTokens: 0,
+            completionTokens: tokenIds.length,
+            finishReason: 'end' as const,
+          };
         }),
       );
       return { generations, timing: {} as GenerateResult['timing'], backend: 'wasm', adapter: request.adapter ?? null };
@@ -97,7 +110,14 @@ function candidatesOf(ctx: () => AlgoContext): TrainEngine {
 
 /** The algorithm's settings made tiny: one group of 4 one-turn episodes, one step of each learner. */
 function configFor(algo: AlgoName): LoopConfig {
-  const config = defaultLoopConfig(algo, 'bandit', { seed: 2, tasksPerIteration: 1, k: 4, lr: 1e-2, criticLr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
+  const config = defaultLoopConfig(algo, 'bandit', {
+    seed: 2,
+    tasksPerIteration: 1,
+    k: 4,
+    lr: 1e-2,
+    criticLr: 1e-2,
+    lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+  });
   const s = config.settings;
   if (s.algo === 'ppo' || s.algo === 'starpo') Object.assign(s.starpo, { batch: 4, criticWarmup: 0 });
   // one sampled turn, its 4 candidates paired top against bottom twice
@@ -112,7 +132,14 @@ async function oneUpdate(algo: AlgoName, rGood: number, rBad: number): Promise<{
   const config = configFor(algo);
   const ids = { policy: `direction-${algo}-${rGood}/policy`, critic: `direction-${algo}-${rGood}/critic` };
   let ctx: AlgoContext | null = null;
-  ctx = new AlgoContext(candidatesOf(() => ctx as AlgoContext), runtime, models, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
+  ctx = new AlgoContext(
+    candidatesOf(() => ctx as AlgoContext),
+    runtime,
+    models,
+    { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
+    config,
+    ids,
+  );
   const algorithm = await createAlgorithm(ctx, config.settings);
   const learners = Object.values(algorithm.learners);
   try {
@@ -120,7 +147,17 @@ async function oneUpdate(algo: AlgoName, rGood: number, rBad: number): Promise<{
     await engine.setAdapter(ids.policy, policy.adapter(), { model: 'policy', activate: false });
     if (algorithm.learners.critic) await engine.setAdapter(ids.critic, algorithm.learners.critic.adapter(), { model: 'critic', activate: false });
     const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-    const r = await algorithm.update(ctx, { episodes: group([[GOOD, rGood], [BAD, rBad], [GOOD, rGood], [BAD, rBad]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
+    const r = await algorithm.update(ctx, {
+      episodes: group([
+        [GOOD, rGood],
+        [BAD, rBad],
+        [GOOD, rGood],
+        [BAD, rBad],
+      ]),
+      k: 4,
+      feedback: NO_FEEDBACK,
+      iteration: 0,
+    });
     expect(r.skipped).toBeUndefined();
     await engine.setAdapter(ids.policy, policy.adapter(), { model: 'policy', activate: false });
     return { before, after: await replyLogp(ctx, ids.policy, [GOOD, BAD]), stats: r.stats };
@@ -135,25 +172,33 @@ const CASES = [
 ] as const;
 
 describe.each([['ppo'], ['starpo'], ['sweet'], ['mtdpo']] as const)('%s', (algo) => {
-  it.each(CASES)('one update makes the rewarded reply likelier and the punished one less likely (%s)', async (_name, rGood, rBad) => {
-    const { before, after, stats } = await oneUpdate(algo, rGood, rBad);
-    if (algo === 'ppo' || algo === 'starpo') expect(stats.train_rows).toBe(4);
-    // the critic ranked the candidates and two top-vs-bottom pairs were trained on
-    if (algo === 'sweet') expect(stats).toMatchObject({ trajectory_pairs: 2, turn_pairs: 2 });
-    if (algo === 'mtdpo') expect(stats.train_pairs).toBe(2);
-    const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
-    expect(after[up], `the rewarded reply: ${before[up]} → ${after[up]}`).toBeGreaterThan(before[up]);
-    expect(after[down], `the punished reply: ${before[down]} → ${after[down]}`).toBeLessThan(before[down]);
-  }, 60_000);
+  it.each(CASES)(
+    'one update makes the rewarded reply likelier and the punished one less likely (%s)',
+    async (_name, rGood, rBad) => {
+      const { before, after, stats } = await oneUpdate(algo, rGood, rBad);
+      if (algo === 'ppo' || algo === 'starpo') expect(stats.train_rows).toBe(4);
+      // the critic ranked the candidates and two top-vs-bottom pairs were trained on
+      if (algo === 'sweet') expect(stats).toMatchObject({ trajectory_pairs: 2, turn_pairs: 2 });
+      if (algo === 'mtdpo') expect(stats.train_pairs).toBe(2);
+      const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
+      expect(after[up], `the rewarded reply: ${before[up]} → ${after[up]}`).toBeGreaterThan(before[up]);
+      expect(after[down], `the punished reply: ${before[down]} → ${after[down]}`).toBeLessThan(before[down]);
+    },
+    60_000,
+  );
 });
 
 describe('rft', () => {
-  it.each(CASES)('one update makes the kept reply likelier, and the filtered-out one gains less (%s)', async (_name, rGood, rBad) => {
-    const { before, after, stats } = await oneUpdate('rft', rGood, rBad);
-    expect(stats).toMatchObject({ kept_episodes: 2, train_rows: 2 });
-    const [kept, dropped] = rGood > rBad ? [0, 1] : [1, 0];
-    const gain = (i: number) => after[i] - before[i];
-    expect(gain(kept), `the kept reply: ${before[kept]} → ${after[kept]}`).toBeGreaterThan(0);
-    expect(gain(dropped), `the filtered-out reply gains ${gain(dropped)}, the kept one ${gain(kept)}`).toBeLessThan(gain(kept));
-  }, 60_000);
+  it.each(CASES)(
+    'one update makes the kept reply likelier, and the filtered-out one gains less (%s)',
+    async (_name, rGood, rBad) => {
+      const { before, after, stats } = await oneUpdate('rft', rGood, rBad);
+      expect(stats).toMatchObject({ kept_episodes: 2, train_rows: 2 });
+      const [kept, dropped] = rGood > rBad ? [0, 1] : [1, 0];
+      const gain = (i: number) => after[i] - before[i];
+      expect(gain(kept), `the kept reply: ${before[kept]} → ${after[kept]}`).toBeGreaterThan(0);
+      expect(gain(dropped), `the filtered-out reply gains ${gain(dropped)}, the kept one ${gain(kept)}`).toBeLessThan(gain(kept));
+    },
+    60_000,
+  );
 });

@@ -30,13 +30,17 @@ describe('variance filter', () => {
 
   it('keeps exactly round(f·G) groups, none narrower than a dropped one (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 10, noNaN: true }), { minLength: 1, maxLength: 64 }), fc.double({ min: 0.01, max: 1, noNaN: true }), (spreads, f) => {
-        const kept = varianceFilter(spreads, f, false);
-        expect(kept.length).toBe(Math.min(spreads.length, Math.max(1, Math.round(f * spreads.length))));
-        expect(kept.length).toBe(keptCount(spreads.length, f));
-        const dropped = spreads.map((_, i) => i).filter((i) => !kept.includes(i));
-        for (const k of kept) for (const d of dropped) expect(spreads[k]).toBeGreaterThanOrEqual(spreads[d]);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 10, noNaN: true }), { minLength: 1, maxLength: 64 }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (spreads, f) => {
+          const kept = varianceFilter(spreads, f, false);
+          expect(kept.length).toBe(Math.min(spreads.length, Math.max(1, Math.round(f * spreads.length))));
+          expect(kept.length).toBe(keptCount(spreads.length, f));
+          const dropped = spreads.map((_, i) => i).filter((i) => !kept.includes(i));
+          for (const k of kept) for (const d of dropped) expect(spreads[k]).toBeGreaterThanOrEqual(spreads[d]);
+        },
+      ),
     );
   });
 });
@@ -116,7 +120,16 @@ describe('monitors', () => {
   });
 
   it('counts a guess with more than one candidate and a turn left as an early answer, not the forced guess of the last turn', () => {
-    const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({ action: 'GUESS: x', reply: null, replySource: null, observation: '', reward: 0, done: true, info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore }, ...SCRIPTED });
+    const turn = (reason: string, remainingBefore: number): EpisodeTurn => ({
+      action: 'GUESS: x',
+      reply: null,
+      replySource: null,
+      observation: '',
+      reward: 0,
+      done: true,
+      info: { reason: reason as 'failed', invalidFormat: false, success: false, guess: 'x', remainingBefore },
+      ...SCRIPTED,
+    });
     expect(isEarlyAnswer(turn('failed', 3), 1, 4)).toBe(true);
     expect(isEarlyAnswer(turn('solved', 1), 1, 4)).toBe(false);
     // turn 4 of 4: no turn was left to ask, so guessing among 2 is the best move, not an early answer
@@ -126,9 +139,19 @@ describe('monitors', () => {
 
   it('reports running out of turns and wasted questions per episode on guess', () => {
     const info = (o: Record<string, unknown>) => ({ reason: 'question' as const, invalidFormat: false, success: false, ...o }) as EpisodeTurn['info'];
-    const t = (o: Record<string, unknown>): EpisodeTurn => ({ action: 'a', reply: null, replySource: null, observation: '', reward: 0, done: false, info: info(o), ...SCRIPTED });
+    const t = (o: Record<string, unknown>): EpisodeTurn => ({
+      action: 'a',
+      reply: null,
+      replySource: null,
+      observation: '',
+      reward: 0,
+      done: false,
+      info: info(o),
+      ...SCRIPTED,
+    });
     const q = (useless: boolean) => t({ informationGain: useless ? 0 : 1, useless, repeated: false });
-    const ep = (turns: EpisodeTurn[]) => ({ task: { spec: { family: 'guess' }, maxTurns: 4 }, turns, totalReward: 0, success: false }) as unknown as RolloutEpisode;
+    const ep = (turns: EpisodeTurn[]) =>
+      ({ task: { spec: { family: 'guess' }, maxTurns: 4 }, turns, totalReward: 0, success: false }) as unknown as RolloutEpisode;
     const m = rolloutMetrics([
       ep([q(true), q(false), q(true), t({ reason: 'turn-limit', informationGain: 1, useless: false, repeated: false })]),
       ep([q(false), t({ reason: 'solved', guess: 'x', remainingBefore: 3 })]),
@@ -140,7 +163,16 @@ describe('monitors', () => {
   });
 
   it('adds thumbs to per-turn rewards', () => {
-    const t: EpisodeTurn = { action: 'a', reply: null, replySource: null, observation: '', reward: 0.5, done: false, info: { reason: 'move', invalidFormat: false, success: false }, ...SCRIPTED };
+    const t: EpisodeTurn = {
+      action: 'a',
+      reply: null,
+      replySource: null,
+      observation: '',
+      reward: 0.5,
+      done: false,
+      info: { reason: 'move', invalidFormat: false, success: false },
+      ...SCRIPTED,
+    };
     const ep = { turns: [t, { ...t, done: true }], totalReward: 1 } as unknown as RolloutEpisode;
     const out = applyThumbs(ep, [Number.NaN, -1], 2);
     expect(out.turns.map((x) => x.reward)).toEqual([0.5, -1.5]);
@@ -201,7 +233,13 @@ describe('validation guard', () => {
     const churn = best.map((x, i) => (i < 20 && (i % 4 === 1 || i % 4 === 2) ? 0 : i < 20 && i % 4 === 0 ? 1 : x));
     expect(validationDrop(churn, best, 0.05)).toBeNull();
     // below the threshold it never fires, however consistent
-    expect(validationDrop(best.map((x, i) => (i === 1 ? 0 : x)), best, 0.05)).toBeNull();
+    expect(
+      validationDrop(
+        best.map((x, i) => (i === 1 ? 0 : x)),
+        best,
+        0.05,
+      ),
+    ).toBeNull();
     expect(validationDrop([], best, 0.05)).toBeNull();
   });
 
@@ -211,12 +249,17 @@ describe('validation guard', () => {
     const better = best.map((x, i) => (i % 4 === 0 && i % 16 !== 0 ? 1 : x));
     expect(validationGain(better, best)).toBe(true);
     // 5 won and 3 lost: higher by 2 tasks (3 points), within the churn of sampling
-    const churn = best.map((x, i) => ((i === 4 || i === 8 || i === 12 || i === 16 || i === 20) ? 1 : i === 1 || i === 2 || i === 3 ? 0 : x));
+    const churn = best.map((x, i) => (i === 4 || i === 8 || i === 12 || i === 16 || i === 20 ? 1 : i === 1 || i === 2 || i === 3 ? 0 : x));
     expect(meanOf(churn)).toBeGreaterThan(meanOf(best));
     expect(validationGain(churn, best)).toBe(false);
     // the same adapters, and a fall, are no gain
     expect(validationGain(best, best)).toBe(false);
-    expect(validationGain(best.map(() => 0), best)).toBe(false);
+    expect(
+      validationGain(
+        best.map(() => 0),
+        best,
+      ),
+    ).toBe(false);
     expect(validationGain([1], [0])).toBe(false);
   });
 });

@@ -24,16 +24,22 @@ describe('gap pairs', () => {
 
   it('pair only a better episode with a worse one of the same group, ⌊K/2⌋ per group (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 5 }), fc.integer(), fc.array(fc.constantFrom(0, 0.15, 0.5, 1), { minLength: 40, maxLength: 40 }), (k, g, seed, pool) => {
-        const returns = pool.slice(0, k * g);
-        const pairs = gapPairs(returns, k, new Rng(seed));
-        const spread = Array.from({ length: g }, (_, i) => returns.slice(i * k, (i + 1) * k)).some((r) => Math.max(...r) > Math.min(...r));
-        expect(pairs).toHaveLength(spread ? Math.floor(k / 2) * g : 0);
-        for (const [i, j] of pairs) {
-          expect(Math.floor(i / k)).toBe(Math.floor(j / k));
-          expect(returns[i]).toBeGreaterThan(returns[j]);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer(),
+        fc.array(fc.constantFrom(0, 0.15, 0.5, 1), { minLength: 40, maxLength: 40 }),
+        (k, g, seed, pool) => {
+          const returns = pool.slice(0, k * g);
+          const pairs = gapPairs(returns, k, new Rng(seed));
+          const spread = Array.from({ length: g }, (_, i) => returns.slice(i * k, (i + 1) * k)).some((r) => Math.max(...r) > Math.min(...r));
+          expect(pairs).toHaveLength(spread ? Math.floor(k / 2) * g : 0);
+          for (const [i, j] of pairs) {
+            expect(Math.floor(i / k)).toBe(Math.floor(j / k));
+            expect(returns[i]).toBeGreaterThan(returns[j]);
+          }
+        },
+      ),
     );
   });
 
@@ -108,9 +114,10 @@ describe('pairing config', () => {
     expect(m.algo === 'mtdpo' && m.mtdpo.pairing).toBe('rank');
   });
 
-  it('steps the pairwise methods\' policy at PAIRWISE_LR, the others\' at POLICY_LR and every critic at CRITIC_LR', () => {
+  it("steps the pairwise methods' policy at PAIRWISE_LR, the others' at POLICY_LR and every critic at CRITIC_LR", () => {
     for (const algo of ['mtdpo', 'sweet'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: PAIRWISE_LR, criticLr: CRITIC_LR });
-    for (const algo of ['grpo', 'ppo', 'starpo', 'rft'] as const) expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: POLICY_LR, criticLr: CRITIC_LR });
+    for (const algo of ['grpo', 'ppo', 'starpo', 'rft'] as const)
+      expect(defaultLoopConfig(algo, 'guess')).toMatchObject({ lr: POLICY_LR, criticLr: CRITIC_LR });
     expect(PAIRWISE_LR).toBeLessThan(POLICY_LR);
     expect(defaultLoopConfig('sweet', 'guess', { lr: 3e-4 }).lr).toBe(3e-4);
   });
@@ -125,7 +132,8 @@ describe('pairing config', () => {
   it('takes a rollout temperature in (0, 4] for the training rollouts only, unset by default', () => {
     expect(defaultLoopConfig('grpo', 'guess').rolloutTemperature).toBeUndefined();
     expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { rolloutTemperature: 1.5 }).rolloutTemperature).toBe(1.5);
-    for (const t of [0, -1, 5]) expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { rolloutTemperature: t })).toThrow(`rolloutTemperature must lie in (0, 4], got ${t}`);
+    for (const t of [0, -1, 5])
+      expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { rolloutTemperature: t })).toThrow(`rolloutTemperature must lie in (0, 4], got ${t}`);
   });
 
   it('takes a step-level (GiGPO) weight for grpo only, finite and not negative', () => {
@@ -133,14 +141,18 @@ describe('pairing config', () => {
     expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepWeight: -1 } })).toThrow(/stepWeight must be a finite number/);
     // step groups subtract their mean only unless asked (Dr. GRPO's point: ÷ std turns the 0.01 turn cost into a unit of advantage)
     expect(defaultLoopConfig('grpo', 'guess').settings).toMatchObject({ starpo: { stepDivideByStd: false } });
-    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepDivideByStd: true } }).settings).toMatchObject({ starpo: { stepDivideByStd: true } });
+    expect(overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepDivideByStd: true } }).settings).toMatchObject({
+      starpo: { stepDivideByStd: true },
+    });
     expect(() => overrideConfig(defaultLoopConfig('grpo', 'guess'), { starpo: { stepDivideByStd: 1 } })).toThrow(/stepDivideByStd/);
     expect(() => overrideConfig(defaultLoopConfig('ppo', 'guess'), { starpo: { stepWeight: 1 } })).toThrow(/needs the grpo advantage/);
   });
 
   it('rejects an unknown pairing where the config enters', () => {
     expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow(AlgoError);
-    expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow('sweet.pairing must be one of gap, rank, got "best"');
+    expect(() => overrideConfig(defaultLoopConfig('sweet', 'bandit'), { sweet: { pairing: 'best' } })).toThrow(
+      'sweet.pairing must be one of gap, rank, got "best"',
+    );
     const c = defaultLoopConfig('mtdpo', 'bandit');
     if (c.settings.algo === 'mtdpo') c.settings.mtdpo = { ...c.settings.mtdpo, pairing: 'x' as 'gap' };
     expect(() => validateLoopConfig(c)).toThrow('mtdpo.pairing must be one of gap, rank, got "x"');

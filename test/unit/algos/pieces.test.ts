@@ -44,7 +44,11 @@ describe('whiten', () => {
 
 describe('information-gain turn rewards', () => {
   const turn = (reward: number, info: Record<string, unknown>) => ({ action: 'a', observation: 'o', reward, done: false, info });
-  const guess = { turns: [turn(-0.01, { informationGain: 1 }), turn(-0.06, { informationGain: 0, useless: true }), turn(0.99, { guess: 'cat' })], totalReward: 0.92, success: true } as unknown as RolloutEpisode;
+  const guess = {
+    turns: [turn(-0.01, { informationGain: 1 }), turn(-0.06, { informationGain: 0, useless: true }), turn(0.99, { guess: 'cat' })],
+    totalReward: 0.92,
+    success: true,
+  } as unknown as RolloutEpisode;
 
   it('adds weight × bits to each question, nothing to the guess, and recomputes the return', () => {
     const [e] = withInfoGainRewards([guess], 0.05);

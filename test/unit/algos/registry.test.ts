@@ -75,7 +75,15 @@ describe('the algorithm registry', () => {
       lr: 1e-4,
       needsCritic: () => false,
       fields: [
-        sectionField('steps', { kind: 'number', key: 'toySteps', label: 'Steps', step: 1, min: 1, testid: 'credit-toy-steps', help: 'steps per iteration (default 2)' }),
+        sectionField('steps', {
+          kind: 'number',
+          key: 'toySteps',
+          label: 'Steps',
+          step: 1,
+          min: 1,
+          testid: 'credit-toy-steps',
+          help: 'steps per iteration (default 2)',
+        }),
         sectionField('loud', { kind: 'boolean', key: 'loud', label: 'Loud', testid: 'credit-loud', help: 'say more (default off)' }),
       ],
       describe: (c) => [`${c.steps} steps`],

@@ -19,7 +19,15 @@ function files(root: string, dir = root, out: Record<string, Uint8Array> = {}): 
 }
 
 const config = () => {
-  const c = defaultLoopConfig('grpo', 'bandit', { seed: 5, tasksPerIteration: 2, k: 2, turnLimit: 2, maxNewTokens: 6, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] }, lr: 5e-3 });
+  const c = defaultLoopConfig('grpo', 'bandit', {
+    seed: 5,
+    tasksPerIteration: 2,
+    k: 2,
+    turnLimit: 2,
+    maxNewTokens: 6,
+    lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] },
+    lr: 5e-3,
+  });
   if (c.settings.algo === 'grpo') c.settings.starpo.batch = 4;
   return c;
 };

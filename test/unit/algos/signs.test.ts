@@ -57,7 +57,11 @@ function group(replies: [string, number][]): RolloutEpisode[] {
 /** Mean per-token log-prob of each reply after the prompt, under the adapter `id` (null: base). */
 async function replyLogp(ctx: AlgoContext, id: string | null, replies: string[]): Promise<number[]> {
   const prompt = ctx.policyPrompt(dialogueOf(task.prompt, []));
-  const r = await engine.score({ model: 'policy', adapter: id, items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })) });
+  const r = await engine.score({
+    model: 'policy',
+    adapter: id,
+    items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })),
+  });
   return r.items.map((it) => it.mean);
 }
 
@@ -65,28 +69,55 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
   it.each([
     ['GOOD rewarded', 1, 0],
     ['BAD rewarded', 0, 1],
-  ])('one update raises the log-prob of the rewarded reply (%s)', async (_name, rGood, rBad) => {
-    const config = defaultLoopConfig('grpo', 'bandit', { seed: 2, tasksPerIteration: 1, k: 4, lr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
-    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, batch: 4 });
-    const ids = { policy: `signs-${divideByStd}-${rGood}/policy`, critic: 'unused' };
-    const ctx = new AlgoContext(engine, runtime, { policy: models.policy, critic: null }, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
-    const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
-    const learner = algo.learners.policy!;
-    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-    const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-    const base = await replyLogp(ctx, null, [GOOD, BAD]);
-    // a fresh adapter (B = 0) is the base model
-    expect(before[0]).toBeCloseTo(base[0], 4);
-    const r = await algo.update(ctx, { episodes: group([[GOOD, rGood], [BAD, rBad], [GOOD, rGood], [BAD, rBad]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
-    expect(r.skipped).toBeUndefined();
-    expect(r.stats.train_rows).toBe(4);
-    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-    const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-    const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
-    expect(after[up]).toBeGreaterThan(before[up]);
-    expect(after[down]).toBeLessThan(before[down]);
-    await learner.dispose();
-  }, 60_000);
+  ])(
+    'one update raises the log-prob of the rewarded reply (%s)',
+    async (_name, rGood, rBad) => {
+      const config = defaultLoopConfig('grpo', 'bandit', {
+        seed: 2,
+        tasksPerIteration: 1,
+        k: 4,
+        lr: 1e-2,
+        lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+      });
+      if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, batch: 4 });
+      const ids = { policy: `signs-${divideByStd}-${rGood}/policy`, critic: 'unused' };
+      const ctx = new AlgoContext(
+        engine,
+        runtime,
+        { policy: models.policy, critic: null },
+        { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
+        config,
+        ids,
+      );
+      const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
+      const learner = algo.learners.policy!;
+      await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+      const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const base = await replyLogp(ctx, null, [GOOD, BAD]);
+      // a fresh adapter (B = 0) is the base model
+      expect(before[0]).toBeCloseTo(base[0], 4);
+      const r = await algo.update(ctx, {
+        episodes: group([
+          [GOOD, rGood],
+          [BAD, rBad],
+          [GOOD, rGood],
+          [BAD, rBad],
+        ]),
+        k: 4,
+        feedback: NO_FEEDBACK,
+        iteration: 0,
+      });
+      expect(r.skipped).toBeUndefined();
+      expect(r.stats.train_rows).toBe(4);
+      await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+      const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
+      expect(after[up]).toBeGreaterThan(before[up]);
+      expect(after[down]).toBeLessThan(before[down]);
+      await learner.dispose();
+    },
+    60_000,
+  );
 });
 
 describe('GRPO with Monte-Carlo re-roll credit', () => {
@@ -96,23 +127,50 @@ describe('GRPO with Monte-Carlo re-roll credit', () => {
   it.each([
     [false, 24],
     [true, 4],
-  ])('re-rolls through the policy being trained (pooled %s: %i partial episodes) and still follows the rewarded reply', async (pool, rerolls) => {
-    const config = defaultLoopConfig('grpo', 'bandit', { seed: 3, tasksPerIteration: 1, k: 4, lr: 1e-2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } });
-    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3, rerollPool: pool });
-    const ids = { policy: 'signs-reroll/policy', critic: 'unused' };
-    const ctx = new AlgoContext(engine, runtime, { policy: models.policy, critic: null }, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, ids);
-    const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
-    const learner = algo.learners.policy!;
-    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-    const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-    const r = await algo.update(ctx, { episodes: group([[GOOD, 1], [BAD, 0], [GOOD, 1], [BAD, 0]]), k: 4, feedback: NO_FEEDBACK, iteration: 0 });
-    expect(r.stats.reroll_episodes).toBe(rerolls);
-    expect(r.stats.reroll_seconds).toBeGreaterThan(0);
-    await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-    // the re-rolls score both replies alike (neither is a bandit answer), so the episode advantage decides
-    const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-    expect(after[0]).toBeGreaterThan(before[0]);
-    expect(after[1]).toBeLessThan(before[1]);
-    await learner.dispose();
-  }, 60_000);
+  ])(
+    're-rolls through the policy being trained (pooled %s: %i partial episodes) and still follows the rewarded reply',
+    async (pool, rerolls) => {
+      const config = defaultLoopConfig('grpo', 'bandit', {
+        seed: 3,
+        tasksPerIteration: 1,
+        k: 4,
+        lr: 1e-2,
+        lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+      });
+      if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3, rerollPool: pool });
+      const ids = { policy: 'signs-reroll/policy', critic: 'unused' };
+      const ctx = new AlgoContext(
+        engine,
+        runtime,
+        { policy: models.policy, critic: null },
+        { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
+        config,
+        ids,
+      );
+      const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
+      const learner = algo.learners.policy!;
+      await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+      const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const r = await algo.update(ctx, {
+        episodes: group([
+          [GOOD, 1],
+          [BAD, 0],
+          [GOOD, 1],
+          [BAD, 0],
+        ]),
+        k: 4,
+        feedback: NO_FEEDBACK,
+        iteration: 0,
+      });
+      expect(r.stats.reroll_episodes).toBe(rerolls);
+      expect(r.stats.reroll_seconds).toBeGreaterThan(0);
+      await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
+      // the re-rolls score both replies alike (neither is a bandit answer), so the episode advantage decides
+      const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      expect(after[0]).toBeGreaterThan(before[0]);
+      expect(after[1]).toBeLessThan(before[1]);
+      await learner.dispose();
+    },
+    60_000,
+  );
 });

@@ -47,7 +47,16 @@ let models: { policy: LoadedModel; critic: LoadedModel };
 
 /** Small everything: 2 tasks × K 4, 2 turns, 6-token replies, tiny candidate counts. */
 export function tinyConfig(algo: AlgoName, seed = 3): LoopConfig {
-  const c = defaultLoopConfig(algo, 'bandit', { seed, tasksPerIteration: 2, k: 4, turnLimit: 2, maxNewTokens: 6, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] }, lr: 5e-3, criticLr: 5e-3 });
+  const c = defaultLoopConfig(algo, 'bandit', {
+    seed,
+    tasksPerIteration: 2,
+    k: 4,
+    turnLimit: 2,
+    maxNewTokens: 6,
+    lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] },
+    lr: 5e-3,
+    criticLr: 5e-3,
+  });
   const s = c.settings;
   if (s.algo === 'sweet') Object.assign(s.sweet, { turnsPerIteration: 2, candidates: 4, pairsPerTurn: 2, pairBatch: 2 });
   if (s.algo === 'starpo' || s.algo === 'grpo' || s.algo === 'ppo') Object.assign(s.starpo, { batch: 4, keepFraction: s.algo === 'starpo' ? 0.5 : 1 });
@@ -73,15 +82,28 @@ describe.each(ALGO_NAMES.map((a) => [a]))('%s', (algo) => {
   it('runs two iterations with finite metrics, changes the adapter, checkpoints and resumes', async () => {
     const checkpoints = new MemoryCheckpoints();
     const published: string[] = [];
-    const loop = await TrainingLoop.create({ engine, runtime, models, config: tinyConfig(algo), checkpoints, rateRollouts: rate, feedback: feedback(), publish: (t, id) => void published.push(`${t}:${id}`) });
+    const loop = await TrainingLoop.create({
+      engine,
+      runtime,
+      models,
+      config: tinyConfig(algo),
+      checkpoints,
+      rateRollouts: rate,
+      feedback: feedback(),
+      publish: (t, id) => void published.push(`${t}:${id}`),
+    });
     const before = loop.adapter('policy');
     const reports = await loop.run(2);
     expect(reports.map((r) => r.iteration)).toEqual([1, 2]);
     for (const r of reports) {
       for (const [k, v] of Object.entries(r.metrics)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
-      for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac', 'lr']) expect(r.metrics).toHaveProperty(k);
+      for (const k of ['reward_mean', 'reward_spread', 'success', 'entropy', 'kl_ref', 'grad_norm', 'response_length', 'clip_frac', 'lr'])
+        expect(r.metrics).toHaveProperty(k);
     }
-    expect(reports.map((r) => r.metrics.updated), JSON.stringify(reports.map((r) => r.warnings))).toEqual([1, 1]);
+    expect(
+      reports.map((r) => r.metrics.updated),
+      JSON.stringify(reports.map((r) => r.warnings)),
+    ).toEqual([1, 1]);
     // the first rollouts are the base policy's (a fresh adapter): kl_ref 0 without a scoring pass
     expect(reports[0].metrics.kl_ref).toBe(0);
     const after = loop.adapter('policy');
@@ -172,7 +194,9 @@ describe('loop', () => {
     // iteration 2 validates and returns; iteration 3 breaks the policy again and the run's end validates
     const [second, third] = await loop.run(2);
     expect(second.metrics.rolled_back).toBe(1);
-    expect(second.warnings.join(' ')).toMatch(/^rolled back to the adapters of iteration 0 \(validation success fell to \d+% from the best adapters' \d+% on the same 32 tasks\); learning rate lowered to 0\.45/);
+    expect(second.warnings.join(' ')).toMatch(
+      /^rolled back to the adapters of iteration 0 \(validation success fell to \d+% from the best adapters' \d+% on the same 32 tasks\); learning rate lowered to 0\.45/,
+    );
     expect(third.metrics.rolled_back).toBe(1);
     expect(third.warnings.join(' ')).toMatch(/at the end of the run: rolled back to the adapters of iteration 0 .*learning rate lowered to 0\.225/);
     const now = loop.adapter('policy');
@@ -191,7 +215,16 @@ describe('loop', () => {
     // what each published adapter is called: the iteration whose update made it (issue 49: a run that
     // kept its start must not call its adapters "iteration 3")
     const published: number[] = [];
-    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'validate-select', checkpoints, publish: (t, _id, _a, it) => void (t === 'policy' && published.push(it)) });
+    const loop = await TrainingLoop.create({
+      engine,
+      runtime,
+      models,
+      config,
+      rateRollouts: rate,
+      runId: 'validate-select',
+      checkpoints,
+      publish: (t, _id, _a, it) => void (t === 'policy' && published.push(it)),
+    });
     const first = loop.adapter('policy');
     const reports = await loop.run(3);
     expect(reports.map((r) => r.metrics.rolled_back)).toEqual([0, 0, 1]);
@@ -199,7 +232,9 @@ describe('loop', () => {
     expect(reports.map((r) => r.metrics.adapter_iteration)).toEqual([1, 2, 0]);
     expect((await checkpoints.load('validate-select'))?.weightsIteration).toBe(0);
     expect(reports[1].metrics.validation_start).toBeGreaterThan(reports[1].metrics.validation_success);
-    expect(reports[2].warnings.join(' ')).toMatch(/at the end of the run: kept the adapters of iteration 0, the best validated \(\d+% on the validation tasks\): the final adapters scored \d+%, not 2 standard errors above them/);
+    expect(reports[2].warnings.join(' ')).toMatch(
+      /at the end of the run: kept the adapters of iteration 0, the best validated \(\d+% on the validation tasks\): the final adapters scored \d+%, not 2 standard errors above them/,
+    );
     // a selection, not a failure: the learning rate and the rollback count stay
     expect(reports[2].metrics.lr).toBe(config.lr);
     expect(reports[2].metrics.rollbacks).toBe(0);
@@ -211,7 +246,9 @@ describe('loop', () => {
     const kept = resumed.adapter('policy');
     for (const n of Object.keys(first.weights)) expect(Array.from(kept.weights[n])).toEqual(Array.from(first.weights[n]));
     const rows = new Map<string, { config: Record<string, unknown> }>();
-    await new StoreCheckpoints({ putAdapter: async (a: { id: string; config: Record<string, unknown> }) => void rows.set(a.id, a) } as never).save((await checkpoints.load('validate-select'))!);
+    await new StoreCheckpoints({ putAdapter: async (a: { id: string; config: Record<string, unknown> }) => void rows.set(a.id, a) } as never).save(
+      (await checkpoints.load('validate-select'))!,
+    );
     expect(rows.get('validate-select/policy')?.config.iteration).toBe(0); // the menus' label: the start, not iteration 3
     await resumed.dispose();
   }, 120_000);
@@ -229,14 +266,20 @@ describe('loop', () => {
     };
     try {
       const stopped = await loop.run(3);
-      expect(stopped.map((r) => [r.iteration, r.metrics.validation_success, r.warnings])).toEqual([[1, undefined, ['validation skipped: the run was stopped during it']]]);
+      expect(stopped.map((r) => [r.iteration, r.metrics.validation_success, r.warnings])).toEqual([
+        [1, undefined, ['validation skipped: the run was stopped during it']],
+      ]);
     } finally {
       engine.setAdapter = setAdapter;
     }
     const [next] = await loop.run(1);
     // 16 validation tasks, one sampled and one greedy episode each: counts over 16, the score their mean
     const { validation_success: score, validation_sampled: sampled, validation_greedy: greedy } = next.metrics;
-    for (const share of [sampled, greedy]) expect(Array.from({ length: 17 }, (_, i) => i / 16), `share ${share}`).toContain(share);
+    for (const share of [sampled, greedy])
+      expect(
+        Array.from({ length: 17 }, (_, i) => i / 16),
+        `share ${share}`,
+      ).toContain(share);
     expect(score).toBeCloseTo((sampled + greedy) / 2, 12);
     // validated, and (the run ending there) the end-of-run selection: two updates that did not clearly
     // beat the adapters the run began with leave those in place
@@ -248,7 +291,15 @@ describe('loop', () => {
     const config = tinyConfig('grpo', 5);
     config.lr = 0.9;
     const published: Record<string, Float32Array>[] = [];
-    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'kl-guard', publish: (t, _id, a) => void (t === 'policy' && published.push(a.weights)) });
+    const loop = await TrainingLoop.create({
+      engine,
+      runtime,
+      models,
+      config,
+      rateRollouts: rate,
+      runId: 'kl-guard',
+      publish: (t, _id, a) => void (t === 'policy' && published.push(a.weights)),
+    });
     const first = loop.adapter('policy');
     const [r] = await loop.run(1);
     expect(r.metrics.rolled_back).toBe(1);
@@ -332,6 +383,8 @@ describe('loop', () => {
     const bad = tinyConfig('starpo');
     if (bad.settings.algo === 'starpo') bad.settings.starpo.keepFraction = 0;
     await expect(TrainingLoop.create({ engine, runtime, models, config: bad })).rejects.toThrow(/keepFraction must lie in \(0, 1\]/);
-    await expect(TrainingLoop.create({ engine, runtime, models: { policy: models.policy }, config: tinyConfig('sweet') })).rejects.toThrow(/needs the critic model/);
+    await expect(TrainingLoop.create({ engine, runtime, models: { policy: models.policy }, config: tinyConfig('sweet') })).rejects.toThrow(
+      /needs the critic model/,
+    );
   });
 });

@@ -20,7 +20,15 @@ let runtime: OrtRuntime;
 let models: { policy: LoadedModel };
 
 const config = () => {
-  const c = defaultLoopConfig('grpo', 'bandit', { seed: 5, tasksPerIteration: 2, k: 2, turnLimit: 2, maxNewTokens: 6, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] }, lr: 5e-3 });
+  const c = defaultLoopConfig('grpo', 'bandit', {
+    seed: 5,
+    tasksPerIteration: 2,
+    k: 2,
+    turnLimit: 2,
+    maxNewTokens: 6,
+    lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] },
+    lr: 5e-3,
+  });
   if (c.settings.algo === 'grpo') c.settings.starpo.batch = 4;
   return c;
 };
@@ -40,11 +48,21 @@ afterAll(async () => {
 describe('training rollouts in the store', () => {
   it('stores every rollout episode of an iteration with run and adapter tags', async () => {
     const store = await TrajectoryStore.open({ name: `train-rollouts-${Math.random()}` });
-    const loop = await TrainingLoop.create({ engine, runtime, models, config: config(), runId: 'run-a', checkpoints: new StoreCheckpoints(store), trajectories: store });
+    const loop = await TrainingLoop.create({
+      engine,
+      runtime,
+      models,
+      config: config(),
+      runId: 'run-a',
+      checkpoints: new StoreCheckpoints(store),
+      trajectories: store,
+    });
     await loop.run(1);
     const page = await store.listEpisodes({ runId: 'run-a' }, { limit: 100 });
     expect(page.items.length).toBe(2 * 2);
-    expect(page.items.every((s) => s.model.adapter === loop.adapterId('policy') && s.model.policy === 'policy' && s.family === 'bandit' && s.split === 'train')).toBe(true);
+    expect(
+      page.items.every((s) => s.model.adapter === loop.adapterId('policy') && s.model.policy === 'policy' && s.family === 'bandit' && s.split === 'train'),
+    ).toBe(true);
     expect(page.items.every((s) => s.status === 'complete' || s.status === 'aborted')).toBe(true);
     const run = await store.getRun('run-a');
     expect(run).toMatchObject({ algorithm: 'grpo', adapterId: loop.adapterId('policy'), seed: 5 });
@@ -58,7 +76,15 @@ describe('training rollouts in the store', () => {
       expect(t.logprobs?.length).toBe(t.completionTokens);
     }
     // a resumed run keeps its run record and adds the next iteration's episodes to it
-    const resumed = await TrainingLoop.create({ engine, runtime, models, config: config(), runId: 'run-a', checkpoints: new StoreCheckpoints(store), trajectories: store });
+    const resumed = await TrainingLoop.create({
+      engine,
+      runtime,
+      models,
+      config: config(),
+      runId: 'run-a',
+      checkpoints: new StoreCheckpoints(store),
+      trajectories: store,
+    });
     expect(resumed.iteration).toBe(1);
     await resumed.run(1);
     expect(await store.countEpisodes({ runId: 'run-a' })).toBe(8);

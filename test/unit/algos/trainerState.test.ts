@@ -12,13 +12,26 @@ import { Rng } from '../../../src/rl/util/rng.ts';
 
 const cfg = validateConfig({ vocabSize: 40, dModel: 32, nLayers: 1, nHeads: 2, dFf: 64, maxSeq: 16 });
 const lora = { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] as const };
-const graph = buildLlamaTrainStep({ cfg, weights: initWeights(cfg, 1, { std: 0.2 }), trainable: { kind: 'lora', lora, base: 'fp32' }, loss: { kind: 'sft' }, batch: 2, seqLen: 6 });
+const graph = buildLlamaTrainStep({
+  cfg,
+  weights: initWeights(cfg, 1, { std: 0.2 }),
+  trainable: { kind: 'lora', lora, base: 'fp32' },
+  loss: { kind: 'sft' },
+  batch: 2,
+  seqLen: 6,
+});
 
 function batch(seed: number): Record<string, TensorData> {
   const rng = new Rng(seed);
   const rows = Array.from({ length: 2 }, () => Array.from({ length: 7 }, () => rng.int(cfg.vocabSize)));
   return {
-    ...prefillFeeds(cfg, leftPad(rows.map((r) => r.slice(0, 6)), 0)),
+    ...prefillFeeds(
+      cfg,
+      leftPad(
+        rows.map((r) => r.slice(0, 6)),
+        0,
+      ),
+    ),
     targets: { type: 'int32', data: Int32Array.from(rows.flatMap((r) => r.slice(1))), dims: [2, 6] },
     loss_mask: { type: 'float32', data: new Float32Array(12).fill(1), dims: [2, 6] },
   };

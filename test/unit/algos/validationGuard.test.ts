@@ -44,7 +44,7 @@ function trained(sampled: Record<'start' | 'tuned', Record<number, number[]>>) {
 }
 
 describe('validation guard: the second draw', () => {
-  it('does not take a gain that came from the best adapters\' unlucky first draw', async () => {
+  it("does not take a gain that came from the best adapters' unlucky first draw", async () => {
     // the start's first sampled draw wins 100 tasks, the candidate's 108 (a gain past 2 standard
     // errors); played again, both win 104 (different tasks), so the lead was the first draw's luck
     const { guard, plays, loaded } = trained({ start: { 0: wins(0, 100), 8: wins(0, 104) }, tuned: { 0: wins(0, 108), 8: wins(10, 104) } });
@@ -57,7 +57,9 @@ describe('validation guard: the second draw', () => {
     expect(guard.best?.outcomes[100]).toBe(0.75);
     const end = await guard.finish(8);
     expect(end).toMatchObject({ kind: 'kept' });
-    expect(end?.kind === 'kept' && end.warning).toMatch(/^kept the adapters of iteration 0, .*: the final adapters scored \d+%, a gain not confirmed on a second draw of the sampled episodes \(over both draws [\d.]+% against [\d.]+% for the adapters of iteration 0\)$/);
+    expect(end?.kind === 'kept' && end.warning).toMatch(
+      /^kept the adapters of iteration 0, .*: the final adapters scored \d+%, a gain not confirmed on a second draw of the sampled episodes \(over both draws [\d.]+% against [\d.]+% for the adapters of iteration 0\)$/,
+    );
     expect(loaded()).toBe('start');
   });
 

@@ -46,7 +46,11 @@ export async function fdCheck(
   const y = build(g, names);
   const yType = new GraphTypes(g).of(y);
   const count = yType.dims.reduce((a, b) => a * b, 1);
-  const r = g.constant(dtype, Array.from({ length: count }, () => rng.normal()), yType.dims);
+  const r = g.constant(
+    dtype,
+    Array.from({ length: count }, () => rng.normal()),
+    yType.dims,
+  );
   const yCast = yType.dtype === dtype ? y : g.op('Cast', [y], { to: dtype === 'float64' ? 11 : 1 });
   g.node('ReduceSum', [g.op('Mul', [yCast, r])], ['loss'], { keepdims: 0 });
   const { grads } = emitGradients(g, 'loss', names, options);
@@ -58,8 +62,7 @@ export async function fdCheck(
   const session = await runtime.createSession(g.toBytes(), { label: 'fd_check', optimization: 'basic' });
   const Arr = dtype === 'float64' ? Float64Array : Float32Array;
   const values = inputs.map((i) => Arr.from(i.data ?? Array.from({ length: i.dims.reduce((a, b) => a * b, 1) }, () => rng.normal())));
-  const feeds = (): Record<string, TensorData> =>
-    Object.fromEntries(inputs.map((inp, k) => [inp.name, { type: dtype, data: values[k], dims: inp.dims }]));
+  const feeds = (): Record<string, TensorData> => Object.fromEntries(inputs.map((inp, k) => [inp.name, { type: dtype, data: values[k], dims: inp.dims }]));
   try {
     const base = await session.run(feeds());
     let maxError = 0;

@@ -24,8 +24,14 @@ const positive = (name: string, ...dims: number[]): CheckInput => ({
 });
 const i64 = (g: GraphBuilder, v: number[]) => g.constant('int64', v);
 const f64 = (g: GraphBuilder, v: number[], dims?: number[]) => g.constant('float64', v, dims ?? []);
-const unary = (op: string, attrs = {}): Build => (g, [a]) => g.op(op, [a], attrs);
-const binary = (op: string): Build => (g, [a, b]) => g.op(op, [a, b]);
+const unary =
+  (op: string, attrs = {}): Build =>
+  (g, [a]) =>
+    g.op(op, [a], attrs);
+const binary =
+  (op: string): Build =>
+  (g, [a, b]) =>
+    g.op(op, [a, b]);
 
 const CASES: Case[] = [
   { op: 'MatMul', inputs: [x('a', 3, 4), x('b', 4, 2)], build: binary('MatMul') },
@@ -114,7 +120,11 @@ describe('backward rules vs central finite differences (float64, wasm)', () => {
     it(`MatMulNBits (${mode}) in float32: gradient equals r · Wᵀ and finite differences`, async () => {
       const rng = new Rng(3);
       const [k, n, m] = [64, 32, 2];
-      const w = quantize4(Float32Array.from({ length: k * n }, () => rng.normal()), k, n);
+      const w = quantize4(
+        Float32Array.from({ length: k * n }, () => rng.normal()),
+        k,
+        n,
+      );
       const nbits: Build = (g, [a]) => {
         const b = g.initializer('w_packed', 'uint8', [n, k / 32, 16], w.packed);
         const s = g.initializer('w_scales', 'float32', [w.scales.length], w.scales);
@@ -141,7 +151,7 @@ describe('backward rules vs central finite differences (float64, wasm)', () => {
         for (let j = 0; j < k; j++) {
           let ref = 0;
           for (let c = 0; c < n; c++) ref += rv[i * n + c] * full[j * n + c];
-          maxDiff = Math.max(maxDiff, Math.abs(out.da.data[i * k + j] as number - ref));
+          maxDiff = Math.max(maxDiff, Math.abs((out.da.data[i * k + j] as number) - ref));
         }
       }
       expect(maxDiff).toBeLessThan(1e-4);

@@ -51,7 +51,15 @@ describe('learning summary', () => {
     expect(algoKey(parseCase('rft:bandit:1'))).toBe('rft');
     expect(algoLabel('grpo+reroll')).toBe('GRPO + Monte-Carlo re-roll credit (M 2, ω 1)');
     expect(algoLabel('ppo')).toBe('PPO (critic, turn-level GAE)');
-    const md = learningTables([{ algo: 'grpo+reroll', family: 'guess', seed: 1, success: { sampled: [70, 75], greedy: [80, 81] }, rates: { sampled: { ran_out_of_turns_rate: [0.02, 0.01], wasted_questions_mean: [0.7, 0.5] } } }]);
+    const md = learningTables([
+      {
+        algo: 'grpo+reroll',
+        family: 'guess',
+        seed: 1,
+        success: { sampled: [70, 75], greedy: [80, 81] },
+        rates: { sampled: { ran_out_of_turns_rate: [0.02, 0.01], wasted_questions_mean: [0.7, 0.5] } },
+      },
+    ]);
     expect(md).toContain('| GRPO + Monte-Carlo re-roll credit (M 2, ω 1) | 1 | 70→75 | +5.0 | 80→81 | +1.0 | 0.02 → 0.01 | 0.70 → 0.50 |');
     expect(md).toContain('| ran out of turns (sampled) | wasted questions per game (sampled) |');
     // a variant the algorithm has no use for, or no such variant, is refused with the list

@@ -23,12 +23,30 @@ import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.
 
 /** transformers' apply_chat_template, as transformers.js runs it: the template rendered by @huggingface/jinja. */
 function applyChatTemplate(template: string, messages: readonly { role: string; content: string }[], addGenerationPrompt: boolean): string {
-  return new Template(template).render({ messages: messages.map((m) => ({ role: m.role, content: m.content })), bos_token: '<|bos|>', eos_token: '<|end|>', add_generation_prompt: addGenerationPrompt });
+  return new Template(template).render({
+    messages: messages.map((m) => ({ role: m.role, content: m.content })),
+    bos_token: '<|bos|>',
+    eos_token: '<|end|>',
+    add_generation_prompt: addGenerationPrompt,
+  });
 }
 
 /** A store episode the way the recorder writes it: the task prompt as a system turn, then agent and collaborator turns. */
 function storeEpisode(prompt: string, turns: { action: string; observation: string }[]): EpisodeRecord {
-  const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
+  const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({
+    role,
+    text,
+    tokens: null,
+    logprobs: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    reward: 0,
+    done: false,
+    latencyMs: 0,
+    backend: 'test',
+    info: {},
+    at: 0,
+  });
   return {
     type: 'episode',
     id: 'e1',
@@ -51,7 +69,13 @@ describe('chat_template in tokenizer_config.json', () => {
     const ep = await playEpisode(createAgent('expert', 'guess', { seed: 5 }), { family: 'guess', split: 'train', seed: 5 });
     const turns = ep.turns.slice(0, -1); // the engine prompts for the last turn's reply
     expect(turns.length).toBeGreaterThan(0);
-    const dialogue = [{ role: 'user' as const, content: ep.task.prompt }, ...turns.flatMap((t) => [{ role: 'assistant' as const, content: t.action }, { role: 'user' as const, content: t.observation }])];
+    const dialogue = [
+      { role: 'user' as const, content: ep.task.prompt },
+      ...turns.flatMap((t) => [
+        { role: 'assistant' as const, content: t.action },
+        { role: 'user' as const, content: t.observation },
+      ]),
+    ];
     const engineChat = toChat(dialogue);
     // the path a dataset takes: store episode → TRL chat JSONL messages → transformers' chat template
     const messages = toChatRecord(storeEpisode(ep.task.prompt, turns)).messages;
@@ -77,14 +101,28 @@ describe('chat_template in tokenizer_config.json', () => {
       const theirs = new HfTokenizer(JSON.parse(json), config);
       let chats = 0;
       for (const family of FAMILY_NAMES) {
-        for (const [kind, seed] of [['expert', 1], ['noisy', 2], ['noisy', 3]] as const) {
+        for (const [kind, seed] of [
+          ['expert', 1],
+          ['noisy', 2],
+          ['noisy', 3],
+        ] as const) {
           const ep = await playEpisode(createAgent(kind, family, { seed }), { family, split: 'train', seed });
-          const dialogue: Message[] = [{ role: 'user', content: ep.task.prompt }, ...ep.turns.flatMap((t): Message[] => [{ role: 'assistant', content: t.action }, ...(t.observation ? [{ role: 'user' as const, content: t.observation }] : [])])];
+          const dialogue: Message[] = [
+            { role: 'user', content: ep.task.prompt },
+            ...ep.turns.flatMap((t): Message[] => [
+              { role: 'assistant', content: t.action },
+              ...(t.observation ? [{ role: 'user' as const, content: t.observation }] : []),
+            ]),
+          ];
           // every prefix the engine prompts with; the critic's chat carries the hidden information
           for (let end = 1; end <= dialogue.length; end++) {
             const chat: ChatMessage[] = toChat(dialogue.slice(0, end), model === 'critic' ? ep.task.hidden : undefined);
             for (const addGenerationPrompt of [true, false]) {
-              const rendered = applyChatTemplate(config.chat_template as string, chat.map((m) => ({ role: hfRole(m.role), content: m.content })), addGenerationPrompt);
+              const rendered = applyChatTemplate(
+                config.chat_template as string,
+                chat.map((m) => ({ role: hfRole(m.role), content: m.content })),
+                addGenerationPrompt,
+              );
               expect(rendered, `${model} ${family} ${kind} ${seed}, ${end} messages`).toBe(renderChat(chat, { addGenerationPrompt }));
               const want = encodeChat(ours, chat, { addGenerationPrompt }).ids;
               expect(theirs.encode(rendered, { add_special_tokens: false }).ids, `${model} ${family} ${kind} ${seed}, ${end} messages`).toEqual(want);

@@ -9,7 +9,12 @@ import { initWeights } from '../../../src/rl/model/llama/weights.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 
 export const tok = fitTokenizer(
-  ['Guess the animal I am thinking of. Candidates: cat, cow, eagle, shark.', 'is it a mammal? Yes. Remaining: cat, cow. Turns left: 3.', 'guess: cat', 'Correct! It is cat.'].flatMap((s) => [s, s]),
+  [
+    'Guess the animal I am thinking of. Candidates: cat, cow, eagle, shark.',
+    'is it a mammal? Yes. Remaining: cat, cow. Turns left: 3.',
+    'guess: cat',
+    'Correct! It is cat.',
+  ].flatMap((s) => [s, s]),
   { minCount: 2 },
 );
 export const cfg = validateConfig({ vocabSize: tok.vocabSize, dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 96, maxSeq: 96 });
@@ -24,7 +29,10 @@ export async function forgedFolder() {
     tokenizer: tok,
     weights,
     turnwise: { role: 'policy', maxReplyTokens: 24 },
-    files: { 'onnx/prefill_q4.onnx': buildGraph(cfg, { kind: 'prefill', params }).bytes, 'onnx/decode_q4.onnx': buildGraph(cfg, { kind: 'decode', params }).bytes },
+    files: {
+      'onnx/prefill_q4.onnx': buildGraph(cfg, { kind: 'prefill', params }).bytes,
+      'onnx/decode_q4.onnx': buildGraph(cfg, { kind: 'decode', params }).bytes,
+    },
   });
   await writeManifest(mem.write, { policy }, { seed: 11, command: 'test fixture', date: '2026-01-01' });
   return mem;

@@ -73,7 +73,13 @@ describe('Hugging Face export folder', () => {
       eos_token_id: 2,
       pad_token_id: 0,
     });
-    expect(JSON.parse(text(files['generation_config.json']))).toMatchObject({ bos_token_id: 1, eos_token_id: 2, pad_token_id: 0, max_new_tokens: 24, top_k: 0 });
+    expect(JSON.parse(text(files['generation_config.json']))).toMatchObject({
+      bos_token_id: 1,
+      eos_token_id: 2,
+      pad_token_id: 0,
+      max_new_tokens: 24,
+      top_k: 0,
+    });
     expect(JSON.parse(text(files['tokenizer_config.json'])).chat_template).toContain("{% if add_generation_prompt %}{{ '<|agent|>' }}{% endif %}");
     expect(JSON.parse(text(files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`])).base_model_name_or_path).toBe('tiny');
     expect(text(files['README.md'])).toContain('PeftModel.from_pretrained(model, f"{path}/adapter")');
@@ -97,7 +103,10 @@ describe('Hugging Face export folder', () => {
     const back = await loadModelFolderUnverified(asFolder(files).read, 'out');
     expect(back.config).toEqual(cfg);
     expect(back.tokenizer.vocab).toEqual(tok.vocab);
-    const a = importPeftAdapter(back.config, { config: files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`], weights: files[`${ADAPTER_DIR}/${ADAPTER_WEIGHTS_FILE}`] });
+    const a = importPeftAdapter(back.config, {
+      config: files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`],
+      weights: files[`${ADAPTER_DIR}/${ADAPTER_WEIGHTS_FILE}`],
+    });
     expect(a.spec).toEqual(adapter.spec);
     for (const k of Object.keys(adapter.weights)) expect(bytesOf(a.weights[k])).toEqual(bytesOf(adapter.weights[k]));
   });
@@ -126,10 +135,18 @@ describe('same logits from re-imported safetensors as from the ONNX files', () =
   it('the fp32 engine with the re-imported adapter matches turnwise_check.json (what transformers + PEFT must reproduce)', async () => {
     const c = check();
     const back = await loadModelFolderUnverified(asFolder(files).read, 'out');
-    const a = importPeftAdapter(back.config, { config: files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`], weights: files[`${ADAPTER_DIR}/${ADAPTER_WEIGHTS_FILE}`] });
+    const a = importPeftAdapter(back.config, {
+      config: files[`${ADAPTER_DIR}/${ADAPTER_CONFIG_FILE}`],
+      weights: files[`${ADAPTER_DIR}/${ADAPTER_WEIGHTS_FILE}`],
+    });
     const runner = await Stepper.create(runtime, back.config, paramSource(back.weights, 'const'), { lora: a.spec, label: 'fp32+lora' });
     try {
-      const feeds = Object.fromEntries(Object.entries(a.weights).map(([k, w]) => [k, { type: 'float32' as const, data: w, dims: k.includes('lora_A') ? [a.spec.rank, w.length / a.spec.rank] : [w.length / a.spec.rank, a.spec.rank] }]));
+      const feeds = Object.fromEntries(
+        Object.entries(a.weights).map(([k, w]) => [
+          k,
+          { type: 'float32' as const, data: w, dims: k.includes('lora_A') ? [a.spec.rank, w.length / a.spec.rank] : [w.length / a.spec.rank, a.spec.rank] },
+        ]),
+      );
       runner.extraFeeds = feeds;
       const withAdapter = (await runner.prefill([c.input_ids])).logits;
       runner.extraFeeds = Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, { ...f, data: new Float32Array(f.data.length) }]));

@@ -37,19 +37,33 @@ describe('PEFT export', () => {
     expect(Object.keys(tensors).sort()).toEqual(expectedPeftKeys(cfg, spec2));
     // hand-written expected set for 2 layers × {q, v} (kv width = 2 heads × 16)
     expect(expectedPeftKeys(cfg, spec2)).toEqual(
-      [0, 1].flatMap((l) => ['q_proj', 'v_proj'].flatMap((p) => ['A', 'B'].map((ab) => `base_model.model.model.layers.${l}.self_attn.${p}.lora_${ab}.weight`))).sort(),
+      [0, 1]
+        .flatMap((l) => ['q_proj', 'v_proj'].flatMap((p) => ['A', 'B'].map((ab) => `base_model.model.model.layers.${l}.self_attn.${p}.lora_${ab}.weight`)))
+        .sort(),
     );
     expect(tensors['base_model.model.model.layers.1.self_attn.q_proj.lora_A.weight']).toMatchObject({ dtype: 'F32', shape: [4, 64] });
     expect(tensors['base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight']).toMatchObject({ dtype: 'F32', shape: [32, 4] });
     expect(metadata.format).toBe('pt');
     const conf = JSON.parse(new TextDecoder().decode(files[ADAPTER_CONFIG_FILE]));
-    expect(conf).toMatchObject({ peft_type: 'LORA', task_type: 'CAUSAL_LM', r: 4, lora_alpha: 8, target_modules: ['q_proj', 'v_proj'], base_model_name_or_path: 'export/policy', bias: 'none', use_rslora: false, use_dora: false });
+    expect(conf).toMatchObject({
+      peft_type: 'LORA',
+      task_type: 'CAUSAL_LM',
+      r: 4,
+      lora_alpha: 8,
+      target_modules: ['q_proj', 'v_proj'],
+      base_model_name_or_path: 'export/policy',
+      bias: 'none',
+      use_rslora: false,
+      use_dora: false,
+    });
   });
 
   it('refuses an adapter with a missing or mis-sized matrix', () => {
     const a = adapter(spec2);
     const name = 'model.layers.0.self_attn.v_proj.lora_B.weight';
-    expect(() => exportPeftAdapter(cfg, { ...a, weights: { ...a.weights, [name]: new Float32Array(3) } }, { baseModel: 'b' })).toThrow(`adapter matrix ${name} has 3 values, expected [32, 4]`);
+    expect(() => exportPeftAdapter(cfg, { ...a, weights: { ...a.weights, [name]: new Float32Array(3) } }, { baseModel: 'b' })).toThrow(
+      `adapter matrix ${name} has 3 values, expected [32, 4]`,
+    );
     const { [name]: _, ...rest } = a.weights;
     expect(() => exportPeftAdapter(cfg, { ...a, weights: rest }, { baseModel: 'b' })).toThrow(PeftError);
   });
@@ -59,14 +73,20 @@ describe('PEFT import', () => {
   it('round-trips every spec bit-exactly (property)', () => {
     const targets = fc.subarray([...ALL_LORA_TARGETS], { minLength: 1 });
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.double({ min: 0.5, max: 64, noNaN: true }), targets, fc.integer({ min: 0, max: 1000 }), (rank, alpha, t, seed) => {
-        const a = adapter({ rank, alpha, targets: t as LoraTarget[] }, seed);
-        const files = exportPeftAdapter(cfg, a, { baseModel: 'b' });
-        const back = importPeftAdapter(cfg, { config: files[ADAPTER_CONFIG_FILE], weights: files[ADAPTER_WEIGHTS_FILE] });
-        expect(back.spec).toEqual(a.spec);
-        expect(Object.keys(back.weights).sort()).toEqual(Object.keys(a.weights).sort());
-        for (const k of Object.keys(a.weights)) expect(bits(back.weights[k])).toEqual(bits(a.weights[k]));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.double({ min: 0.5, max: 64, noNaN: true }),
+        targets,
+        fc.integer({ min: 0, max: 1000 }),
+        (rank, alpha, t, seed) => {
+          const a = adapter({ rank, alpha, targets: t as LoraTarget[] }, seed);
+          const files = exportPeftAdapter(cfg, a, { baseModel: 'b' });
+          const back = importPeftAdapter(cfg, { config: files[ADAPTER_CONFIG_FILE], weights: files[ADAPTER_WEIGHTS_FILE] });
+          expect(back.spec).toEqual(a.spec);
+          expect(Object.keys(back.weights).sort()).toEqual(Object.keys(a.weights).sort());
+          for (const k of Object.keys(a.weights)) expect(bits(back.weights[k])).toEqual(bits(a.weights[k]));
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -80,7 +100,10 @@ describe('PEFT import', () => {
   it('loads layers_to_transform (untouched layers are exact zeros), module paths and rsLoRA α', () => {
     const folder = peftFolder(
       { r: 4, lora_alpha: 16, use_rslora: true, target_modules: ['self_attn.q_proj'], layers_to_transform: [1] },
-      { [`${PEFT_PREFIX}model.layers.1.self_attn.q_proj.lora_A.weight`]: t([4, 64]), [`${PEFT_PREFIX}model.layers.1.self_attn.q_proj.lora_B.weight`]: t([64, 4], -1) },
+      {
+        [`${PEFT_PREFIX}model.layers.1.self_attn.q_proj.lora_A.weight`]: t([4, 64]),
+        [`${PEFT_PREFIX}model.layers.1.self_attn.q_proj.lora_B.weight`]: t([64, 4], -1),
+      },
     );
     const a = importPeftAdapter(cfg, folder);
     // rsLoRA scale α/√r = 16/2 = 8 = α'/r with α' = 32
@@ -113,10 +136,22 @@ describe('PEFT import', () => {
       throw new Error('no error');
     };
     const base = { r: 4, lora_alpha: 8, target_modules: ['q_proj'] };
-    expect(err({ ...base, r: 8 }, both)).toMatchObject({ code: 'shape-mismatch', message: expect.stringContaining('q_proj.lora_A.weight has shape [4, 64] but r = 8 on this base') });
-    expect(err({ ...base, target_modules: ['q_proj', 'lm_head'] }, both)).toMatchObject({ code: 'unknown-target', message: expect.stringContaining('"lm_head" is not one of q_proj') });
-    expect(err({ ...base, target_modules: ['q_proj', 'k_proj'] }, both)).toMatchObject({ code: 'missing-tensor', message: expect.stringContaining('model.layers.0.self_attn.k_proj.lora_A.weight is missing') });
-    expect(err(base, { ...both, 'base_model.model.lm_head.weight': t([4, 4]) })).toMatchObject({ code: 'unexpected-tensor', file: 'ext/adapter/adapter_model.safetensors' });
+    expect(err({ ...base, r: 8 }, both)).toMatchObject({
+      code: 'shape-mismatch',
+      message: expect.stringContaining('q_proj.lora_A.weight has shape [4, 64] but r = 8 on this base'),
+    });
+    expect(err({ ...base, target_modules: ['q_proj', 'lm_head'] }, both)).toMatchObject({
+      code: 'unknown-target',
+      message: expect.stringContaining('"lm_head" is not one of q_proj'),
+    });
+    expect(err({ ...base, target_modules: ['q_proj', 'k_proj'] }, both)).toMatchObject({
+      code: 'missing-tensor',
+      message: expect.stringContaining('model.layers.0.self_attn.k_proj.lora_A.weight is missing'),
+    });
+    expect(err(base, { ...both, 'base_model.model.lm_head.weight': t([4, 4]) })).toMatchObject({
+      code: 'unexpected-tensor',
+      file: 'ext/adapter/adapter_model.safetensors',
+    });
     expect(err({ ...base, use_dora: true }, both)).toMatchObject({ code: 'unsupported', message: expect.stringContaining('DoRA') });
     expect(err({ ...base, modules_to_save: ['lm_head'] }, both)).toMatchObject({ code: 'unsupported' });
     expect(err({ ...base, peft_type: 'IA3' }, both)).toMatchObject({ code: 'unsupported', message: expect.stringContaining('only LORA') });
@@ -132,7 +167,9 @@ describe('half-precision safetensors', () => {
     expect([0x3c00, 0xc000, 0x3555, 0x0001, 0x7c00, 0x0000].map(f16ToF32)).toEqual([1, -2, 0.333251953125, 2 ** -24, Infinity, 0]);
     expect([0x3f80, 0x4049, 0xbf00].map(bf16ToF32)).toEqual([1, 3.140625, -0.5]);
     // a file with one BF16 and one F32 tensor, laid out by hand
-    const header = new TextEncoder().encode(JSON.stringify({ h: { dtype: 'BF16', shape: [2], data_offsets: [0, 4] }, f: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }));
+    const header = new TextEncoder().encode(
+      JSON.stringify({ h: { dtype: 'BF16', shape: [2], data_offsets: [0, 4] }, f: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }),
+    );
     const file = new Uint8Array(8 + header.length + 8);
     const dv = new DataView(file.buffer);
     dv.setBigUint64(0, BigInt(header.length), true);

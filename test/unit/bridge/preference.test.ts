@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { divergence, episodePairs, noPairsReason, pairEpisodes, pairTurns, turnPairs, type PairingSummary, type PreferenceRecord } from '../../../src/rl/store/formats/preference.ts';
+import {
+  divergence,
+  episodePairs,
+  noPairsReason,
+  pairEpisodes,
+  pairTurns,
+  turnPairs,
+  type PairingSummary,
+  type PreferenceRecord,
+} from '../../../src/rl/store/formats/preference.ts';
 import { encodeExport } from '../../../src/rl/store/formats/index.ts';
 import { readSafetensors } from '../../../src/rl/model/safetensors.ts';
 import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';
@@ -10,7 +19,20 @@ import { exportModel } from '../../../src/cli/commands/export-model.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { forgedFolder } from './fixture.ts';
 
-const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({ role, text, tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'test', info: {}, at: 0 });
+const turn = (role: MessageRecord['role'], text: string): MessageRecord => ({
+  role,
+  text,
+  tokens: null,
+  logprobs: null,
+  promptTokens: 0,
+  completionTokens: 0,
+  reward: 0,
+  done: false,
+  latencyMs: 0,
+  backend: 'test',
+  info: {},
+  at: 0,
+});
 
 /** An episode of task `seed`: prompt, then alternating agent / collaborator texts; `credit` per turn for estimator "sweet". */
 function ep(id: string, seed: number, texts: string[], ret: number, credit?: (number | null)[]): EpisodeRecord {
@@ -96,7 +118,11 @@ describe('preference pairs', () => {
       const dec = new TextDecoder();
       const parts: string[] = [];
       for await (const c of encodeExport(f, eps)) parts.push(dec.decode(c));
-      const lines = parts.join('').trim().split('\n').map((l) => JSON.parse(l) as PreferenceRecord);
+      const lines = parts
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as PreferenceRecord);
       expect(lines).toHaveLength(1);
       expect(lines[0].chosen[0]).toEqual(as('a'));
       // a first-turn pair's prompt is the task prompt alone; TRL refuses a prompt ending in a system message
@@ -115,21 +141,29 @@ describe('when no pair forms', () => {
     const { pairs, summary } = pairEpisodes(play);
     expect(pairs).toEqual([]);
     expect(summary).toEqual<PairingSummary>({ level: 'episode', episodes: 3, finished: 3, tasks: 3, candidates: 0, scoredTurns: 0, credit: null, pairs: 0 });
-    expect(noPairsReason(summary)).toBe('the 3 finished episodes are of 3 different tasks, each played once: a pair needs two finished episodes of the same task (family, split, seed and options)');
+    expect(noPairsReason(summary)).toBe(
+      'the 3 finished episodes are of 3 different tasks, each played once: a pair needs two finished episodes of the same task (family, split, seed and options)',
+    );
     const turns = pairTurns(play).summary;
     expect(turns).toMatchObject({ level: 'turn', finished: 3, tasks: 3, candidates: 0, scoredTurns: 3, pairs: 0 });
-    expect(noPairsReason(turns)).toMatch(/^the 3 finished episodes are of 3 different tasks, each played once, and no two episodes answer the same task and history with different replies/);
+    expect(noPairsReason(turns)).toMatch(
+      /^the 3 finished episodes are of 3 different tasks, each played once, and no two episodes answer the same task and history with different replies/,
+    );
   });
 
   it('says when the episodes are unfinished, tied, or lack the credit asked for', () => {
     const unfinished = play.map((e) => ({ ...e, status: 'interrupted' as const, outcome: null }));
-    expect(noPairsReason(pairEpisodes(unfinished).summary)).toBe('none of the 3 episodes is finished (complete, with an outcome), and only finished episodes are paired');
+    expect(noPairsReason(pairEpisodes(unfinished).summary)).toBe(
+      'none of the 3 episodes is finished (complete, with an outcome), and only finished episodes are paired',
+    );
     const tied = [ep('a', 1, ['guess: cat', 'Correct!'], 1), ep('b', 1, ['mammal?', 'Yes.', 'guess: cat', 'Correct!'], 1)];
     expect(noPairsReason(pairEpisodes(tied).summary)).toMatch(/^the 1 task played more than once scored the same in every episode/);
     expect(noPairsReason(pairTurns(tied).summary)).toMatch(/^the 1 history answered with different replies scored the same/);
     expect(noPairsReason(pairTurns(tied, { credit: 'sweet' }).summary)).toBe('the 2 finished episodes carry no stored "sweet" credit to rank replies by');
     expect(noPairsReason(pairEpisodes([]).summary)).toBe('there are no episodes to pair');
-    expect(noPairsReason(pairEpisodes(play.slice(0, 1)).summary)).toBe('the one finished episode is of one task, played once: a pair needs two finished episodes of the same task (family, split, seed and options)');
+    expect(noPairsReason(pairEpisodes(play.slice(0, 1)).summary)).toBe(
+      'the one finished episode is of one task, played once: a pair needs two finished episodes of the same task (family, split, seed and options)',
+    );
     expect(noPairsReason(pairEpisodes([ep('w', 1, ['a', 'x'], 1), ep('l', 1, ['b', 'x'], 0)]).summary)).toBeNull();
   });
 
@@ -163,9 +197,31 @@ describe('turnwise export-model', () => {
       } finally {
         process.stdout.write = write;
       }
-      expect((await readdir(out)).sort()).toEqual(['README.md', 'adapter', 'config.json', 'data', 'generation_config.json', 'model.safetensors', 'onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json', 'turnwise_check.json']);
-      expect((await readdir(join(out, 'data'))).sort()).toEqual(['episodes.chat.jsonl', 'episodes.dpo.jsonl', 'episodes.parquet', 'episodes.sweet.jsonl', 'episodes.turn-dpo.jsonl']);
-      expect(JSON.parse(await readFile(join(out, 'adapter', 'adapter_config.json'), 'utf8'))).toMatchObject({ r: 2, lora_alpha: 4, base_model_name_or_path: out });
+      expect((await readdir(out)).sort()).toEqual([
+        'README.md',
+        'adapter',
+        'config.json',
+        'data',
+        'generation_config.json',
+        'model.safetensors',
+        'onnx',
+        'special_tokens_map.json',
+        'tokenizer.json',
+        'tokenizer_config.json',
+        'turnwise_check.json',
+      ]);
+      expect((await readdir(join(out, 'data'))).sort()).toEqual([
+        'episodes.chat.jsonl',
+        'episodes.dpo.jsonl',
+        'episodes.parquet',
+        'episodes.sweet.jsonl',
+        'episodes.turn-dpo.jsonl',
+      ]);
+      expect(JSON.parse(await readFile(join(out, 'adapter', 'adapter_config.json'), 'utf8'))).toMatchObject({
+        r: 2,
+        lora_alpha: 4,
+        base_model_name_or_path: out,
+      });
       // the exported adapter folder is itself a valid --adapter
       const again = join(dir, 'again');
       process.stdout.write = () => true;
@@ -177,7 +233,8 @@ describe('turnwise export-model', () => {
       const tensors = async (d: string) => readSafetensors(new Uint8Array(await readFile(join(d, 'adapter', 'adapter_model.safetensors')))).tensors;
       const [a, b] = [await tensors(out), await tensors(again)];
       expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
-      for (const k of Object.keys(a)) expect(Buffer.from((b[k].data as Float32Array).buffer).equals(Buffer.from((a[k].data as Float32Array).buffer))).toBe(true);
+      for (const k of Object.keys(a))
+        expect(Buffer.from((b[k].data as Float32Array).buffer).equals(Buffer.from((a[k].data as Float32Array).buffer))).toBe(true);
       await expect(exportModel.run(['--model', out, '--out', out])).rejects.toThrow('exists and is not empty');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -18,7 +18,12 @@ const run = (args: string[]) => capture(() => main(args));
 describe('CLI faults', () => {
   it('refuses an --out under /proc at once, before training starts', async () => {
     // the work it must not have begun: no engine, no model read into it, no generation, no loop
-    const work = [vi.spyOn(PolicyEngine.prototype, 'init'), vi.spyOn(PolicyEngine.prototype, 'loadFrom'), vi.spyOn(PolicyEngine.prototype, 'generate'), vi.spyOn(TrainingLoop, 'create')];
+    const work = [
+      vi.spyOn(PolicyEngine.prototype, 'init'),
+      vi.spyOn(PolicyEngine.prototype, 'loadFrom'),
+      vi.spyOn(PolicyEngine.prototype, 'generate'),
+      vi.spyOn(TrainingLoop, 'create'),
+    ];
     let r: Awaited<ReturnType<typeof run>>;
     try {
       r = await run(['train', '--algo', 'grpo', '--family', 'bandit', '--iterations', '1', '--out', '/proc/x/adapter', '--json']);
@@ -39,8 +44,10 @@ describe('CLI faults', () => {
     await expect(prepareOutDir(join(dir, 'a', 'b', 'c'))).resolves.toBeUndefined();
   });
 
-  it('gives negative numbers the option\'s own message', async () => {
-    expect(joinNegatives(['--lr', '-1', '--seed', '-3', '--json', '-x'], { lr: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } })).toEqual(['--lr=-1', '--seed=-3', '--json', '-x']);
+  it("gives negative numbers the option's own message", async () => {
+    expect(
+      joinNegatives(['--lr', '-1', '--seed', '-3', '--json', '-x'], { lr: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } }),
+    ).toEqual(['--lr=-1', '--seed=-3', '--json', '-x']);
     const lr = await run(['train', '--algo', 'grpo', '--family', 'bandit', '--lr', '-1', '--json']);
     expect(lr.code).toBe(2);
     expect(JSON.parse(lr.out).error.message).toBe('--lr must be in (0, 1), got "-1"');

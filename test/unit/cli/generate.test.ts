@@ -37,7 +37,24 @@ function writeAdapter(name: string, adapter: LoraAdapter): string {
 type Out = { model: { adapter: { id: string; rank: number } | null }; generations: Generation[]; base?: { generations: Generation[] } };
 
 async function run(args: string[]): Promise<Out> {
-  const { code, out } = await capture(() => generate.run([...args, '--prompt', 'Is it red?', '--model', join(dir, 'policy'), '--seed', '3', '--max-new-tokens', '5', '--temperature', '0', '--backend', 'wasm', '--json']));
+  const { code, out } = await capture(() =>
+    generate.run([
+      ...args,
+      '--prompt',
+      'Is it red?',
+      '--model',
+      join(dir, 'policy'),
+      '--seed',
+      '3',
+      '--max-new-tokens',
+      '5',
+      '--temperature',
+      '0',
+      '--backend',
+      'wasm',
+      '--json',
+    ]),
+  );
   expect(code).toBe(0);
   return JSON.parse(out) as Out;
 }
@@ -66,7 +83,9 @@ describe('turnwise generate --adapter', () => {
   it('names the missing files, and --compare needs an adapter', async () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty, { recursive: true });
-    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--adapter', empty])).rejects.toThrow(/expected a PEFT folder with adapter_config.json and adapter_model.safetensors/);
+    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--adapter', empty])).rejects.toThrow(
+      /expected a PEFT folder with adapter_config.json and adapter_model.safetensors/,
+    );
     await expect(generate.run(['--prompt', 'x', '--compare'])).rejects.toThrow('--compare needs --adapter DIR');
   });
 });

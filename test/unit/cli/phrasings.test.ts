@@ -31,7 +31,10 @@ async function run(args: string[]): Promise<{ code: number; json: { ok?: boolean
 
 /** The collaborator replies of the episodes an --out file holds. */
 function replies(path: string): string[] {
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; turns?: { role: string; text: string }[] });
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; turns?: { role: string; text: string }[] });
   return lines.flatMap((l) => (l.type === 'episode' ? (l.turns ?? []).filter((t) => t.role === 'collaborator').map((t) => t.text) : []));
 }
 
@@ -40,12 +43,19 @@ describe('--phrasings', () => {
     const cases: [string, RegExp][] = [
       [file('not.json', '{"guess": [1, 2'), /: not JSON \(/],
       [file('shape.json', '{"guess": {"yes": ["Yes."], "no": "No."}}'), /: guess\.no must be a non-empty list of strings$/],
-      [file('template.json', '{"backend": {"statement": ["The {name} is ready."], "unknown": ["No idea."], "unsure": ["Not sure."]}}'), /: backend\.statement\[0\] "The \{name\} is ready\." must contain \{value\} exactly once$/],
+      [
+        file('template.json', '{"backend": {"statement": ["The {name} is ready."], "unknown": ["No idea."], "unsure": ["Not sure."]}}'),
+        /: backend\.statement\[0\] "The \{name\} is ready\." must contain \{value\} exactly once$/,
+      ],
       [join(dir, 'missing.json'), /: cannot read the file \(ENOENT\)$/],
     ];
     for (const [path, message] of cases) {
       // --models points nowhere: had any model been opened first, the error would be about the models
-      for (const command of [['eval', '--family', 'guess', '--agent', 'policy'], ['passkt', '--family', 'guess'], ['credit-report', '--family', 'guess']]) {
+      for (const command of [
+        ['eval', '--family', 'guess', '--agent', 'policy'],
+        ['passkt', '--family', 'guess'],
+        ['credit-report', '--family', 'guess'],
+      ]) {
         const { code, json } = await run([...command, '--models', join(dir, 'no-models'), '--phrasings', path]);
         expect(code, `${command[0]} ${path}`).toBe(2);
         expect(json.error?.kind).toBe('usage');
@@ -54,7 +64,7 @@ describe('--phrasings', () => {
     }
   });
 
-  it('eval and passkt play with the file\'s phrasings, and credit-report takes them', async () => {
+  it("eval and passkt play with the file's phrasings, and credit-report takes them", async () => {
     const said = new Set([...Object.values(heldOut.guess), ...Object.values(heldOut.backend)].flat());
     const evalOut = join(dir, 'eval.jsonl');
     const e = await run(['eval', '--family', 'guess', '--agent', 'expert', '--episodes', '6', '--phrasings', HELD_OUT, '--out', evalOut]);
@@ -73,7 +83,23 @@ describe('--phrasings', () => {
     // each reply is a held-out statement filled in (the canonical "The X is V." never appears)
     for (const r of statements) expect(r, r).not.toMatch(/^(The \w+ is|The \w+ should be|Use .* for the)/);
 
-    const c = await run(['credit-report', '--family', 'guess', '--agent', 'noisy', '--episodes', '4', '--k', '2', '--m', '1', '--estimators', 'mc,grpo', '--phrasings', HELD_OUT]);
+    const c = await run([
+      'credit-report',
+      '--family',
+      'guess',
+      '--agent',
+      'noisy',
+      '--episodes',
+      '4',
+      '--k',
+      '2',
+      '--m',
+      '1',
+      '--estimators',
+      'mc,grpo',
+      '--phrasings',
+      HELD_OUT,
+    ]);
     expect(c.code).toBe(0);
     expect(c.json).toMatchObject({ episodes: 4, phrasings: HELD_OUT });
   });

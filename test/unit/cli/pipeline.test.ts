@@ -20,7 +20,11 @@ async function ok(args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(out) as Record<string, unknown>;
 }
 
-const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('eval --out → credit --out → export, every format', () => {
   const a = join(dir, 'a.jsonl');
@@ -49,11 +53,34 @@ describe('eval --out → credit --out → export, every format', () => {
       if (r.type !== 'episode') return r;
       const T = (r.turns as { role: string }[]).filter((t) => t.role === 'agent').length;
       const seq = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
-      return { ...r, criticScores: { version: 'critic', values: seq(T + 1, (i) => (i === T ? 0 : 0.5 - i / 8)), tokenOffsets: seq(T + 1, (i) => i), tokens: seq(T, () => 9), tokenText: Array.from({ length: T }, () => ' x'), tokenValues: seq(T, (i) => 0.25 * i), criticLogprobs: seq(T, () => -1), refLogprobs: seq(T, () => -1.5), at: 1 } };
+      return {
+        ...r,
+        criticScores: {
+          version: 'critic',
+          values: seq(T + 1, (i) => (i === T ? 0 : 0.5 - i / 8)),
+          tokenOffsets: seq(T + 1, (i) => i),
+          tokens: seq(T, () => 9),
+          tokenText: Array.from({ length: T }, () => ' x'),
+          tokenValues: seq(T, (i) => 0.25 * i),
+          criticLogprobs: seq(T, () => -1),
+          refLogprobs: seq(T, () => -1.5),
+          at: 1,
+        },
+      };
     });
     writeFileSync(c, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const missing = join(dir, 'no-models');
-    const r = await ok(['credit', '--in', c, '--estimators', 'gae,bilevel-gae,sweet', '--params', '{"gae":{"gamma":0.5,"lambda":1},"sweet":{"beta":0.1}}', '--models', missing]);
+    const r = await ok([
+      'credit',
+      '--in',
+      c,
+      '--estimators',
+      'gae,bilevel-gae,sweet',
+      '--params',
+      '{"gae":{"gamma":0.5,"lambda":1},"sweet":{"beta":0.1}}',
+      '--models',
+      missing,
+    ]);
     expect(r.criticSource).toBe('stored');
     const eps = r.episodes as { rewards: number[]; credit: Record<string, number[]> }[];
     for (const e of eps) {
@@ -82,7 +109,8 @@ describe('eval --out → credit --out → export, every format', () => {
       expect(r.records).toBe(0);
     } else {
       expect(r.records).toBe(format === 'jsonl' ? 4 : 3);
-      if (format === 'chat') expect((lines(out)[0].credit as { name: string }[]).map((c) => c.name)).toEqual(['mc@turnwise-credit-1', 'grpo@turnwise-credit-1']);
+      if (format === 'chat')
+        expect((lines(out)[0].credit as { name: string }[]).map((c) => c.name)).toEqual(['mc@turnwise-credit-1', 'grpo@turnwise-credit-1']);
       if (format === 'jsonl' || format === 'sweet') expect(await ok(['import', '--check', out])).toMatchObject({ ok: true, counts: { episodes: 3 } });
     }
   });

@@ -32,7 +32,9 @@ describe('the policy-fit check on the command line', () => {
       const json = JSON.parse(out) as { ok: boolean; error: { kind: string; message: string } };
       expect(code, args[0]).toBe(2);
       expect(json.error.kind).toBe('usage');
-      expect(json.error.message, args[0]).toMatch(/^The policy's context is 128 tokens; this sokoban prompt needs \d+ \+ 64 reply tokens; play it with a scripted agent/);
+      expect(json.error.message, args[0]).toMatch(
+        /^The policy's context is 128 tokens; this sokoban prompt needs \d+ \+ 64 reply tokens; play it with a scripted agent/,
+      );
     }
   });
 });

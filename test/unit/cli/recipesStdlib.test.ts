@@ -69,12 +69,27 @@ beforeAll(async () => {
   await cli(['export', '--in', credited, '--format', 'chat', '--out', chat]);
   // --out relative to the working directory, as the README writes it (export/policy)
   policy = join(dir, 'policy');
-  await cli(['export-model', '--model', 'public/models/policy', '--adapter', 'init:1', '--data', credited, '--no-onnx', '--out', relative(process.cwd(), policy)]);
+  await cli([
+    'export-model',
+    '--model',
+    'public/models/policy',
+    '--adapter',
+    'init:1',
+    '--data',
+    credited,
+    '--no-onnx',
+    '--out',
+    relative(process.cwd(), policy),
+  ]);
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('trl_sft.py episode filter (issue 48.1)', () => {
-  const rows = () => readFileSync(chat, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { reward: number | null; success: boolean | null });
+  const rows = () =>
+    readFileSync(chat, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { reward: number | null; success: boolean | null });
 
   it('a solved guess episode earns less than 1: turn costs bound the reward', () => {
     const eps = rows();
@@ -126,7 +141,7 @@ describe('the exported adapter names its base (issue 48.6)', () => {
   });
 });
 
-describe('the README\'s Python snippets (issue 48.5)', () => {
+describe("the README's Python snippets (issue 48.5)", () => {
   it.skipIf(!hasPython)(`parse, import names the recipes define, and ask apply_chat_template for a dict when they ask for tensors${why}`, () => {
     const readme = readFileSync(join(RECIPES, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
@@ -189,7 +204,13 @@ function labMessage(rng: Rng, names: string[]): string {
 
 /** Episodes the lab's guess environment plays against scripted messages: every message, reply, reward and end. */
 function labGuessEpisodes(): ReplayEpisode[] {
-  const settings: JsonObject[] = [{}, { maxTurns: 4 }, { maxTurns: 3, candidates: 4 }, { maxTurns: 6, turnCost: 0.02, uselessCost: 0.1 }, { maxTurns: 4, noise: 0.3 }];
+  const settings: JsonObject[] = [
+    {},
+    { maxTurns: 4 },
+    { maxTurns: 3, candidates: 4 },
+    { maxTurns: 6, turnCost: 0.02, uselessCost: 0.1 },
+    { maxTurns: 4, noise: 0.3 },
+  ];
   const out: ReplayEpisode[] = [];
   const rng = new Rng('recipes-replay');
   for (const [i, options] of settings.entries()) {
@@ -200,7 +221,7 @@ function labGuessEpisodes(): ReplayEpisode[] {
       const task = env.reset({ family: 'guess', split, seed: 100 * i + seed, options, stream });
       const names = (task.hidden as { candidates: string[] }).candidates;
       const turns: ReplayEpisode['turns'] = [];
-      for (let done = false; !done; ) {
+      for (let done = false; !done;) {
         const message = labMessage(rng, names);
         const r = env.step(message);
         turns.push({ message, reply: r.observation, reward: r.reward, done: r.done });
@@ -212,14 +233,27 @@ function labGuessEpisodes(): ReplayEpisode[] {
   return out;
 }
 
-describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', () => {
+describe("the veRL interaction replays the lab's guess episodes (issue 48.3)", () => {
   const episodes = labGuessEpisodes();
   const fixture = () => join(dir, 'guess-replay.json');
 
   it('the episodes cover the wordings, the turn limits and every kind of turn', () => {
     const replies = episodes.flatMap((e) => e.turns.map((t) => t.reply));
-    for (const phrase of ['Yes, that is right.', 'No, it is not.', 'I am not sure.', 'Please ask', 'too long', 'No turns left.', 'Correct!', 'Wrong.', 'Turns left: 3.']) {
-      expect(replies.some((r) => r.includes(phrase)), phrase).toBe(true);
+    for (const phrase of [
+      'Yes, that is right.',
+      'No, it is not.',
+      'I am not sure.',
+      'Please ask',
+      'too long',
+      'No turns left.',
+      'Correct!',
+      'Wrong.',
+      'Turns left: 3.',
+    ]) {
+      expect(
+        replies.some((r) => r.includes(phrase)),
+        phrase,
+      ).toBe(true);
     }
     // tasks of 4 turns say so in their options (which prepare_data.py passes on as max_turns)
     expect(episodes.some((e) => e.options.maxTurns === 4 && e.turns.length === 4)).toBe(true);
@@ -275,8 +309,17 @@ describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', 
   });
 
   it.skipIf(!hasPython)(`and on the episodes passkt played and exported (episode k of a task on stream k)${why}`, () => {
-    type Rec = { type: string; id: string; task: { split: 'train' | 'test'; seed: number; options: JsonObject; hidden: JsonObject }; turns: { role: string; text: string; reward: number; done: boolean }[] };
-    const eps = readFileSync(played, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec).filter((r) => r.type === 'episode');
+    type Rec = {
+      type: string;
+      id: string;
+      task: { split: 'train' | 'test'; seed: number; options: JsonObject; hidden: JsonObject };
+      turns: { role: string; text: string; reward: number; done: boolean }[];
+    };
+    const eps = readFileSync(played, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Rec)
+      .filter((r) => r.type === 'episode');
     const replayed: ReplayEpisode[] = eps.map((e) => ({
       split: e.task.split,
       seed: e.task.seed,
@@ -301,10 +344,13 @@ describe('the veRL interaction replays the lab\'s guess episodes (issue 48.3)', 
   });
 });
 
-describe('prepare_data.py passes each task\'s options to the interaction (issue 48.3)', () => {
+describe("prepare_data.py passes each task's options to the interaction (issue 48.3)", () => {
   it('the exported Parquet carries the task options the prompt states', async () => {
     const bytes = readFileSync(join(policy, 'data', 'episodes.parquet'));
-    const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, columns: ['prompt', 'extra_info'] })) as { prompt: { content: string }[]; extra_info: { options: string } }[];
+    const rows = (await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+      columns: ['prompt', 'extra_info'],
+    })) as { prompt: { content: string }[]; extra_info: { options: string } }[];
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {
       const { maxTurns } = JSON.parse(r.extra_info.options) as { maxTurns: number };
@@ -312,39 +358,50 @@ describe('prepare_data.py passes each task\'s options to the interaction (issue 
     }
   });
 
-  it.skipIf(!hasPython)(`prepare_data.prepare on the lab's Parquet: every task's T from its options (and from the prompt of an older export), and sizes.json${why}`, async () => {
-    const bytes = readFileSync(join(policy, 'data', 'episodes.parquet'));
-    const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
-    const json = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-    const current = join(dir, 'parquet-rows.json');
-    const older = join(dir, 'parquet-rows-v2.json');
-    writeFileSync(current, json(rows));
-    // as exported before extra_info carried the options
-    writeFileSync(older, json(rows.map((r) => ({ ...r, extra_info: Object.fromEntries(Object.entries(r.extra_info as object).filter(([k]) => k !== 'options')) }))));
-    const code = [
-      'import json, re, sys',
-      'sys.path.insert(0, "verl")',
-      'from prepare_data import prepare, sizes',
-      'out = []',
-      'for path in sys.argv[1:]:',
-      '    rows, notes = prepare(json.load(open(path)))',
-      '    t = [(r["extra_info"]["interaction_kwargs"]["max_turns"], int(re.search(r"You have (\\d+) turns", r["prompt"][0]["content"]).group(1))) for items in rows.values() for r in items]',
-      '    out.append({"sizes": sizes(rows), "turns": t, "notes": notes, "kwargs": rows["train"][0]["extra_info"]["interaction_kwargs"]})',
-      'print(json.dumps(out))',
-    ].join('\n');
-    const r = py(['-c', code, current, older]);
-    expect(r.status, r.out).toBe(0);
-    const [now, before] = JSON.parse(r.out.trim().split('\n').pop() as string) as { sizes: { train: number; test: number; max_turns: number }; turns: [number, number][]; notes: string[]; kwargs: Record<string, unknown> }[];
-    for (const x of [now, before]) {
-      expect(x.turns.length).toBe(5); // the 5 tasks, each once
-      for (const [kw, prompt] of x.turns) expect(kw).toBe(prompt);
-      expect(x.sizes).toEqual({ train: 4, test: 1, max_turns: x.turns[0][0] });
-    }
-    // the shipped task options, not the family's default T of 5
-    const shipped = JSON.parse((rows[0].extra_info as { options: string }).options) as { maxTurns: number; turnCost: number };
-    expect(now.kwargs).toMatchObject({ name: 'turnwise_guess', max_turns: shipped.maxTurns, turn_cost: shipped.turnCost, split: 'train' });
-    expect(now.notes[0]).toMatch(/holding out 1 of the train tasks/);
-  });
+  it.skipIf(!hasPython)(
+    `prepare_data.prepare on the lab's Parquet: every task's T from its options (and from the prompt of an older export), and sizes.json${why}`,
+    async () => {
+      const bytes = readFileSync(join(policy, 'data', 'episodes.parquet'));
+      const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
+      const json = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+      const current = join(dir, 'parquet-rows.json');
+      const older = join(dir, 'parquet-rows-v2.json');
+      writeFileSync(current, json(rows));
+      // as exported before extra_info carried the options
+      writeFileSync(
+        older,
+        json(rows.map((r) => ({ ...r, extra_info: Object.fromEntries(Object.entries(r.extra_info as object).filter(([k]) => k !== 'options')) }))),
+      );
+      const code = [
+        'import json, re, sys',
+        'sys.path.insert(0, "verl")',
+        'from prepare_data import prepare, sizes',
+        'out = []',
+        'for path in sys.argv[1:]:',
+        '    rows, notes = prepare(json.load(open(path)))',
+        '    t = [(r["extra_info"]["interaction_kwargs"]["max_turns"], int(re.search(r"You have (\\d+) turns", r["prompt"][0]["content"]).group(1))) for items in rows.values() for r in items]',
+        '    out.append({"sizes": sizes(rows), "turns": t, "notes": notes, "kwargs": rows["train"][0]["extra_info"]["interaction_kwargs"]})',
+        'print(json.dumps(out))',
+      ].join('\n');
+      const r = py(['-c', code, current, older]);
+      expect(r.status, r.out).toBe(0);
+      const [now, before] = JSON.parse(r.out.trim().split('\n').pop() as string) as {
+        sizes: { train: number; test: number; max_turns: number };
+        turns: [number, number][];
+        notes: string[];
+        kwargs: Record<string, unknown>;
+      }[];
+      for (const x of [now, before]) {
+        expect(x.turns.length).toBe(5); // the 5 tasks, each once
+        for (const [kw, prompt] of x.turns) expect(kw).toBe(prompt);
+        expect(x.sizes).toEqual({ train: 4, test: 1, max_turns: x.turns[0][0] });
+      }
+      // the shipped task options, not the family's default T of 5
+      const shipped = JSON.parse((rows[0].extra_info as { options: string }).options) as { maxTurns: number; turnCost: number };
+      expect(now.kwargs).toMatchObject({ name: 'turnwise_guess', max_turns: shipped.maxTurns, turn_cost: shipped.turnCost, split: 'train' });
+      expect(now.notes[0]).toMatch(/holding out 1 of the train tasks/);
+    },
+  );
 
   it.skipIf(!hasPython)(`task_options reads T from the options, or from the prompt of an older export${why}`, () => {
     const code = [
@@ -368,7 +425,11 @@ describe('run_grpo.sh sizes its batches to the prepared data (issue 48.4)', () =
   function dryRun(sizes: object | null, env: Record<string, string> = {}): { status: number | null; out: string } {
     const data = mkdtempSync(join(dir, 'verl-'));
     if (sizes) writeFileSync(join(data, 'sizes.json'), JSON.stringify(sizes));
-    const r = spawnSync('bash', [join(RECIPES, 'verl', 'run_grpo.sh')], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, MODEL: 'merged/policy', DATA: data, DRY_RUN: '1', ...env } });
+    const r = spawnSync('bash', [join(RECIPES, 'verl', 'run_grpo.sh')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, MODEL: 'merged/policy', DATA: data, DRY_RUN: '1', ...env },
+    });
     return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
   }
   const arg = (out: string, key: string) => new RegExp(`${key.replaceAll('.', '\\.')}=(\\S+)`).exec(out)?.[1];
@@ -416,11 +477,13 @@ describe('recipes/requirements.txt (issue 48.2)', () => {
       .filter(Boolean);
 
   it('ranges, each with a lower and an upper bound, whose lower bounds are the oldest set tested', () => {
-    const ranges = new Map(reqs('requirements.txt').map((l) => {
-      const m = /^([a-z0-9-]+)>=([\d.]+),<([\d.]+)$/.exec(l);
-      expect(m, `${l}: expected name>=LOW,<HIGH`).not.toBeNull();
-      return [m![1], m![2]] as const;
-    }));
+    const ranges = new Map(
+      reqs('requirements.txt').map((l) => {
+        const m = /^([a-z0-9-]+)>=([\d.]+),<([\d.]+)$/.exec(l);
+        expect(m, `${l}: expected name>=LOW,<HIGH`).not.toBeNull();
+        return [m![1], m![2]] as const;
+      }),
+    );
     for (const name of ['torch', 'transformers', 'peft', 'trl', 'datasets', 'accelerate']) expect(ranges.has(name), name).toBe(true);
     for (const l of reqs('constraints-oldest.txt')) {
       const pin = /^([a-z0-9-]+)==([\d.]+)$/.exec(l);

@@ -70,11 +70,19 @@ describe('mismatched lengths and offsets', () => {
     expectCreditError(() => computeCredit('archer', [{ ...full(3), q: f32([0, 0]) }]), 'length-mismatch', /q has length 2, expected 3/);
   });
   it('reference and critic log-probs must align', () => {
-    expectCreditError(() => computeCredit('sweet', [{ ...full(2), refLogprobs: f32([-1, -1, -1]) }]), 'length-mismatch', /refLogprobs has length 3, expected 4/);
+    expectCreditError(
+      () => computeCredit('sweet', [{ ...full(2), refLogprobs: f32([-1, -1, -1]) }]),
+      'length-mismatch',
+      /refLogprobs has length 3, expected 4/,
+    );
   });
   it('offsets must cover the tokens', () => {
     expectCreditError(() => computeCredit('sweet', [{ ...full(2), tokenOffsets: i32([0, 2, 3]) }]), 'bad-offsets', /end at 3 but there are 4 tokens/);
-    expectCreditError(() => computeCredit('sweet', [{ ...full(2), tokenOffsets: i32([0, 3, 2, 4]) }]), 'length-mismatch', /tokenOffsets has length 4, expected 3/);
+    expectCreditError(
+      () => computeCredit('sweet', [{ ...full(2), tokenOffsets: i32([0, 3, 2, 4]) }]),
+      'length-mismatch',
+      /tokenOffsets has length 4, expected 3/,
+    );
     expectCreditError(() => computeCredit('bilevel-gae', [{ ...full(2), tokenOffsets: i32([0, 3, 2]) }]), 'bad-offsets', /decrease at turn 1/);
   });
   it('bi-level GAE needs a token in every turn', () => {

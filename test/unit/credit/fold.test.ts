@@ -9,7 +9,12 @@ import type { EpisodeCreditInput } from '../../../src/rl/credit/types.ts';
 import { expectClose } from './helpers.ts';
 
 const num = (lo: number, hi: number) => fc.float({ min: Math.fround(lo), max: Math.fround(hi), noNaN: true, noDefaultInfinity: true });
-const turnArb = fc.record({ reward: num(-5, 5), value: num(-3, 3), q: num(-3, 3), tokens: fc.array(fc.tuple(num(-2, 2), num(-8, 0), num(-8, 0)), { minLength: 1, maxLength: 4 }) });
+const turnArb = fc.record({
+  reward: num(-5, 5),
+  value: num(-3, 3),
+  q: num(-3, 3),
+  tokens: fc.array(fc.tuple(num(-2, 2), num(-8, 0), num(-8, 0)), { minLength: 1, maxLength: 4 }),
+});
 const episodeArb = fc.record({ v0: num(-3, 3), turns: fc.array(turnArb, { minLength: 0, maxLength: 12 }), terminal: fc.boolean() });
 type Drawn = typeof episodeArb extends fc.Arbitrary<infer D> ? D : never;
 
@@ -78,7 +83,11 @@ const plain = {
 };
 
 describe('batch credit (fold of the incremental estimator) equals a plain loop', () => {
-  const run = (check: (e: EpisodeCreditInput) => void) => fc.assert(fc.property(episodeArb, (x) => check(episode(x))), { numRuns: 200, seed: 16 });
+  const run = (check: (e: EpisodeCreditInput) => void) =>
+    fc.assert(
+      fc.property(episodeArb, (x) => check(episode(x))),
+      { numRuns: 200, seed: 16 },
+    );
   it('mc', () => run((e) => expectClose(computeCredit('mc', [e], { gamma: 0.9 })[0].perTurn, plain.mc(e, 0.9), 1e-5)));
   it('gae', () => run((e) => expectClose(computeCredit('gae', [e], { gamma: 0.9, lambda: 0.7 })[0].perTurn, plain.gae(e, 0.9, 0.7), 1e-5)));
   it('bilevel-gae', () =>
@@ -97,7 +106,9 @@ describe('batch credit (fold of the incremental estimator) equals a plain loop',
         const R = eps.map((e) => plain.mc(e, 1)[0] ?? 0);
         const mean = R.reduce((a, b) => a + b, 0) / R.length;
         const spread = Math.max(...R) - Math.min(...R) > 1e-6 * Math.max(1, ...R.map(Math.abs));
-        computeCredit('grpo', eps, { divideByStd: false }).forEach((r, i) => expectClose(r.perTurn, new Array<number>(eps[i].rewards.length).fill(spread && eps.length > 1 ? R[i] - mean : 0), 1e-4));
+        computeCredit('grpo', eps, { divideByStd: false }).forEach((r, i) =>
+          expectClose(r.perTurn, new Array<number>(eps[i].rewards.length).fill(spread && eps.length > 1 ? R[i] - mean : 0), 1e-4),
+        );
       }),
       { numRuns: 200, seed: 16 },
     ));

@@ -60,7 +60,13 @@ describe('Pass@(K,T)', () => {
     );
   });
   it('is monotone in K and in T', () => {
-    const g = passKTGrid([[1, null, 4, null, 2, 6], [null, null, 3, null, null, 1]], 6);
+    const g = passKTGrid(
+      [
+        [1, null, 4, null, 2, 6],
+        [null, null, 3, null, null, 1],
+      ],
+      6,
+    );
     for (let k = 1; k <= g.n; k++) {
       for (let t = 1; t <= g.tMax; t++) {
         if (k > 1) expect(passKTAt(g, k, t)).toBeGreaterThanOrEqual(passKTAt(g, k - 1, t));

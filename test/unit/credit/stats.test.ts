@@ -109,10 +109,18 @@ describe("the ground truth's reliability (correction for attenuation)", () => {
   });
   it('two identical draws agree fully (ceiling 1); a reversed one gives r = −1 and ceiling 0', () => {
     const first = [Float32Array.of(0.1, -0.5, 0.3), Float32Array.of(0.9, 0, -0.2)];
-    const same = truthReliability(first, first.map((t) => t.slice()), { resamples: 50, seed: 1 });
+    const same = truthReliability(
+      first,
+      first.map((t) => t.slice()),
+      { resamples: 50, seed: 1 },
+    );
     expect(same.secondDraw.pooled.spearman.estimate).toBeCloseTo(1, 12);
     expect(same.ceiling.estimate).toBeCloseTo(1, 12);
-    const reversed = truthReliability(first, first.map((t) => t.map((x) => -x)), { resamples: 50, seed: 1 });
+    const reversed = truthReliability(
+      first,
+      first.map((t) => t.map((x) => -x)),
+      { resamples: 50, seed: 1 },
+    );
     expect(reversed.secondDraw.pooled.spearman.estimate).toBeCloseTo(-1, 12);
     expect(reversed.ceiling.estimate).toBe(0);
   });

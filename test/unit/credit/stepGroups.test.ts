@@ -24,10 +24,7 @@ describe('step-group advantages (GiGPO)', () => {
   });
 
   it('discount the return from a state, and divide by the group std when asked', () => {
-    const episodes = [
-      [turn('s', 0), turn('s x', 0), turn('s x y', 1)],
-      [turn('s', 1)],
-    ];
+    const episodes = [[turn('s', 0), turn('s x', 0), turn('s x y', 1)], [turn('s', 1)]];
     const { advantages } = stepGroupAdvantages(episodes, { gamma: 0.5, divideByStd: true });
     // returns from s: 0.25 and 1; mean 0.625, unbiased std = |1 − 0.25| / √2
     const std = 0.75 / Math.SQRT2;
@@ -54,7 +51,13 @@ describe('anchor states', () => {
       if (pending.kind !== 'reply') throw new Error('a question asks for a reply');
       const truth = (task.hidden.facts as Record<string, boolean>).mammal;
       const r = env.completeStep(truth ? reply : reply.replace('Yes', 'No'));
-      return { prompt: task.prompt, turns: [{ action: 'is it a mammal?', observation: r.observation, info: r.info }, { action: 'guess: cat', observation: '', info: { reason: 'failed' as const, invalidFormat: false, success: false } }] };
+      return {
+        prompt: task.prompt,
+        turns: [
+          { action: 'is it a mammal?', observation: r.observation, info: r.info },
+          { action: 'guess: cat', observation: '', info: { reason: 'failed' as const, invalidFormat: false, success: false } },
+        ],
+      };
     };
     const a = play('Yes.');
     const b = play('Yes, that is right.');
@@ -64,6 +67,12 @@ describe('anchor states', () => {
     // the first turn acts on the prompt; a turn after one without an anchor keys on the visible history
     expect(anchorState(a.prompt, a.turns, 0)).toBe(anchorState(b.prompt, b.turns, 0));
     const noAnchor = [{ action: 'hello', observation: 'hi', info: { reason: 'question' as const, invalidFormat: false, success: false } }];
-    expect(anchorState('p', noAnchor, 1)).toBe(JSON.stringify([{ role: 'user', content: 'p' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'hi' }]));
+    expect(anchorState('p', noAnchor, 1)).toBe(
+      JSON.stringify([
+        { role: 'user', content: 'p' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'user', content: 'hi' },
+      ]),
+    );
   });
 });

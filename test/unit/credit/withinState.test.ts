@@ -77,9 +77,21 @@ describe('halfSplitReliability', () => {
     expect(spearmanBrown(-0.2)).toBe(0);
     // state 0: halves agree perfectly (ρ 1); state 1: halves order the candidates in reverse (ρ −1)…
     // …and state 2's full truth is constant → skipped. Mean ρ = 0 → r_M = 0 → ceiling 0.
-    const truth = [[0, 1, 2], [1, 2, 3], [4, 4, 4]];
-    const halfA = [[0, 1, 2], [1, 2, 3], [4, 3, 5]];
-    const halfB = [[0, 1, 2], [3, 2, 1], [4, 5, 3]];
+    const truth = [
+      [0, 1, 2],
+      [1, 2, 3],
+      [4, 4, 4],
+    ];
+    const halfA = [
+      [0, 1, 2],
+      [1, 2, 3],
+      [4, 3, 5],
+    ];
+    const halfB = [
+      [0, 1, 2],
+      [3, 2, 1],
+      [4, 5, 3],
+    ];
     const rel = halfSplitReliability(truth, halfA, halfB, { resamples: 50 });
     expect(rel.half.estimate).toBeCloseTo(0, 12);
     expect(rel.full.estimate).toBe(0);
@@ -103,7 +115,10 @@ describe('centred SWEET-RL credit', () => {
   });
 
   it('a state-constant offset of the log-ratio cancels exactly', () => {
-    const shift = (t: { criticLogprobs: number[]; refLogprobs: number[] }, c: number) => ({ criticLogprobs: t.criticLogprobs.map((x) => x + c), refLogprobs: t.refLogprobs });
+    const shift = (t: { criticLogprobs: number[]; refLogprobs: number[] }, c: number) => ({
+      criticLogprobs: t.criticLogprobs.map((x) => x + c),
+      refLogprobs: t.refLogprobs,
+    });
     // token counts and K are powers of two and every value a multiple of ¼, so float64 is exact here
     const taken = { criticLogprobs: [-1, -2, -0.25, -3], refLogprobs: [-2, -2, -1, -2.5] };
     const cands = [
@@ -113,7 +128,13 @@ describe('centred SWEET-RL credit', () => {
       { criticLogprobs: [-2, -0.25], refLogprobs: [-1, -1] },
     ];
     const plain = centredSweetTurn(taken, cands);
-    for (const c of [2, -4, 0.5]) expect(centredSweetTurn(shift(taken, c), cands.map((x) => shift(x, c)))).toBe(plain);
+    for (const c of [2, -4, 0.5])
+      expect(
+        centredSweetTurn(
+          shift(taken, c),
+          cands.map((x) => shift(x, c)),
+        ),
+      ).toBe(plain);
     // β only scales
     expect(centredSweetTurn(taken, cands, 2)).toBe(2 * plain);
   });

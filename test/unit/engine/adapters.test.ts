@@ -87,8 +87,13 @@ describe('live adapters', () => {
     const spec: LoraSpec = { rank: 2, alpha: 2, targets: ['q_proj'] };
     const w = randomAdapter(spec, 1);
     delete w['model.layers.1.self_attn.q_proj.lora_B.weight'];
-    await expect(engine.setAdapter('broken', { spec, weights: w })).rejects.toThrow('adapter "broken": model.layers.1.self_attn.q_proj.lora_B.weight is missing');
-    await expect(engine.generate({ prompts: [prompt], adapter: 'nope' })).rejects.toMatchObject({ name: 'AdapterError', message: 'model policy has no adapter "nope" (it has a, b)' });
+    await expect(engine.setAdapter('broken', { spec, weights: w })).rejects.toThrow(
+      'adapter "broken": model.layers.1.self_attn.q_proj.lora_B.weight is missing',
+    );
+    await expect(engine.generate({ prompts: [prompt], adapter: 'nope' })).rejects.toMatchObject({
+      name: 'AdapterError',
+      message: 'model policy has no adapter "nope" (it has a, b)',
+    });
   });
 });
 
@@ -129,10 +134,16 @@ describe('critic scoring', () => {
       { role: 'agent', content: 'Is it red?' },
     ];
     const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['v_proj'] };
-    const weights = { ...randomAdapter(spec, 3), 'v_head.summary.delta.weight': Float32Array.from({ length: m.cfg.dModel }, (_, i) => (i % 3) * 0.1), 'v_head.summary.delta.bias': Float32Array.of(0.5) };
+    const weights = {
+      ...randomAdapter(spec, 3),
+      'v_head.summary.delta.weight': Float32Array.from({ length: m.cfg.dModel }, (_, i) => (i % 3) * 0.1),
+      'v_head.summary.delta.bias': Float32Array.of(0.5),
+    };
     await engine.setAdapter('critic-head', { spec, weights }, { model: 'critic', activate: false });
     await engine.setAdapter('critic-trunk', { spec, weights: randomAdapter(spec, 3) }, { model: 'critic', activate: false });
-    const [withHead, trunkOnly] = await Promise.all(['critic-head', 'critic-trunk'].map((adapter) => engine.scoreTurns({ model: 'critic', adapter, episodes: [episode] })));
+    const [withHead, trunkOnly] = await Promise.all(
+      ['critic-head', 'critic-trunk'].map((adapter) => engine.scoreTurns({ model: 'critic', adapter, episodes: [episode] })),
+    );
     const enc = encodeChat(m.tok, episode);
     const at = enc.spans.find((x) => x.role === 'agent')?.roleAt as number;
     const ref = referenceForward(m.cfg, m.criticWeights, enc.ids, { heads: { value: true }, lora: spec, loraWeights: weights });
@@ -140,9 +151,15 @@ describe('critic scoring', () => {
     const trunkRef = referenceForward(m.cfg, m.criticWeights, enc.ids, { heads: { value: true }, lora: spec, loraWeights: randomAdapter(spec, 3) });
     expect(trunkOnly.episodes[0][0].value).toBeCloseTo(trunkRef.values?.[at] as number, 4);
     expect(Math.abs((withHead.episodes[0][0].value as number) - (trunkOnly.episodes[0][0].value as number))).toBeGreaterThan(0.1);
-    await engine.setAdapter('critic-bad', { spec, weights: { ...weights, 'v_head.summary.delta.bias': Float32Array.of(Number.NaN) } }, { model: 'critic', activate: false }).then(
-      () => expect.unreachable('a non-finite head delta is refused'),
-      (e: Error) => expect(e.message).toBe('adapter "critic-bad": v_head.summary.delta.bias holds a non-finite value at 0'),
-    );
+    await engine
+      .setAdapter(
+        'critic-bad',
+        { spec, weights: { ...weights, 'v_head.summary.delta.bias': Float32Array.of(Number.NaN) } },
+        { model: 'critic', activate: false },
+      )
+      .then(
+        () => expect.unreachable('a non-finite head delta is refused'),
+        (e: Error) => expect(e.message).toBe('adapter "critic-bad": v_head.summary.delta.bias holds a non-finite value at 0'),
+      );
   });
 });

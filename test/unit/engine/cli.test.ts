@@ -39,7 +39,11 @@ describe('turnwise generate', () => {
   it('reports usage errors', async () => {
     await expect(generate.run(['--model', join(dir, 'policy')])).rejects.toMatchObject({ name: 'UsageError', message: '--prompt is required' });
     await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'nothing')])).rejects.toThrow(/no model at .*nothing \(config.json is missing\)/);
-    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--backend', 'gpu'])).rejects.toThrow('--backend must be node or wasm, got "gpu"');
-    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--top-p', '3', '--backend', 'wasm'])).rejects.toMatchObject({ name: 'SamplingParamsError' });
+    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--backend', 'gpu'])).rejects.toThrow(
+      '--backend must be node or wasm, got "gpu"',
+    );
+    await expect(generate.run(['--prompt', 'x', '--model', join(dir, 'policy'), '--top-p', '3', '--backend', 'wasm'])).rejects.toMatchObject({
+      name: 'SamplingParamsError',
+    });
   });
 });

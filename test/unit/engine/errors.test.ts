@@ -28,10 +28,19 @@ describe('engine errors', () => {
         name: 'PromptTooLongError',
         message: "score item 0 has 65 tokens; context and continuation together may have at most 64 (the model's context window)",
       });
-      await expect(engine.generate({ prompts: [prompt], sampling: { topP: 2 } })).rejects.toMatchObject({ name: 'SamplingParamsError', message: 'sampling: topP must be in (0, 1], got 2' });
-      await expect(engine.generate({ prompts: [prompt], n: 0 })).rejects.toMatchObject({ name: 'EngineInputError', message: 'generate: n (samples per prompt) must be an integer in [1, 1024], got 0' });
+      await expect(engine.generate({ prompts: [prompt], sampling: { topP: 2 } })).rejects.toMatchObject({
+        name: 'SamplingParamsError',
+        message: 'sampling: topP must be in (0, 1], got 2',
+      });
+      await expect(engine.generate({ prompts: [prompt], n: 0 })).rejects.toMatchObject({
+        name: 'EngineInputError',
+        message: 'generate: n (samples per prompt) must be an integer in [1, 1024], got 0',
+      });
       await expect(engine.generate({ prompts: [] })).rejects.toMatchObject({ name: 'EngineInputError' });
-      await expect(engine.generate({ prompts: [{ ids: [1, 9999] }] })).rejects.toMatchObject({ name: 'EngineInputError', message: 'prompt 0: ids[1] = 9999 is outside the vocabulary [0, 380)' });
+      await expect(engine.generate({ prompts: [{ ids: [1, 9999] }] })).rejects.toMatchObject({
+        name: 'EngineInputError',
+        message: 'prompt 0: ids[1] = 9999 is outside the vocabulary [0, 380)',
+      });
       await expect(engine.score({ items: [{ context: prompt, continuation: [-1] }] })).rejects.toMatchObject({ name: 'EngineInputError' });
       await expect(engine.generate({ model: 'critic', prompts: [prompt] })).rejects.toMatchObject({
         name: 'ModelNotLoadedError',
@@ -55,7 +64,10 @@ describe('engine errors', () => {
       expect(await engine.cancel('r1')).toBe(false);
       const first = engine.generate({ prompts: [prompt], sampling: { temperature: 0, maxNewTokens: 30 }, channel: 'credit' });
       const second = engine.generate({ prompts: [prompt], sampling: { temperature: 0, maxNewTokens: 3 }, channel: 'credit' });
-      await expect(first).rejects.toMatchObject({ name: 'CancelledError', message: expect.stringMatching(/superseded by a newer request on channel "credit"/) });
+      await expect(first).rejects.toMatchObject({
+        name: 'CancelledError',
+        message: expect.stringMatching(/superseded by a newer request on channel "credit"/),
+      });
       expect((await second).generations[0].completionTokens).toBeLessThanOrEqual(3);
       // the engine still works afterwards
       expect((await engine.generate({ prompts: [prompt], sampling: { maxNewTokens: 2 } })).generations).toHaveLength(1);
@@ -75,9 +87,15 @@ describe('engine errors', () => {
     await engine.dispose();
     await expect(running).rejects.toMatchObject({ name: expect.stringMatching(/CancelledError|EngineDisposedError|RuntimeError/) });
     expect(engine.liveSessions()).toBe(0);
-    await expect(engine.generate({ prompts: [prompt] })).rejects.toMatchObject({ name: 'EngineDisposedError', message: 'the engine was disposed; call init to start it again' });
+    await expect(engine.generate({ prompts: [prompt] })).rejects.toMatchObject({
+      name: 'EngineDisposedError',
+      message: 'the engine was disposed; call init to start it again',
+    });
     await expect(engine.load('policy', { kind: 'files', files: {} })).rejects.toMatchObject({ name: 'EngineDisposedError' });
-    await expect(new PolicyEngine().generate({ prompts: [prompt] })).rejects.toMatchObject({ name: 'EngineDisposedError', message: 'the engine is not initialised; call init first' });
+    await expect(new PolicyEngine().generate({ prompts: [prompt] })).rejects.toMatchObject({
+      name: 'EngineDisposedError',
+      message: 'the engine is not initialised; call init first',
+    });
   });
 });
 
@@ -91,15 +109,26 @@ describe('loading', () => {
       const info = await engine.load('policy', { kind: 'files', files }, { adapterSlot: null }, (p) => events.push(p));
       expect(events.map((e) => e.stage)).toEqual(['verify', 'build', 'ready']);
       expect(info).toMatchObject({ name: 'policy', verified: true, precision: 'fp32', adapterSlot: null, backend: 'wasm' });
-      expect(info.bytes).toBe(Object.entries(files).filter(([p]) => p.startsWith('policy/')).reduce((a, [, b]) => a + b.length, 0));
+      expect(info.bytes).toBe(
+        Object.entries(files)
+          .filter(([p]) => p.startsWith('policy/'))
+          .reduce((a, [, b]) => a + b.length, 0),
+      );
       expect(engine.liveSessions()).toBe(2);
       await expect(engine.setAdapter('x', { spec: { rank: 1, alpha: 1, targets: ['q_proj'] }, weights: {} })).rejects.toMatchObject({ name: 'AdapterError' });
 
       const corrupt = { ...files, 'policy/model.safetensors': files['policy/model.safetensors'].map((b, i) => (i === 200 ? b ^ 1 : b)) };
-      await expect(engine.load('policy', { kind: 'files', files: corrupt })).rejects.toMatchObject({ name: 'ModelFileError', message: 'model file policy/model.safetensors fails its sha256 check' });
+      await expect(engine.load('policy', { kind: 'files', files: corrupt })).rejects.toMatchObject({
+        name: 'ModelFileError',
+        message: 'model file policy/model.safetensors fails its sha256 check',
+      });
       expect(engine.liveSessions()).toBe(2); // the loaded model stays
 
-      const plain = Object.fromEntries(Object.entries(files).filter(([p]) => p.startsWith('critic/')).map(([p, b]) => [p.slice('critic/'.length), b]));
+      const plain = Object.fromEntries(
+        Object.entries(files)
+          .filter(([p]) => p.startsWith('critic/'))
+          .map(([p, b]) => [p.slice('critic/'.length), b]),
+      );
       const critic = await engine.load('critic', { kind: 'files', files: plain }, { precision: 'quant4' });
       expect(critic).toMatchObject({ verified: false, heads: { value: true }, precision: 'quant4' });
       const r = await engine.scoreTurns({ model: 'critic', episodes: [[{ role: 'agent', content: 'hi' }]] });

@@ -82,7 +82,10 @@ describe('generation', () => {
     r.generations.forEach((g, i) => {
       expect(scored.items[i].tokens).toEqual(g.tokenIds);
       g.logprobs.forEach((lp, j) => expect(scored.items[i].logprobs[j]).toBeCloseTo(lp, 4));
-      expect(scored.items[i].sum).toBeCloseTo(g.logprobs.reduce((a, b) => a + b, 0), 3);
+      expect(scored.items[i].sum).toBeCloseTo(
+        g.logprobs.reduce((a, b) => a + b, 0),
+        3,
+      );
     });
   });
 

@@ -30,7 +30,13 @@ function expectSame(a: Generation, b: Generation): void {
  * Plays `turns` turns of `episodes` dialogues, each turn one batched call, with and without cache
  * keys; returns per turn the generations of both and the prompt ids (as the engine encodes them).
  */
-async function play(engine: PolicyEngine, episodes: number, turns: number, window: { budget: number; reserve: number }, between?: (turn: number) => Promise<void>) {
+async function play(
+  engine: PolicyEngine,
+  episodes: number,
+  turns: number,
+  window: { budget: number; reserve: number },
+  between?: (turn: number) => Promise<void>,
+) {
   const chats: ChatMessage[][] = Array.from({ length: episodes }, (_, e) => [{ role: 'system', content: e % 2 ? 'Which fruit is it?' : 'GUESS: apple' }]);
   const out: { reuse: Generation[]; plain: Generation[]; ids: number[][] }[] = [];
   for (let t = 0; t < turns; t++) {
@@ -84,9 +90,17 @@ describe.each(['wasm', 'node'] as const)('KV reuse across turns (%s)', (backend)
   it('a reply that re-encodes to its sampled tokens is reused whole: only its last token and the new turn run', async () => {
     // token-id dialogues (the tiny model's byte tokens rarely re-encode to themselves as text)
     const bos = m.tok.special.bos;
-    let prompts = [[bos, 5, 6, 7], [bos, 9], [bos, 11, 12, 13, 14, 15]];
+    let prompts = [
+      [bos, 5, 6, 7],
+      [bos, 9],
+      [bos, 11, 12, 13, 14, 15],
+    ];
     for (let t = 0; t < 4; t++) {
-      const request: GenerateRequest = { prompts: prompts.map((ids) => ({ ids })), seeds: [t, t + 10, t + 20], sampling: { temperature: 1, maxNewTokens: 5 + t } };
+      const request: GenerateRequest = {
+        prompts: prompts.map((ids) => ({ ids })),
+        seeds: [t, t + 10, t + 20],
+        sampling: { temperature: 1, maxNewTokens: 5 + t },
+      };
       const reuse = (await engine.generate({ ...request, cacheKeys: ['a', 'b', 'c'] })).generations;
       const plain = (await engine.generate(request)).generations;
       reuse.forEach((g, e) => expectSame(g, plain[e]));
@@ -114,7 +128,11 @@ describe.each(['wasm', 'node'] as const)('KV reuse across turns (%s)', (backend)
   it('reuses nothing after the adapter changes, and matches the path without reuse', async () => {
     const spec = { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] } as const;
     const turns = await play(engine, 2, 3, { budget: 256, reserve: REPLY }, async (t) => {
-      if (t === 2) await engine.setAdapter('a', { spec: { ...spec, targets: [...spec.targets] }, weights: initLora(m.cfg, { ...spec, targets: [...spec.targets] }, 5, 0.3) });
+      if (t === 2)
+        await engine.setAdapter('a', {
+          spec: { ...spec, targets: [...spec.targets] },
+          weights: initLora(m.cfg, { ...spec, targets: [...spec.targets] }, 5, 0.3),
+        });
     });
     await engine.clearAdapter();
     turns[1].reuse.forEach((g) => expect(g.reusedTokens).toBeGreaterThan(0));

@@ -41,7 +41,12 @@ describe('Optimum decoder export', () => {
       for (let l = 0; l < cfg.nLayers; l++) {
         for (const k of ['key', 'value']) past[`past_key_values.${l}.${k}`] = out[`present.${l}.${k}`];
       }
-      const step = await session.run({ input_ids: i64([50, 60], [2, 1]), attention_mask: i64([1, 1, 1, 1, 1, 0, 0, 1, 1, 1], [2, 5]), position_ids: i64([4, 2], [2, 1]), ...past });
+      const step = await session.run({
+        input_ids: i64([50, 60], [2, 1]),
+        attention_mask: i64([1, 1, 1, 1, 1, 0, 0, 1, 1, 1], [2, 5]),
+        position_ids: i64([4, 2], [2, 1]),
+        ...past,
+      });
       const s = step.logits.data as Float32Array;
       const r0 = referenceForward(cfg, m.weights, [...seq, 50]).logits;
       const r1 = referenceForward(cfg, m.weights, [...seq.slice(0, 2), 60]).logits;

@@ -47,7 +47,11 @@ describe('PolicyBatchAgent', () => {
       },
     };
     // the first episode is cut after one turn, so the second call has at least one episode fewer
-    const slots = [0, 1, 2, 3].map((k) => ({ spec: { family: 'guess' as const, split: 'test' as const, seed: 5 + k }, seed: 20 + k, ...(k === 0 ? { turnLimit: 1 } : {}) }));
+    const slots = [0, 1, 2, 3].map((k) => ({
+      spec: { family: 'guess' as const, split: 'test' as const, seed: 5 + k },
+      seed: 20 + k,
+      ...(k === 0 ? { turnLimit: 1 } : {}),
+    }));
     const sampling = { maxNewTokens: 8 };
     const withReuse = await runSlots(slots, await PolicyBatchAgent.create(spy, { sampling }));
     const without = await runSlots(slots, await PolicyBatchAgent.create(engine, { sampling, reuseKv: false }));

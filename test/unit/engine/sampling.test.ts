@@ -39,13 +39,19 @@ describe('sampling', () => {
     expect(counts[4]).toBe(0);
     [1, 4, 2, 1].forEach((p, i) => expect(counts[i] / 8000).toBeCloseTo(p / 8, 1));
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5 }), fc.double({ min: 0.05, max: 1, noNaN: true }), fc.double({ min: 0.1, max: 3, noNaN: true }), fc.integer(), (k, p, t, seed) => {
-        const params = { temperature: t, topK: k, topP: p };
-        const support = samplingSupport(LOGITS, params).ids;
-        const a = sampleToken(LOGITS, params, new Rng(seed));
-        const b = sampleToken(LOGITS, params, new Rng(seed));
-        return support.includes(a.token) && a.token === b.token;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.double({ min: 0.1, max: 3, noNaN: true }),
+        fc.integer(),
+        (k, p, t, seed) => {
+          const params = { temperature: t, topK: k, topP: p };
+          const support = samplingSupport(LOGITS, params).ids;
+          const a = sampleToken(LOGITS, params, new Rng(seed));
+          const b = sampleToken(LOGITS, params, new Rng(seed));
+          return support.includes(a.token) && a.token === b.token;
+        },
+      ),
     );
   });
 

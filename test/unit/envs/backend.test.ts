@@ -49,7 +49,8 @@ describe('expression language by hand', () => {
 });
 
 // A second implementation for the equivalence property: integer arithmetic and conditionals.
-type T = { k: 'n'; v: number } | { k: 'x' } | { k: 'b'; op: '+' | '-' | '*'; a: T; b: T } | { k: 'neg'; e: T } | { k: 'if'; op: '<' | '=='; a: T; b: T; t: T; e: T };
+type T =
+  { k: 'n'; v: number } | { k: 'x' } | { k: 'b'; op: '+' | '-' | '*'; a: T; b: T } | { k: 'neg'; e: T } | { k: 'if'; op: '<' | '=='; a: T; b: T; t: T; e: T };
 const tree: fc.Arbitrary<T> = fc.letrec<{ t: T }>((tie) => ({
   t: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -61,14 +62,41 @@ const tree: fc.Arbitrary<T> = fc.letrec<{ t: T }>((tie) => ({
   ),
 })).t;
 const print = (t: T): string =>
-  t.k === 'n' ? String(t.v) : t.k === 'x' ? 'x' : t.k === 'neg' ? `(-${print(t.e)})` : t.k === 'b' ? `(${print(t.a)} ${t.op} ${print(t.b)})` : `(if ${print(t.a)} ${t.op} ${print(t.b)} then ${print(t.t)} else ${print(t.e)})`;
+  t.k === 'n'
+    ? String(t.v)
+    : t.k === 'x'
+      ? 'x'
+      : t.k === 'neg'
+        ? `(-${print(t.e)})`
+        : t.k === 'b'
+          ? `(${print(t.a)} ${t.op} ${print(t.b)})`
+          : `(if ${print(t.a)} ${t.op} ${print(t.b)} then ${print(t.t)} else ${print(t.e)})`;
 const reference = (t: T, x: number): number =>
-  t.k === 'n' ? t.v : t.k === 'x' ? x : t.k === 'neg' ? -reference(t.e, x) : t.k === 'b'
-    ? t.op === '+' ? reference(t.a, x) + reference(t.b, x) : t.op === '-' ? reference(t.a, x) - reference(t.b, x) : reference(t.a, x) * reference(t.b, x)
-    : (t.op === '<' ? reference(t.a, x) < reference(t.b, x) : reference(t.a, x) === reference(t.b, x)) ? reference(t.t, x) : reference(t.e, x);
+  t.k === 'n'
+    ? t.v
+    : t.k === 'x'
+      ? x
+      : t.k === 'neg'
+        ? -reference(t.e, x)
+        : t.k === 'b'
+          ? t.op === '+'
+            ? reference(t.a, x) + reference(t.b, x)
+            : t.op === '-'
+              ? reference(t.a, x) - reference(t.b, x)
+              : reference(t.a, x) * reference(t.b, x)
+          : (t.op === '<' ? reference(t.a, x) < reference(t.b, x) : reference(t.a, x) === reference(t.b, x))
+            ? reference(t.t, x)
+            : reference(t.e, x);
 const toExpr = (t: T): Expr =>
-  t.k === 'n' ? { k: 'lit', v: t.v } : t.k === 'x' ? { k: 'var', name: 'x' } : t.k === 'neg' ? { k: 'un', op: '-', e: toExpr(t.e) }
-    : t.k === 'b' ? { k: 'bin', op: t.op, a: toExpr(t.a), b: toExpr(t.b) } : { k: 'if', c: { k: 'bin', op: t.op, a: toExpr(t.a), b: toExpr(t.b) }, t: toExpr(t.t), e: toExpr(t.e) };
+  t.k === 'n'
+    ? { k: 'lit', v: t.v }
+    : t.k === 'x'
+      ? { k: 'var', name: 'x' }
+      : t.k === 'neg'
+        ? { k: 'un', op: '-', e: toExpr(t.e) }
+        : t.k === 'b'
+          ? { k: 'bin', op: t.op, a: toExpr(t.a), b: toExpr(t.b) }
+          : { k: 'if', c: { k: 'bin', op: t.op, a: toExpr(t.a), b: toExpr(t.b) }, t: toExpr(t.t), e: toExpr(t.e) };
 
 describe('expression language properties (fast-check)', () => {
   it('agrees with a reference evaluator on generated integer programs', () => {
@@ -99,33 +127,69 @@ describe('expression language properties (fast-check)', () => {
 
   it('parses printed programs back into the generating tree', () => {
     let parsed = 0;
-    fc.assert(fc.property(tree, (t) => {
-      const src = print(t);
-      if (src.length > 2000) return;
-      let tree: Expr;
-      try {
-        tree = parse(src);
-      } catch (e) {
-        expect((e as DslError).code).toBe('limit');
-        return;
-      }
-      expect(tree).toEqual(toExpr(t));
-      parsed++;
-    }), { numRuns: 200, seed: 7 });
+    fc.assert(
+      fc.property(tree, (t) => {
+        const src = print(t);
+        if (src.length > 2000) return;
+        let tree: Expr;
+        try {
+          tree = parse(src);
+        } catch (e) {
+          expect((e as DslError).code).toBe('limit');
+          return;
+        }
+        expect(tree).toEqual(toExpr(t));
+        parsed++;
+      }),
+      { numRuns: 200, seed: 7 },
+    );
     expect(parsed).toBeGreaterThanOrEqual(190); // 200 of 200 with seed 7
   });
 
   it('any text ends in a value or a DslError, never another exception', () => {
-    const vocab = fc.constantFrom('if', 'then', 'else', 'and', 'or', 'not', '(', ')', ',', '+', '-', '*', '/', '%', '==', '<', '1', '0', '1e308', '"s"', 'x', 'repeat', 'max', 'round', 'len', 'upper', 'true', '__proto__', 'constructor');
+    const vocab = fc.constantFrom(
+      'if',
+      'then',
+      'else',
+      'and',
+      'or',
+      'not',
+      '(',
+      ')',
+      ',',
+      '+',
+      '-',
+      '*',
+      '/',
+      '%',
+      '==',
+      '<',
+      '1',
+      '0',
+      '1e308',
+      '"s"',
+      'x',
+      'repeat',
+      'max',
+      'round',
+      'len',
+      'upper',
+      'true',
+      '__proto__',
+      'constructor',
+    );
     const soup = fc.array(vocab, { maxLength: 60 }).map((a) => a.join(' '));
-    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), soup), (src) => {
-      try {
-        const v = run(src, { x: 1 });
-        expect(['number', 'string', 'boolean']).toContain(typeof v);
-      } catch (e) {
-        expect(e).toBeInstanceOf(DslError);
-      }
-    }), { numRuns: 1000, seed: 3 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), soup), (src) => {
+        try {
+          const v = run(src, { x: 1 });
+          expect(['number', 'string', 'boolean']).toContain(typeof v);
+        } catch (e) {
+          expect(e).toBeInstanceOf(DslError);
+        }
+      }),
+      { numRuns: 1000, seed: 3 },
+    );
   });
 });
 

@@ -45,9 +45,23 @@ describe('turnwise eval', () => {
       const args = ['--family', 'bandit', '--agent', 'policy', '--episodes', '3', '--models', join(dir, 'models'), '--json'];
       const sampled = JSON.parse((await capture(() => evalCommand.run([...args, '--out', join(dir, 'eps.jsonl')]))).out);
       expect(sampled).toMatchObject({ family: 'bandit', split: 'test', agent: 'policy(T=1)', episodes: 3, seed: 1 });
-      expect(Object.keys(sampled).sort()).toEqual(['agent', 'episodes', 'family', 'meanReward', 'meanTurns', 'metrics', 'passAt1', 'seed', 'split', 'successRate']);
+      expect(Object.keys(sampled).sort()).toEqual([
+        'agent',
+        'episodes',
+        'family',
+        'meanReward',
+        'meanTurns',
+        'metrics',
+        'passAt1',
+        'seed',
+        'split',
+        'successRate',
+      ]);
       // --out is Turnwise JSONL: the header, the run, its episodes (test/unit/cli/pipeline.test.ts follows it further)
-      const lines = readFileSync(join(dir, 'eps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(join(dir, 'eps.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines[0]).toEqual({ format: 'turnwise.trajectories', version: 3 });
       expect(lines.slice(1).map((r) => r.type)).toEqual(['run', 'episode', 'episode', 'episode']);
       expect(lines[2].model).toEqual({ policy: 'policy', adapter: null, critic: null });

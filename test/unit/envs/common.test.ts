@@ -132,12 +132,16 @@ describe('protocol', () => {
 
   it('playEpisode uses a supplied collaborator (a person) instead of the simulation', async () => {
     const seen: string[] = [];
-    const ep = await playEpisode(createAgent('expert', 'backend', { seed: 1 }), { family: 'backend', split: 'test', seed: 5 }, {
-      collaborator: (req) => {
-        seen.push(req.suggestion);
-        return req.suggestion;
+    const ep = await playEpisode(
+      createAgent('expert', 'backend', { seed: 1 }),
+      { family: 'backend', split: 'test', seed: 5 },
+      {
+        collaborator: (req) => {
+          seen.push(req.suggestion);
+          return req.suggestion;
+        },
       },
-    });
+    );
     expect(seen.length).toBeGreaterThan(0);
     expect(ep.turns.every((t) => t.replySource === null || t.replySource === 'person')).toBe(true);
     expect(ep.success).toBe(true);

@@ -27,9 +27,14 @@ const design: fc.Arbitrary<Design> = fc.record({
       text: fc.array(fc.constantFrom('sale', 'a&b', '<x>', 'hi', 'shop'), { maxLength: 3 }).map((w) => w.join(' ')),
       style: fc.record(
         {
-          background: colors, color: colors, width: fc.integer({ min: 0, max: 400 }), height: fc.integer({ min: 0, max: 400 }),
-          'margin-left': fc.integer({ min: 0, max: 200 }), 'margin-top': fc.integer({ min: 0, max: 200 }),
-          'text-align': fc.constantFrom('left' as const, 'center' as const, 'right' as const), 'font-size': fc.integer({ min: 4, max: 48 }),
+          background: colors,
+          color: colors,
+          width: fc.integer({ min: 0, max: 400 }),
+          height: fc.integer({ min: 0, max: 400 }),
+          'margin-left': fc.integer({ min: 0, max: 200 }),
+          'margin-top': fc.integer({ min: 0, max: 200 }),
+          'text-align': fc.constantFrom('left' as const, 'center' as const, 'right' as const),
+          'font-size': fc.integer({ min: 4, max: 48 }),
         },
         { requiredKeys: [] },
       ),
@@ -40,22 +45,45 @@ const design: fc.Arbitrary<Design> = fc.record({
 
 describe('HTML subset', () => {
   it('parses the canonical HTML of any design back to the design', () => {
-    fc.assert(fc.property(design, (d) => {
-      expect(parseHtml(toHtml(d))).toEqual(d);
-    }), { numRuns: 300, seed: 1 });
+    fc.assert(
+      fc.property(design, (d) => {
+        expect(parseHtml(toHtml(d))).toEqual(d);
+      }),
+      { numRuns: 300, seed: 1 },
+    );
   });
 
   it('any text parses or raises HtmlError, never another exception', () => {
-    const pieces = fc.constantFrom('<div', '<p style="', 'color:red', ';', '">', '</p>', '</div>', '<h1>', 'x', '<', '>', '"', '<body style="background:blue">', '<br>', 'onload=', '&amp;');
+    const pieces = fc.constantFrom(
+      '<div',
+      '<p style="',
+      'color:red',
+      ';',
+      '">',
+      '</p>',
+      '</div>',
+      '<h1>',
+      'x',
+      '<',
+      '>',
+      '"',
+      '<body style="background:blue">',
+      '<br>',
+      'onload=',
+      '&amp;',
+    );
     const soup = fc.array(pieces, { maxLength: 40 }).map((a) => a.join(''));
-    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), soup), (html) => {
-      try {
-        const d = parseHtml(html);
-        expect(Array.isArray(d.blocks)).toBe(true);
-      } catch (e) {
-        expect(e).toBeInstanceOf(HtmlError);
-      }
-    }), { numRuns: 1000, seed: 2 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), soup), (html) => {
+        try {
+          const d = parseHtml(html);
+          expect(Array.isArray(d.blocks)).toBe(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(HtmlError);
+        }
+      }),
+      { numRuns: 1000, seed: 2 },
+    );
   });
 
   it.each([
@@ -101,12 +129,15 @@ describe('rasteriser and similarity', () => {
   });
 
   it('similarity is in [0, 1], 1 on identical designs', () => {
-    fc.assert(fc.property(design, design, (a, b) => {
-      const s = similarity(a, b);
-      expect(s).toBeGreaterThanOrEqual(0);
-      expect(s).toBeLessThanOrEqual(1);
-      expect(similarity(a, a)).toBe(1);
-    }), { numRuns: 100, seed: 3 });
+    fc.assert(
+      fc.property(design, design, (a, b) => {
+        const s = similarity(a, b);
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+        expect(similarity(a, a)).toBe(1);
+      }),
+      { numRuns: 100, seed: 3 },
+    );
   });
 });
 

@@ -253,7 +253,7 @@ export const ANSWER_TABLE: readonly AnswerRow[] = [
   ['Yes no', 'unsure'],
   ['Yes. No.', 'unsure'],
   ['Maybe, probably not', 'unsure'],
-  ["Not sure, but I think so", 'unsure'],
+  ['Not sure, but I think so', 'unsure'],
   ['Hmm', 'unsure'],
   ['Well...', 'unsure'],
   ['Ok', 'unsure'],
@@ -707,5 +707,4 @@ export const ANSWER_TABLE: readonly AnswerRow[] = [
   ['bigger', 'yes', 'big'],
   ['smaller', 'no', 'big'],
   ['Much smaller than a person', 'no', 'big'],
-
 ];

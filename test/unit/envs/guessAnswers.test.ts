@@ -10,7 +10,9 @@ import { ANSWER_TABLE } from './guessAnswerTable.ts';
 describe('answer reader', () => {
   it('reads every phrasing of the table exactly as expected', () => {
     expect(ANSWER_TABLE.length).toBeGreaterThanOrEqual(200);
-    const wrong = ANSWER_TABLE.map(([text, expected, attribute = 'mammal']) => ({ text, attribute, expected, got: readReply(text, attribute).kind })).filter((r) => r.got !== r.expected);
+    const wrong = ANSWER_TABLE.map(([text, expected, attribute = 'mammal']) => ({ text, attribute, expected, got: readReply(text, attribute).kind })).filter(
+      (r) => r.got !== r.expected,
+    );
     expect(wrong).toEqual([]);
   });
 
@@ -32,7 +34,8 @@ describe('answer reader', () => {
 
   it('reads the examples of issue 20', () => {
     const fur = ATTRIBUTES.findIndex((a) => a.key === 'fur');
-    for (const yes of ['I think so', 'Sure!', 'Absolutely', 'Of course', 'yup', 'uh-huh', 'Yes, but it can’t swim']) expect(readReply(yes, fur).kind, yes).toBe('yes');
+    for (const yes of ['I think so', 'Sure!', 'Absolutely', 'Of course', 'yup', 'uh-huh', 'Yes, but it can’t swim'])
+      expect(readReply(yes, fur).kind, yes).toBe('yes');
     for (const no of ["I don't think so", 'Nah']) expect(readReply(no, fur).kind, no).toBe('no');
     expect(readReply('It has fur', fur).kind).toBe('yes');
     expect(readReply('It has fur').kind).toBe('unsure'); // without the question, a restatement says nothing
@@ -48,7 +51,11 @@ describe('answer reader', () => {
 
   it('the environment reads a person reply against the attribute asked, unsure as unknown', () => {
     const env = new GuessEnv();
-    for (const [reply, answer] of [['It has fur', 'yes'], ['no fur at all', 'no'], ['sort of', 'unknown']] as const) {
+    for (const [reply, answer] of [
+      ['It has fur', 'yes'],
+      ['no fur at all', 'no'],
+      ['sort of', 'unknown'],
+    ] as const) {
       env.reset({ family: 'guess', split: 'test', seed: 3 });
       const pending = env.beginStep('does it have fur?');
       expect(pending.kind).toBe('reply');

@@ -4,7 +4,15 @@
 // a message naming the field, and the default stays the canonical wording.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CANONICAL_PHRASINGS, FACT_SENTENCES, fillStatement, parsePhrasings, PHRASING_KINDS, withFact, type Phrasings } from '../../../src/rl/envs/phrasings.ts';
+import {
+  CANONICAL_PHRASINGS,
+  FACT_SENTENCES,
+  fillStatement,
+  parsePhrasings,
+  PHRASING_KINDS,
+  withFact,
+  type Phrasings,
+} from '../../../src/rl/envs/phrasings.ts';
 import { TRAINING_PHRASINGS } from '../../../src/rl/envs/phrasingsTraining.ts';
 import { readAnswer } from '../../../src/rl/envs/guess/env.ts';
 import { readReply } from '../../../src/rl/envs/guess/answers.ts';
@@ -20,7 +28,11 @@ const HELD_OUT_PATH = new URL('../../fixtures/phrasings-heldout.json', import.me
 const heldOutJson = (): Record<string, unknown> => JSON.parse(readFileSync(HELD_OUT_PATH, 'utf8')) as Record<string, unknown>;
 
 /** Case, spacing and punctuation folded, so "Yes!" and "yes." count as one phrasing. */
-const fold = (p: string) => p.toLowerCase().replace(/[^a-z{}]+/g, ' ').trim();
+const fold = (p: string) =>
+  p
+    .toLowerCase()
+    .replace(/[^a-z{}]+/g, ' ')
+    .trim();
 
 function expectReadAsKind(phrasings: Phrasings): void {
   for (const kind of PHRASING_KINDS.guess) {
@@ -93,16 +105,38 @@ describe('phrasings', () => {
 
   it('rejects a bad phrasings object with a named error whose message names the field', () => {
     const backend = { statement: ['The {name} is {value}{unit}.'], unknown: ["I don't know."], unsure: ['I am not sure.'] };
-    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}.', 'The {name} is set.'] } })).toEqual({ name: 'PhrasingsError', code: 'bad-template', message: expect.stringMatching(/^backend\.statement\[1\] "The \{name\} is set\." must contain \{value\} exactly once/) });
-    expect(bad({ backend: { ...backend, statement: ['The {name} is {value} or {value}.'] } }).message).toMatch(/^backend\.statement\[0\] .* must contain \{value\} exactly once/);
-    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}{units}.'] } }).message).toMatch(/^backend\.statement\[0\] .* has the placeholder \{units\}/);
-    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}, 2 times over.'] } }).message).toMatch(/^backend\.statement\[0\] .* has a digit outside its placeholders/);
+    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}.', 'The {name} is set.'] } })).toEqual({
+      name: 'PhrasingsError',
+      code: 'bad-template',
+      message: expect.stringMatching(/^backend\.statement\[1\] "The \{name\} is set\." must contain \{value\} exactly once/),
+    });
+    expect(bad({ backend: { ...backend, statement: ['The {name} is {value} or {value}.'] } }).message).toMatch(
+      /^backend\.statement\[0\] .* must contain \{value\} exactly once/,
+    );
+    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}{units}.'] } }).message).toMatch(
+      /^backend\.statement\[0\] .* has the placeholder \{units\}/,
+    );
+    expect(bad({ backend: { ...backend, statement: ['The {name} is {value}, 2 times over.'] } }).message).toMatch(
+      /^backend\.statement\[0\] .* has a digit outside its placeholders/,
+    );
     expect(bad({ backend: { ...backend, unknown: ['Ask about the {name}.'] } }).message).toMatch(/^backend\.unknown\[0\] .* this kind takes none/);
-    expect(bad({ guess: { yes: ['Yes.', 'Maybe.'], no: ['No.'], unknown: ['No idea.'] } })).toEqual({ name: 'PhrasingsError', code: 'misread', message: expect.stringMatching(/^guess\.yes\[1\] "Maybe\." reads as unsure, not yes, as an answer to "/) });
-    expect(bad({ guess: { yes: ['Yes.'], no: ['Nope, it has fur.'], unknown: ['No idea.'] } }).message).toMatch(/^guess\.no\[0\] "Nope, it has fur\." reads as (unsure|yes), not no, as an answer to "does it have fur\?"/);
-    expect(bad({ guess: { yes: ['Yes.'], no: [], unknown: ['No idea.'] } })).toEqual({ name: 'PhrasingsError', code: 'bad-shape', message: 'guess.no must be a non-empty list of strings' });
+    expect(bad({ guess: { yes: ['Yes.', 'Maybe.'], no: ['No.'], unknown: ['No idea.'] } })).toEqual({
+      name: 'PhrasingsError',
+      code: 'misread',
+      message: expect.stringMatching(/^guess\.yes\[1\] "Maybe\." reads as unsure, not yes, as an answer to "/),
+    });
+    expect(bad({ guess: { yes: ['Yes.'], no: ['Nope, it has fur.'], unknown: ['No idea.'] } }).message).toMatch(
+      /^guess\.no\[0\] "Nope, it has fur\." reads as (unsure|yes), not no, as an answer to "does it have fur\?"/,
+    );
+    expect(bad({ guess: { yes: ['Yes.'], no: [], unknown: ['No idea.'] } })).toEqual({
+      name: 'PhrasingsError',
+      code: 'bad-shape',
+      message: 'guess.no must be a non-empty list of strings',
+    });
     expect(bad({ guess: { yes: ['Yes.'], no: ['No.'] } }).message).toBe('guess.unknown is missing');
-    expect(bad({ guess: { yes: ['Yes.'], no: ['No.'], unknown: ['?'], maybe: ['Maybe.'] } }).message).toBe('guess.maybe is not an answer kind (known: yes, no, unknown)');
+    expect(bad({ guess: { yes: ['Yes.'], no: ['No.'], unknown: ['?'], maybe: ['Maybe.'] } }).message).toBe(
+      'guess.maybe is not an answer kind (known: yes, no, unknown)',
+    );
     expect(bad({ gues: {} }).message).toMatch(/^"gues" is not a family with phrasings/);
     expect(bad({}).message).toBe('phrasings must name "guess" and/or "backend"');
     expect(bad([]).code).toBe('bad-shape');
@@ -160,7 +194,10 @@ describe('phrased collaborators', () => {
         expect(fact, r).toBeDefined();
         const [key, [yes]] = fact as [string, readonly [string, string]];
         expect(r.endsWith(` ${yes}`), `${r} (${key} is ${hidden[key]})`).toBe(hidden[key]);
-        expect([...g.yes, ...g.no].some((p) => r === withFact(p, r.endsWith(` ${yes}`) ? yes : FACT_SENTENCES[key as keyof typeof FACT_SENTENCES][1])), r).toBe(true);
+        expect(
+          [...g.yes, ...g.no].some((p) => r === withFact(p, r.endsWith(` ${yes}`) ? yes : FACT_SENTENCES[key as keyof typeof FACT_SENTENCES][1])),
+          r,
+        ).toBe(true);
         facts++;
       }
       if (JSON.stringify(varied) !== JSON.stringify(await replies('guess', seed))) differs++;

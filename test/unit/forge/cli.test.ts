@@ -16,7 +16,12 @@ async function run(args: string[]): Promise<void> {
   expect((await capture(() => forge.run([...args, '--smoke', '--eval-episodes', '0', '--critic-steps', '1', '--value-steps', '1', '--json']))).code).toBe(0);
 }
 
-const report = (d: string) => JSON.parse(readFileSync(join(d, 'forge-report.json'), 'utf8')) as { command: string; phases: { phase: string }[]; resumedFrom?: { command: string; phases: { phase: string }[] }[] };
+const report = (d: string) =>
+  JSON.parse(readFileSync(join(d, 'forge-report.json'), 'utf8')) as {
+    command: string;
+    phases: { phase: string }[];
+    resumedFrom?: { command: string; phases: { phase: string }[] }[];
+  };
 
 it('a resumed forge carries the chain of runs it continues', { timeout: 120_000 }, async () => {
   const [a, b, c] = ['a', 'b', 'c'].map((x) => join(dir, x));
@@ -38,8 +43,12 @@ it('--arch sizes a forge from scratch and refuses unknown fields and --init', { 
   await run(['--out', out, '--steps', '2', '--arch', '{"dModel":64,"nLayers":2}']);
   const config = JSON.parse(readFileSync(join(out, 'policy', 'config.json'), 'utf8')) as { hidden_size: number; num_hidden_layers: number };
   expect([config.hidden_size, config.num_hidden_layers]).toEqual([64, 2]);
-  const usage = async (args: string[]) => JSON.parse((await capture(() => main(['forge', ...args, '--smoke', '--json']))).out) as { error: { kind: string; message: string } };
-  expect((await usage(['--arch', '{"width":64}'])).error).toMatchObject({ kind: 'usage', message: '--arch: unknown field "width" (expected dModel, nLayers, nHeads, dFf)' });
+  const usage = async (args: string[]) =>
+    JSON.parse((await capture(() => main(['forge', ...args, '--smoke', '--json']))).out) as { error: { kind: string; message: string } };
+  expect((await usage(['--arch', '{"width":64}'])).error).toMatchObject({
+    kind: 'usage',
+    message: '--arch: unknown field "width" (expected dModel, nLayers, nHeads, dFf)',
+  });
   expect((await usage(['--arch', '{"dModel":64}', '--init', out])).error.message).toBe('--arch sizes a new model; --init continues a policy of its own size');
   expect((await usage(['--arch', '{"dModel":48}', '--out', join(dir, 'odd')])).error.message).toMatch(/must be multiples of 32/);
 });

@@ -18,7 +18,16 @@ describe('branchPairs', () => {
 describe('sweetPairs', () => {
   it("pairs each task's best success with each of its failures", () => {
     // task 0: successes 1 (0.9) and 2 (0.97), failures 0 and 3; task 1: no success; task 2: one success, one failure
-    const eps = [ep(0, 0, false), ep(0, 0.9, true), ep(0, 0.97, true), ep(0, -0.1, false), ep(1, 0.5, false), ep(1, 0, false), ep(2, 1, true), ep(2, 0.4, false)];
+    const eps = [
+      ep(0, 0, false),
+      ep(0, 0.9, true),
+      ep(0, 0.97, true),
+      ep(0, -0.1, false),
+      ep(1, 0.5, false),
+      ep(1, 0, false),
+      ep(2, 1, true),
+      ep(2, 0.4, false),
+    ];
     expect(sweetPairs(eps, 10, 1)).toEqual([
       [2, 0],
       [2, 3],
@@ -44,8 +53,19 @@ describe('sweetPairs', () => {
 describe('splitByTask', () => {
   it('holds out the pairs of every n-th task', () => {
     const task = [0, 0, 1, 1, 2, 2];
-    const { train, heldOut } = splitByTask([[0, 1], [2, 3], [4, 5]], (i) => task[i], 2);
-    expect(heldOut).toEqual([[0, 1], [4, 5]]);
+    const { train, heldOut } = splitByTask(
+      [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+      ],
+      (i) => task[i],
+      2,
+    );
+    expect(heldOut).toEqual([
+      [0, 1],
+      [4, 5],
+    ]);
     expect(train).toEqual([[2, 3]]);
   });
 });
@@ -62,7 +82,16 @@ describe('rowAdvantageSum and pairAccuracy', () => {
 
   it('counts a tie as wrong', () => {
     const s = [1, 0, 0.5, 0.5];
-    expect(pairAccuracy([[0, 1], [2, 3], [1, 0]], (i) => s[i])).toBeCloseTo(1 / 3, 12);
+    expect(
+      pairAccuracy(
+        [
+          [0, 1],
+          [2, 3],
+          [1, 0],
+        ],
+        (i) => s[i],
+      ),
+    ).toBeCloseTo(1 / 3, 12);
     expect(pairAccuracy([], () => 0)).toBeNaN();
   });
 });

@@ -44,7 +44,12 @@ async function states(keep: (remaining: number[], turnsLeft: number) => boolean,
   const options = await forgedTaskOptions(ROOT, 'guess');
   const out: State[] = [];
   for (let seed = 1; out.length < count && seed < 5000; seed++) {
-    const ep = await playEpisode(createAgent('noisy', 'guess', { seed, noise: 0.9 }), { family: 'guess', split: 'test', seed, ...(options ? { options } : {}) });
+    const ep = await playEpisode(createAgent('noisy', 'guess', { seed, noise: 0.9 }), {
+      family: 'guess',
+      split: 'test',
+      seed,
+      ...(options ? { options } : {}),
+    });
     for (let t = 0; t < ep.turns.length; t++) {
       const { remaining, turnsLeft } = readState(dialogueOf(ep.task.prompt, ep.turns.slice(0, t)));
       if (keep(remaining, turnsLeft)) {
@@ -85,7 +90,9 @@ afterAll(async () => {
 
 const questions = ATTRIBUTES.map((a) => a.question);
 
-const title = HAS_ADAPTER ? `the SWEET-RL advantage of ${ROOT}'s critic on guess` : `${ROOT}'s critic has no SWEET-RL adapter (critic/adapter/), so A ≡ 0: the shortcut guards wait for a critic forged by the critic phase`;
+const title = HAS_ADAPTER
+  ? `the SWEET-RL advantage of ${ROOT}'s critic on guess`
+  : `${ROOT}'s critic has no SWEET-RL adapter (critic/adapter/), so A ≡ 0: the shortcut guards wait for a critic forged by the critic phase`;
 describe.skipIf(!HAS_ADAPTER)(title, because(title), () => {
   it('with one turn left and two candidates, guessing outranks asking', async () => {
     const st = await states((rem, left) => left === 1 && rem.length === 2, 40);
@@ -111,7 +118,10 @@ describe.skipIf(!HAS_ADAPTER)(title, because(title), () => {
     expect(st.length).toBeGreaterThanOrEqual(20);
     const adv = await advantages(engine, st, () => questions);
     const rhos = st.flatMap((s, k) => {
-      const rho = spearman(adv[k], ATTRIBUTES.map((_, j) => informationGain(s.remaining, j)));
+      const rho = spearman(
+        adv[k],
+        ATTRIBUTES.map((_, j) => informationGain(s.remaining, j)),
+      );
       return rho === null ? [] : [rho];
     });
     expect(rhos.length).toBeGreaterThanOrEqual(20);

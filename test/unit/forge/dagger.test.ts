@@ -53,7 +53,11 @@ describe('labelEpisode', () => {
   });
 
   it('an expert question or guess on a state counts as agreement only when the text is the same', () => {
-    const task = { prompt: 'Guess the animal I am thinking of. Candidates: cat, dog, cow, owl. Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: cat. A wrong guess ends the game. You have 4 turns.', hidden: {} };
+    const task = {
+      prompt:
+        'Guess the animal I am thinking of. Candidates: cat, dog, cow, owl. Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: cat. A wrong guess ends the game. You have 4 turns.',
+      hidden: {},
+    };
     const best = expert([{ role: 'user', content: task.prompt }]);
     const other = ATTRIBUTES.map((a) => a.question).find((q) => q !== best) as string;
     const turn = (action: string) => ({ action, observation: 'No.', reward: 0, done: false });
@@ -66,7 +70,10 @@ describe('segments with per-agent-turn weights', () => {
   it("a state's label trains only the expert's move", async () => {
     const ep = await playEpisode(createAgent('noisy', 'guess', { seed: 5, noise: 1 }), spec);
     const { chats } = labelEpisode(ep, expert, 0.25);
-    const tok = fitTokenizer(chats.flatMap((c) => c.dialogue.map((m) => m.content)), { maxVocab: 2048, minCount: 1 });
+    const tok = fitTokenizer(
+      chats.flatMap((c) => c.dialogue.map((m) => m.content)),
+      { maxVocab: 2048, minCount: 1 },
+    );
     const state = chats.find((c) => c.obsWeight === 0 && c.agentWeights.length > 1);
     if (!state) throw new Error('seed 5 should give a mistake after the first turn');
     const [seg] = labelledSegments(tok, [state], 4096);
@@ -96,10 +103,25 @@ describe('DAgger rounds in the forge (smoke)', () => {
     try {
       const runtime = await OrtRuntime.create('node');
       // two candidates and two turns keep guess's prompt inside the tiny model's 128-token context
-      const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
+      const mix = [
+        { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
+        { family: 'bandit' as const, weight: 1 },
+      ];
       const dagger = { rounds: 2, episodes: 8, steps: 2, lr: 1e-3, share: 0.5, expertShare: 1 };
       const afterDagger = [{ steps: 2, lr: 1e-3, weights: { guess: 1 }, expertShare: 1 }];
-      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 6, expertShare: 0.5, dagger, afterDagger, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
+      const cfg = {
+        ...SMOKE_FORGE,
+        mix,
+        refine: [],
+        steps: 6,
+        expertShare: 0.5,
+        dagger,
+        afterDagger,
+        criticSteps: 0,
+        valueSteps: 0,
+        sweetCritic: null,
+        evalEpisodes: 0,
+      };
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
       expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2 (DAgger round 1)', 'policy stage 3 (DAgger round 2)', 'policy stage 4']);
@@ -111,7 +133,9 @@ describe('DAgger rounds in the forge (smoke)', () => {
       expect(lines.filter((l) => l.startsWith('[forge] DAgger round'))).toHaveLength(2);
       expect(lines).toContain('[forge] policy stage 4: 2 steps at lr 0.001; families guess 1; expert share 1');
       const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 2 };
-      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the DAgger rounds');
+      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow(
+        'cannot resume inside the DAgger rounds',
+      );
       // resumed after the rounds from the policy they wrote, the last stage writes what the whole forge did
       await runForge({ ...cfg, afterDagger: [] }, { write: nodeWriter(beforeAfter), runtime, log: () => {}, command: 'test' });
       const afterRounds = { ...(await loadModel(nodeReader(beforeAfter), 'policy')), stagesDone: 3 };
@@ -127,18 +151,42 @@ describe('DAgger rounds in the forge (smoke)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
     try {
       const runtime = await OrtRuntime.create('node');
-      const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } }, { family: 'bandit' as const, weight: 1 }];
+      const mix = [
+        { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
+        { family: 'bandit' as const, weight: 1 },
+      ];
       const finalDagger = { rounds: 2, episodes: 6, steps: 2, lr: 1e-3, share: 0.8, expertShare: 1, weights: { guess: 1 } };
       const afterDagger = [{ steps: 2, lr: 1e-3, weights: { bandit: 1 } }];
       const finish = [{ steps: 2, lr: 1e-3, weights: { bandit: 1 }, expertShare: 1 }];
-      const cfg = { ...SMOKE_FORGE, mix, refine: [], steps: 4, dagger: null, afterDagger, finalDagger, finish, criticSteps: 0, valueSteps: 0, sweetCritic: null, evalEpisodes: 0 };
+      const cfg = {
+        ...SMOKE_FORGE,
+        mix,
+        refine: [],
+        steps: 4,
+        dagger: null,
+        afterDagger,
+        finalDagger,
+        finish,
+        criticSteps: 0,
+        valueSteps: 0,
+        sweetCritic: null,
+        evalEpisodes: 0,
+      };
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
-      expect(r.phases.map((p) => p.phase)).toEqual(['policy', 'policy stage 2', 'policy stage 3 (final DAgger round 1)', 'policy stage 4 (final DAgger round 2)', 'policy stage 5']);
+      expect(r.phases.map((p) => p.phase)).toEqual([
+        'policy',
+        'policy stage 2',
+        'policy stage 3 (final DAgger round 1)',
+        'policy stage 4 (final DAgger round 2)',
+        'policy stage 5',
+      ]);
       for (const p of r.phases.slice(2, 4)) expect(p.dagger?.map((d) => [d.family, d.episodes])).toEqual([['guess', 6]]);
       expect(lines.filter((l) => l.startsWith('[forge] final DAgger round'))).toHaveLength(2);
       const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 3 };
-      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow('cannot resume inside the final DAgger rounds (stages 3–4); resume from stage 2');
+      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow(
+        'cannot resume inside the final DAgger rounds (stages 3–4); resume from stage 2',
+      );
       // after the rounds, only the finish runs
       const resumed = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start: { ...start, stagesDone: 4 } });
       expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 5']);

@@ -36,7 +36,10 @@ beforeAll(async () => {
   // a forge resumed from the policy its first stage wrote (its refine stage, critic and value head re-run)
   dir3 = await mkdtemp(join(tmpdir(), 'forge-'));
   const stage1 = await mkdtemp(join(tmpdir(), 'forge-'));
-  await runForge({ ...cfg, refine: [], criticSteps: 0, valueSteps: 0, evalEpisodes: 0 }, { write: nodeWriter(stage1), runtime, log: () => {}, command: 'test' });
+  await runForge(
+    { ...cfg, refine: [], criticSteps: 0, valueSteps: 0, evalEpisodes: 0 },
+    { write: nodeWriter(stage1), runtime, log: () => {}, command: 'test' },
+  );
   const start = { ...(await loadModel(nodeReader(stage1), 'policy')), stagesDone: 1 };
   resumed = await runForge(cfg, { write: nodeWriter(dir3), runtime, log: () => {}, command: 'test', start });
   await rm(stage1, { recursive: true, force: true });
@@ -58,7 +61,9 @@ describe('forge (smoke)', () => {
     expect(policy.turnwise?.contextTokens).toBe(SMOKE_FORGE.seqLen);
     for (const m of ['policy', 'critic']) {
       const paths = result.manifest[m].files.map((f) => f.path);
-      expect(paths).toEqual(expect.arrayContaining([`${m}/config.json`, `${m}/tokenizer.json`, `${m}/model.safetensors`, `${m}/onnx/prefill_q4.onnx`, `${m}/onnx/decode_q4.onnx`]));
+      expect(paths).toEqual(
+        expect.arrayContaining([`${m}/config.json`, `${m}/tokenizer.json`, `${m}/model.safetensors`, `${m}/onnx/prefill_q4.onnx`, `${m}/onnx/decode_q4.onnx`]),
+      );
     }
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.forge.seed).toBe(SMOKE_FORGE.seed);
@@ -70,7 +75,11 @@ describe('forge (smoke)', () => {
       const runtime = await OrtRuntime.create('node');
       const policy = await loadModel(nodeReader(dir), 'policy');
       // stages over families outside the smoke mixture would fail validation in a whole forge
-      const cfg = { ...SMOKE_FORGE, refine: [{ steps: 2, lr: 1e-3, weights: { sokoban: 1 } }], afterDagger: [{ steps: 2, lr: 1e-3, weights: { frontend: 1 } }] };
+      const cfg = {
+        ...SMOKE_FORGE,
+        refine: [{ steps: 2, lr: 1e-3, weights: { sokoban: 1 } }],
+        afterDagger: [{ steps: 2, lr: 1e-3, weights: { frontend: 1 } }],
+      };
       expect(() => validateForgeConfig(cfg)).toThrow('must name families of the mixture');
       const final = { rounds: 1, episodes: 2, steps: 1, lr: 1e-3, share: 0.5, weights: { frontend: 1 } };
       expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: final })).toThrow('forge: finalDagger weights must name families of the mixture');
@@ -97,7 +106,10 @@ describe('forge (smoke)', () => {
       expect(await engine.adapters('critic')).toEqual({ ids: [SHIPPED_ADAPTER_ID], active: SHIPPED_ADAPTER_ID });
       const ids = (await engine.encode({ text: 'is it a mammal?' }, 'critic')).slice(1);
       const item = { context: { messages: [{ role: 'system' as const, content: 'Guess the animal.' }], window: {} }, continuation: ids };
-      const [active, base] = await Promise.all([engine.score({ model: 'critic', items: [item] }), engine.score({ model: 'critic', adapter: null, items: [item] })]);
+      const [active, base] = await Promise.all([
+        engine.score({ model: 'critic', items: [item] }),
+        engine.score({ model: 'critic', adapter: null, items: [item] }),
+      ]);
       expect(active.adapter).toBe(SHIPPED_ADAPTER_ID);
       expect(active.items[0].logprobs.some((x, j) => Math.abs(x - base.items[0].logprobs[j]) > 1e-6)).toBe(true);
     } finally {
@@ -179,23 +191,37 @@ describe('forge config', () => {
       'forge: refine stage 1 weights must name families of the mixture (guess, bandit) with shares > 0',
     );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 0, lr: 1e-3, weights: { guess: 1 } }] })).toThrow('refine stage 1 needs steps > 0');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { frontend: 1 } }] })).toThrow('forge: afterDagger stage 1 weights must name families of the mixture');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, expertShare: 2 }] })).toThrow('forge: expertShare must lie in [0, 1]');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish: [{ steps: 5, lr: 1e-3, weights: { sokoban: 1 } }] })).toThrow('forge: finish stage 1 weights must name families of the mixture');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, seqLen: 8 }] })).toThrow("forge: a stage's seqLen must be a whole number");
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { frontend: 1 } }] })).toThrow(
+      'forge: afterDagger stage 1 weights must name families of the mixture',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, afterDagger: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, expertShare: 2 }] })).toThrow(
+      'forge: expertShare must lie in [0, 1]',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish: [{ steps: 5, lr: 1e-3, weights: { sokoban: 1 } }] })).toThrow(
+      'forge: finish stage 1 weights must name families of the mixture',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, seqLen: 8 }] })).toThrow(
+      "forge: a stage's seqLen must be a whole number",
+    );
     const rounds = { rounds: 1, episodes: 4, steps: 2, lr: 1e-3, share: 0.5 };
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, weights: { frontend: 1 } } })).toThrow('forge: finalDagger weights must name families of the mixture (guess, bandit) with shares > 0');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, weights: { frontend: 1 } } })).toThrow(
+      'forge: finalDagger weights must name families of the mixture (guess, bandit) with shares > 0',
+    );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, rounds: 0 } })).toThrow('forge: finalDagger needs whole rounds');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { ...rounds, weights: { guess: 0 } } })).toThrow('forge: dagger weights must name families');
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { bandit: 1.5 } }] })).toThrow(
       'forge: refine stage 1 noise must name families of the mixture with rates in [0, 1]',
     );
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { sokoban: 0.1 } }] })).toThrow('refine stage 1 noise must name');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, noise: { sokoban: 0.1 } }] })).toThrow(
+      'refine stage 1 noise must name',
+    );
   });
 
   it('checks the expert share and the DAgger rounds', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, expertShare: 1.5 })).toThrow('forge: expertShare must lie in [0, 1]');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 1, episodes: 8, steps: 2, lr: 1e-3, share: 0.5, expertShare: -0.1 } })).toThrow('forge: expertShare must lie in [0, 1]');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 1, episodes: 8, steps: 2, lr: 1e-3, share: 0.5, expertShare: -0.1 } })).toThrow(
+      'forge: expertShare must lie in [0, 1]',
+    );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, dagger: { rounds: 0, episodes: 8, steps: 2, lr: 1e-3, share: 0.5 } })).toThrow(
       'forge: dagger needs whole rounds, episodes and steps > 0, lr > 0 and share in [0, 1]',
     );
@@ -204,13 +230,23 @@ describe('forge config', () => {
 
   it('checks which pairs the SWEET-RL critic trains on', () => {
     const sc = SMOKE_FORGE.sweetCritic!;
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: 'no' as unknown as boolean } })).toThrow('forge: sweetCritic.trajectoryPairs must be true or false, got "no"');
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: false, branches: 0, swaps: [] } })).toThrow('needs branches > 0 or swaps');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: 'no' as unknown as boolean } })).toThrow(
+      'forge: sweetCritic.trajectoryPairs must be true or false, got "no"',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: false, branches: 0, swaps: [] } })).toThrow(
+      'needs branches > 0 or swaps',
+    );
     expect(validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, trajectoryPairs: false } }).sweetCritic?.trajectoryPairs).toBe(false);
   });
 
-  it('a refine stage keeps the mixture\'s options and takes its own shares', () => {
-    const cfg = { ...SMOKE_FORGE, mix: [{ family: 'guess' as const, weight: 0.9, options: { candidates: 4 } }, { family: 'bandit' as const, weight: 0.1 }] };
+  it("a refine stage keeps the mixture's options and takes its own shares", () => {
+    const cfg = {
+      ...SMOKE_FORGE,
+      mix: [
+        { family: 'guess' as const, weight: 0.9, options: { candidates: 4 } },
+        { family: 'bandit' as const, weight: 0.1 },
+      ],
+    };
     expect(stageMix(cfg, { bandit: 0.7, guess: 0.3 })).toEqual([
       { family: 'guess', weight: 0.3, options: { candidates: 4 } },
       { family: 'bandit', weight: 0.7 },
@@ -219,11 +255,13 @@ describe('forge config', () => {
     expect(stageMix(cfg, undefined)).toEqual(cfg.mix);
   });
 
-  it('checks a curriculum: the first stage\'s shares and every stage\'s row length', () => {
+  it("checks a curriculum: the first stage's shares and every stage's row length", () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, firstStage: { weights: { sokoban: 1 } } })).toThrow(
       'forge: firstStage.weights must name families of the mixture (guess, bandit) with shares > 0',
     );
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, firstStage: { seqLen: SMOKE_FORGE.seqLen * 2 } })).toThrow(`a stage's seqLen must be a whole number in [16, ${SMOKE_FORGE.seqLen}]`);
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, firstStage: { seqLen: SMOKE_FORGE.seqLen * 2 } })).toThrow(
+      `a stage's seqLen must be a whole number in [16, ${SMOKE_FORGE.seqLen}]`,
+    );
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [{ steps: 5, lr: 1e-3, weights: { guess: 1 }, seqLen: 8 }] })).toThrow("a stage's seqLen");
     const ok = validateForgeConfig({ ...SMOKE_FORGE, firstStage: { weights: { guess: 1 }, seqLen: 64 } });
     expect(ok.firstStage).toEqual({ weights: { guess: 1 }, seqLen: 64 });

@@ -82,7 +82,7 @@ describe('segments', () => {
 });
 
 describe('EpisodeStream', () => {
-  it('asks for each episode\'s player by family, so a stage can give one family a cleaner teacher', async () => {
+  it("asks for each episode's player by family, so a stage can give one family a cleaner teacher", async () => {
     const mix = [
       { family: 'bandit' as const, weight: 1 },
       { family: 'guess' as const, weight: 1, options: { candidates: 4, maxTurns: 4 } },
@@ -100,13 +100,15 @@ describe('EpisodeStream', () => {
     expect([...seen].sort()).toEqual(['bandit', 'guess']);
   });
 
-  it('plays a family\'s tasks with its augmentation laid over its options (the held-out check and metadata keep the options)', async () => {
+  it("plays a family's tasks with its augmentation laid over its options (the held-out check and metadata keep the options)", async () => {
     const mix = [{ family: 'backend' as const, weight: 1, options: { maxTurns: 6 }, augment: { freeValues: 1 } }];
     expect(dataOptions(mix[0])).toEqual({ maxTurns: 6, freeValues: 1 });
     expect(dataOptions({ family: 'backend', weight: 1, options: { maxTurns: 6 } })).toEqual({ maxTurns: 6 });
     const stream = new EpisodeStream(mix, 'augment');
     for (let i = 0; i < 5; i++) expect((await stream.next()).task.spec.options).toMatchObject({ maxTurns: 6, freeValues: 1 });
-    expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [{ family: 'guess', weight: 1, augment: [] as unknown as JsonObject }] })).toThrow('forge: family guess: augment must be a JSON object, got []');
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [{ family: 'guess', weight: 1, augment: [] as unknown as JsonObject }] })).toThrow(
+      'forge: family guess: augment must be a JSON object, got []',
+    );
   });
 });
 

@@ -39,7 +39,9 @@ describe('layer rule', () => {
   });
 
   it('fails lint on a planted backwards import', async () => {
-    expect(await layerErrors("import type { OrtRuntime } from '../../runtime/ort.ts';\nexport type R = OrtRuntime;\n", 'src/rl/model/llama/planted.ts')).toHaveLength(1);
+    expect(
+      await layerErrors("import type { OrtRuntime } from '../../runtime/ort.ts';\nexport type R = OrtRuntime;\n", 'src/rl/model/llama/planted.ts'),
+    ).toHaveLength(1);
     expect(await layerErrors("export { rollout } from '../rollout/rollout.ts';\n", 'src/rl/runtime/planted.ts')).toHaveLength(1);
     expect(await layerErrors("const m = await import('../../rl/forge/config.ts');\nexport default m;\n", 'src/ui/state/planted.svelte.ts')).toHaveLength(1);
     expect(await layerErrors("import * as ort from 'onnxruntime-web';\nexport default ort;\n", 'src/rl/rollout/planted.ts')).toHaveLength(1);
@@ -47,6 +49,8 @@ describe('layer rule', () => {
 
   it('passes the imports the layers allow', async () => {
     expect(await layerErrors("import { rollout } from '../rollout/rollout.ts';\nexport default rollout;\n", 'src/rl/algos/planted.ts')).toEqual([]);
-    expect(await layerErrors("import type { ModelInfo } from '../../rl/runtime/api.ts';\nexport type M = ModelInfo;\n", 'src/ui/state/planted.svelte.ts')).toEqual([]);
+    expect(
+      await layerErrors("import type { ModelInfo } from '../../rl/runtime/api.ts';\nexport type M = ModelInfo;\n", 'src/ui/state/planted.svelte.ts'),
+    ).toEqual([]);
   });
 });

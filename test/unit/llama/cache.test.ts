@@ -37,11 +37,7 @@ describe('KV cache', () => {
   });
 
   it('a ragged batch (prefill, ragged chunk, decode) equals each row alone', async () => {
-    const rows = [
-      [11, 12, 13],
-      [21, 22, 23, 24, 25, 26],
-      [31],
-    ];
+    const rows = [[11, 12, 13], [21, 22, 23, 24, 25, 26], [31]];
     const chunks = [[14, 15], [27], [32, 33, 34, 35]];
     const next = [16, 28, 36];
     let step = await runner.prefill(rows);
@@ -60,7 +56,10 @@ describe('KV cache', () => {
     wc['v_head.summary.bias'][0] = -0.5;
     const critic = await Stepper.create(runtime, TINY, paramSource(wc, 'const'), { heads: { value: true }, label: 'critic' });
     try {
-      const rows = [[1, 2, 3], [4, 5]];
+      const rows = [
+        [1, 2, 3],
+        [4, 5],
+      ];
       let step = await critic.prefill(rows);
       step = await critic.decode(step.state, [9, 9]);
       rows.forEach((r, b) => {

@@ -48,7 +48,13 @@ describe('model config', () => {
 
 describe('feeds are checked before any run', () => {
   it('names an out-of-range token id and where it is', () => {
-    const b = leftPad([[1, 2], [3, 50, 4]], 0);
+    const b = leftPad(
+      [
+        [1, 2],
+        [3, 50, 4],
+      ],
+      0,
+    );
     expect(() => prefillFeeds(TINY, b)).toThrow(TokenRangeError);
     expect(() => prefillFeeds(TINY, b)).toThrow('input_ids[1, 1] = 50 is outside the vocabulary [0, 50)');
     expect(() => prefillFeeds(TINY, leftPad([[-1]], 0))).toThrow('input_ids[0, 0] = -1');

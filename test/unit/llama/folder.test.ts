@@ -16,7 +16,14 @@ const weights = initWeights(cfg, 3, { heads: { value: true } });
 
 async function forged() {
   const mem = memoryFolder();
-  const policy = await writeModelFolder(mem.write, 'policy', { config: cfg, tokenizer: tok, weights, heads: { value: true }, turnwise: { role: 'critic' }, files: { 'onnx/x.onnx': Uint8Array.of(1, 2, 3) } });
+  const policy = await writeModelFolder(mem.write, 'policy', {
+    config: cfg,
+    tokenizer: tok,
+    weights,
+    heads: { value: true },
+    turnwise: { role: 'critic' },
+    files: { 'onnx/x.onnx': Uint8Array.of(1, 2, 3) },
+  });
   await writeManifest(mem.write, { policy }, { seed: 1, command: 'test', date: '2026-01-01' });
   return mem;
 }
@@ -49,7 +56,14 @@ describe('model folder', () => {
       'policy/tokenizer_config.json',
     ]);
     const config = JSON.parse(new TextDecoder().decode(mem.files.get('policy/config.json')));
-    expect(config).toMatchObject({ model_type: 'llama', hidden_size: 32, num_hidden_layers: 1, vocab_size: tok.vocabSize, eos_token_id: tok.special.end, turnwise: { role: 'critic' } });
+    expect(config).toMatchObject({
+      model_type: 'llama',
+      hidden_size: 32,
+      num_hidden_layers: 1,
+      vocab_size: tok.vocabSize,
+      eos_token_id: tok.special.end,
+      turnwise: { role: 'critic' },
+    });
     const st = readSafetensors(mem.files.get('policy/model.safetensors')!);
     expect(st.tensors['model.layers.0.self_attn.q_proj.weight'].shape).toEqual([32, 32]);
     const m = await loadModel(mem.read, 'policy');
@@ -80,7 +94,11 @@ describe('model folder', () => {
     const c = JSON.parse(new TextDecoder().decode(mem.files.get('policy/config.json')));
     c.vocab_size += 1;
     mem.files.set('policy/config.json', new TextEncoder().encode(JSON.stringify(c)));
-    await expect(loadModelFolderUnverified(mem.read, 'policy')).rejects.toMatchObject({ name: 'ModelFileError', code: 'corrupt', path: 'policy/tokenizer.json' });
+    await expect(loadModelFolderUnverified(mem.read, 'policy')).rejects.toMatchObject({
+      name: 'ModelFileError',
+      code: 'corrupt',
+      path: 'policy/tokenizer.json',
+    });
   });
 
   it('works over the Node file system', async () => {

@@ -83,7 +83,8 @@ describe('llama graph vs float64 reference', () => {
     g.output('ref_logits', 'float32', ['batch', 'seq', TINY.vocabSize]);
     const feeds: Record<string, TensorData> = prefillFeeds(TINY, leftPad([[1, 2, 3]], 0));
     const rng = new Rng(3);
-    for (const p of policy.loraInputs) feeds[p.name] = { type: 'float32', data: Float32Array.from({ length: p.shape[0] * p.shape[1] }, () => rng.normal()), dims: p.shape };
+    for (const p of policy.loraInputs)
+      feeds[p.name] = { type: 'float32', data: Float32Array.from({ length: p.shape[0] * p.shape[1] }, () => rng.normal()), dims: p.shape };
     const out = await runOnce(runtime, g.toBytes(), feeds);
     expect(maxAbs(out.policy_logits.data as Float32Array, out.ref_logits.data as Float32Array)).toBeGreaterThan(1e-2);
     const q = await runOnce(runtime, buildGraph(TINY, { kind: 'score', params }).bytes, prefillFeeds(TINY, leftPad([[1, 2, 3]], 0)));

@@ -4,8 +4,7 @@ import { FAMILY_NAMES, type FamilyName } from '../../../src/rl/envs/types.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { expertAgreement, judgeTurns } from '../../../src/rl/rollout/agreement.ts';
 
-const play = (kind: 'expert' | 'random', family: FamilyName, seed: number) =>
-  playEpisode(createAgent(kind, family, { seed }), { family, split: 'test', seed });
+const play = (kind: 'expert' | 'random', family: FamilyName, seed: number) => playEpisode(createAgent(kind, family, { seed }), { family, split: 'test', seed });
 
 describe('agreement with the scripted expert', () => {
   it("the expert's own episodes agree on every turn, in every family", async () => {

@@ -61,7 +61,18 @@ describe('turnwise passkt', () => {
   });
 
   it('runs the policy from a models folder', async () => {
-    const r = await run<PassKT & { backend: string }>(passkt, ['--family', 'bandit', '--n', '2', '--tasks', '2', '--models', join(dir, 'models'), '--backend', 'wasm']);
+    const r = await run<PassKT & { backend: string }>(passkt, [
+      '--family',
+      'bandit',
+      '--n',
+      '2',
+      '--tasks',
+      '2',
+      '--models',
+      join(dir, 'models'),
+      '--backend',
+      'wasm',
+    ]);
     expect(r.backend).toBe('wasm');
     expect(r.grid.length).toBe(2);
   });
@@ -69,7 +80,22 @@ describe('turnwise passkt', () => {
 
 describe('turnwise credit-report', () => {
   it('reports every estimator against the counterfactual and, for guess, information gain', async () => {
-    const r = await run<Report>(creditReport, ['--family', 'guess', '--agent', 'noisy', '--estimators', 'mc,grpo', '--episodes', '6', '--k', '2', '--m', '2', '--resamples', '20']);
+    const r = await run<Report>(creditReport, [
+      '--family',
+      'guess',
+      '--agent',
+      'noisy',
+      '--estimators',
+      'mc,grpo',
+      '--episodes',
+      '6',
+      '--k',
+      '2',
+      '--m',
+      '2',
+      '--resamples',
+      '20',
+    ]);
     expect(r.episodes).toBe(6);
     expect(r.reports.map((x) => x.truth)).toEqual(['counterfactual', 'information-gain']);
     expect(r.reports[0].report.rows.map((x) => x.estimator)).toEqual(['mc', 'grpo']);
@@ -99,7 +125,24 @@ describe('turnwise credit-report', () => {
   });
 
   it('uses the critic for critic-based estimators, with the policy as agent', async () => {
-    const r = await run<Report>(creditReport, ['--family', 'bandit', '--estimators', 'all', '--episodes', '4', '--k', '2', '--m', '1', '--resamples', '20', '--models', join(dir, 'models'), '--backend', 'wasm']);
+    const r = await run<Report>(creditReport, [
+      '--family',
+      'bandit',
+      '--estimators',
+      'all',
+      '--episodes',
+      '4',
+      '--k',
+      '2',
+      '--m',
+      '1',
+      '--resamples',
+      '20',
+      '--models',
+      join(dir, 'models'),
+      '--backend',
+      'wasm',
+    ]);
     expect(r.reports[0].report.rows.map((x) => x.estimator)).toEqual(['mc', 'gae', 'bilevel-gae', 'grpo', 'sweet']);
   });
 });
@@ -129,7 +172,11 @@ describe('turnwise credit', () => {
       expect(e.credit.mc.length).toBe(played1.turns.length);
     }
     // version 3 lines: each annotation lists the messages that have a value, and those values
-    const annotated = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; turns: { role: string }[]; credit: { estimator: string; turns: number[]; values: number[] }[] });
+    const annotated = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as { type: string; turns: { role: string }[]; credit: { estimator: string; turns: number[]; values: number[] }[] });
     const ep = annotated.find((x) => x.type === 'episode');
     expect(ep?.credit.map((c) => c.estimator)).toEqual(['mc', 'grpo']);
     expect(ep?.credit[0].values.length).toBe(ep?.credit[0].turns.length);

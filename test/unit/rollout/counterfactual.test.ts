@@ -49,7 +49,10 @@ describe('counterfactual ground truth', () => {
     expect(again.turns).toEqual(prefix);
     expect(again.prefixTurns).toBe(2);
     const bad = [{ ...prefix[0], observation: 'something else' }];
-    await expect(runSlots([{ spec: e.task.spec, seed: 1, prefix: bad }], agent('frozenlake'))).rejects.toMatchObject({ name: 'RolloutError', code: 'prefix-mismatch' });
+    await expect(runSlots([{ spec: e.task.spec, seed: 1, prefix: bad }], agent('frozenlake'))).rejects.toMatchObject({
+      name: 'RolloutError',
+      code: 'prefix-mismatch',
+    });
   });
 
   it('BaseEnv.reseed changes the randomness that follows, reproducibly', async () => {

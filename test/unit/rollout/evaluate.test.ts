@@ -11,7 +11,6 @@ import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 import { tinyModels } from '../engine/fixtures.ts';
 import { timeless } from './timeless.ts';
 
-
 const guess = { family: 'guess' as const, split: 'test' as const, episodes: 12, seed: 40, options: { candidates: 4, maxTurns: 4 } };
 
 describe('scripted agents', () => {
@@ -49,13 +48,17 @@ describe('scripted agents', () => {
   });
 
   it('give a Pass@(K,T) grid of n × T that grows in K and T', async () => {
-    const r = await evaluatePassKT({ family: 'guess', split: 'test', tasks: 6, n: 3, seed: 7, tMax: 4, options: guess.options }, familyAgent('noisy', 'guess', 0.5));
+    const r = await evaluatePassKT(
+      { family: 'guess', split: 'test', tasks: 6, n: 3, seed: 7, tMax: 4, options: guess.options },
+      familyAgent('noisy', 'guess', 0.5),
+    );
     expect(r.episodes).toHaveLength(18);
     expect(r.grid.map((row) => row.length)).toEqual([4, 4, 4]);
-    for (let k = 0; k < 3; k++) for (let t = 0; t < 4; t++) {
-      if (t > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k][t - 1] - 1e-12);
-      if (k > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k - 1][t] - 1e-12);
-    }
+    for (let k = 0; k < 3; k++)
+      for (let t = 0; t < 4; t++) {
+        if (t > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k][t - 1] - 1e-12);
+        if (k > 0) expect(r.grid[k][t]).toBeGreaterThanOrEqual(r.grid[k - 1][t] - 1e-12);
+      }
     expect(r.grid[0][3]).toBeCloseTo(r.successRate, 12);
   });
 

@@ -94,7 +94,10 @@ describe('policy rollout', () => {
       expect(Array.from(inp.refLogprobs ?? [])).toEqual(Array.from(inp.criticLogprobs ?? []));
     });
     for (const name of ['mc', 'gae', 'bilevel-gae', 'sweet', 'grpo'] as const) {
-      const out = computeCredit(name, inputs.map((x, i) => ({ ...x, group: String(Math.floor(i / 2)) })));
+      const out = computeCredit(
+        name,
+        inputs.map((x, i) => ({ ...x, group: String(Math.floor(i / 2)) })),
+      );
       for (const r of out) expect(Array.from(r.perTurn).every(Number.isFinite)).toBe(true);
     }
     // live: push each turn as it lands; equals the batch GAE and SWEET on the whole episode
@@ -122,7 +125,11 @@ describe('policy rollout', () => {
     const e = result.episodes.reduce((a, b) => (b.turns.length > a.turns.length ? b : a));
     const tokens = e.turns.map((t) => t.tokens);
     const items: number[] = [];
-    const counting: ScoreApi = { score: (r) => (items.push(r.items.length), engine.score(r)), encode: (p, m) => engine.encode(p, m), models: () => engine.models() };
+    const counting: ScoreApi = {
+      score: (r) => (items.push(r.items.length), engine.score(r)),
+      encode: (p, m) => engine.encode(p, m),
+      models: () => engine.models(),
+    };
     const live = new LiveEpisodeCredit();
     const PARAMS = { mc: { gamma: 0.9 }, gae: { gamma: 0.9, lambda: 0.7 }, 'bilevel-gae': { turnGamma: 0.8 }, sweet: { beta: 0.5 } } as const;
     for (let t = 1; t <= e.turns.length; t++) {
@@ -159,7 +166,10 @@ describe('policy rollout', () => {
     for (let t = 0; t < e.turns.length; t++) {
       const ids = Array.from(tokens[t] ?? []);
       const context = { ids: windowIds(m.tok, toChat(dialogueOf(e.task.prompt, e.turns.slice(0, t)), e.task.hidden), 512, ids.length) };
-      const [crit, ref] = await Promise.all([engine.score({ model: 'critic', adapter: 'sweet-critic', items: [{ context, continuation: ids }] }), engine.score({ model: 'critic', adapter: null, items: [{ context, continuation: ids }] })]);
+      const [crit, ref] = await Promise.all([
+        engine.score({ model: 'critic', adapter: 'sweet-critic', items: [{ context, continuation: ids }] }),
+        engine.score({ model: 'critic', adapter: null, items: [{ context, continuation: ids }] }),
+      ]);
       expect(credit[t]).toBeCloseTo(sweetTurnAdvantage(crit.items[0].logprobs, ref.items[0].logprobs, 0.1), 5);
     }
   });

@@ -78,7 +78,9 @@ describe('EpisodeRecorder', () => {
     const spec = { family: 'guess' as const, split: 'test' as const, seed: 4 };
     const task = createEnv('guess').reset(spec);
     const rec = await EpisodeRecorder.begin(store, task, { policy: 'expert', adapter: null, critic: null }, { collaborative: true });
-    const episode = await playEpisode(createAgent('expert', 'guess', { seed: 4 }), spec, { onEvent: (e) => (e.kind === 'turn' ? rec.turn(e.turn) : undefined) });
+    const episode = await playEpisode(createAgent('expert', 'guess', { seed: 4 }), spec, {
+      onEvent: (e) => (e.kind === 'turn' ? rec.turn(e.turn) : undefined),
+    });
     await rec.flush();
     const stored = await store.getEpisode(rec.episodeId);
     expect(stored?.status).toBe('complete');
@@ -96,7 +98,8 @@ describe('EpisodeRecorder', () => {
     const writer = {
       beginEpisode: store.beginEpisode.bind(store),
       abortEpisode: store.abortEpisode.bind(store),
-      commitTurn: (...args: Parameters<TrajectoryStore['commitTurn']>) => (full ? Promise.reject(new StoreError('quota', QUOTA_MESSAGE)) : store.commitTurn(...args)),
+      commitTurn: (...args: Parameters<TrajectoryStore['commitTurn']>) =>
+        full ? Promise.reject(new StoreError('quota', QUOTA_MESSAGE)) : store.commitTurn(...args),
     };
     const spec = { family: 'guess' as const, split: 'test' as const, seed: 4 };
     const task = createEnv('guess').reset(spec);

@@ -13,7 +13,6 @@ import type { Agent, EpisodeTurn, FamilyName, Message, TaskSpec } from '../../..
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 import { timeless } from './timeless.ts';
 
-
 /** The reference: one agent, one environment, a plain loop until the environment ends. */
 async function byHand(agent: Agent, spec: TaskSpec): Promise<EpisodeTurn[]> {
   const env = createEnv(spec.family);
@@ -64,8 +63,12 @@ describe('rollout', () => {
     }
     expect(r.episodes.some((e) => e.truncated)).toBe(true);
     await expect(rollout({ tasks: [], k: 1, seed: 0 }, noisy('guess'))).rejects.toThrow(RolloutError);
-    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 1, seed: 0, turnLimit: 0 }, noisy('guess'))).rejects.toThrow(/turnLimit must be an integer ≥ 1/);
-    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 0, seed: 0 }, noisy('guess'))).rejects.toThrow(/K \(episodes per task\) must be an integer ≥ 1/);
+    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 1, seed: 0, turnLimit: 0 }, noisy('guess'))).rejects.toThrow(
+      /turnLimit must be an integer ≥ 1/,
+    );
+    await expect(rollout({ tasks: taskSpecs('guess', 'test', 1, 1), k: 0, seed: 0 }, noisy('guess'))).rejects.toThrow(
+      /K \(episodes per task\) must be an integer ≥ 1/,
+    );
   });
 
   it('batched equals the same agent one episode at a time (playEpisode), stream and seed', async () => {

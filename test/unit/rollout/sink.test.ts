@@ -11,7 +11,14 @@ import { turnsOf } from '../../../src/rl/store/turn.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 
 const agent = () => scriptedBatchAgent('noisy(0.3)', (seed) => createAgent('noisy', 'guess', { seed }));
-const evaluation = (adapter: string | null) => ({ name: 'Evaluate on guess (test)', models: { policy: 'policy', critic: null }, adapterId: adapter, algorithm: 'evaluate', settings: { family: 'guess', split: 'test' }, seed: 1000 });
+const evaluation = (adapter: string | null) => ({
+  name: 'Evaluate on guess (test)',
+  models: { policy: 'policy', critic: null },
+  adapterId: adapter,
+  algorithm: 'evaluate',
+  settings: { family: 'guess', split: 'test' },
+  seed: 1000,
+});
 
 /** A rollout stored under a new run, as the Evaluate view plays one evaluated policy. */
 async function storedRollout(store: TrajectoryWriter, adapter: string | null, config: RolloutConfig) {
@@ -27,7 +34,10 @@ describe('openRunSink', () => {
     const base = await storedRollout(store, null, config);
     const tuned = await storedRollout(store, 'run-7/policy', config);
     expect(tuned.runId).not.toBe(base.runId);
-    for (const [r, adapter] of [[base, null], [tuned, 'run-7/policy']] as const) {
+    for (const [r, adapter] of [
+      [base, null],
+      [tuned, 'run-7/policy'],
+    ] as const) {
       const page = await store.listEpisodes({ runId: r.runId }, { limit: 100 });
       expect(page.items.length).toBe(r.episodes.length);
       expect(page.items.every((s) => s.runId === r.runId && s.model.adapter === adapter)).toBe(true);

@@ -5,20 +5,52 @@ import { annotations, fromRecord, rewardInput } from '../../../src/rl/rollout/st
 import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';
 
 const turn = (role: MessageRecord['role'], text: string, reward = 0, done = false, tokens: number[] | null = null): MessageRecord => ({
-  role, text, tokens, logprobs: null, promptTokens: 0, completionTokens: 0, reward, done, latencyMs: 0, backend: 'x', info: {}, at: 1,
+  role,
+  text,
+  tokens,
+  logprobs: null,
+  promptTokens: 0,
+  completionTokens: 0,
+  reward,
+  done,
+  latencyMs: 0,
+  backend: 'x',
+  info: {},
+  at: 1,
 });
 
 const record = (turns: MessageRecord[]): EpisodeRecord => ({
-  type: 'episode', id: 'e1', runId: null, status: 'complete', task: { family: 'guess', split: 'test', seed: 3, options: {}, hidden: { item: 'fox' } },
-  model: { policy: 'p', adapter: null, critic: null }, turns, outcome: null, credit: [], createdAt: 1, updatedAt: 1, finishedAt: null, abortReason: null,
+  type: 'episode',
+  id: 'e1',
+  runId: null,
+  status: 'complete',
+  task: { family: 'guess', split: 'test', seed: 3, options: {}, hidden: { item: 'fox' } },
+  model: { policy: 'p', adapter: null, critic: null },
+  turns,
+  outcome: null,
+  credit: [],
+  createdAt: 1,
+  updatedAt: 1,
+  finishedAt: null,
+  abortReason: null,
 });
 
 describe('stored episodes', () => {
   it('adds reply rewards to the agent turn before them and joins several replies', () => {
-    const rec = record([turn('system', 'Guess the animal.'), turn('agent', 'Q1', 0.5, false, [4, 5]), turn('collaborator', 'yes', -0.1), turn('env', 'turn 1 used'), turn('agent', 'GUESS fox', 0), turn('env', 'right', 1, true)]);
+    const rec = record([
+      turn('system', 'Guess the animal.'),
+      turn('agent', 'Q1', 0.5, false, [4, 5]),
+      turn('collaborator', 'yes', -0.1),
+      turn('env', 'turn 1 used'),
+      turn('agent', 'GUESS fox', 0),
+      turn('env', 'right', 1, true),
+    ]);
     const s = fromRecord(rec);
     expect(s.critic.task).toEqual({ prompt: 'Guess the animal.', hidden: { item: 'fox' } });
-    expect(s.critic.turns.map((t) => [t.action, t.observation, t.done])).toEqual([['Q1', 'yes\nturn 1 used', false], ['GUESS fox', 'right', true]]);
+    expect(s.critic.turns.map((t) => [t.action, t.observation, t.done])).toEqual([
+      ['Q1', 'yes\nturn 1 used', false],
+      ['GUESS fox', 'right', true],
+    ]);
     expect(s.critic.turns[0].reward).toBeCloseTo(0.4, 10);
     expect(s.critic.tokens).toEqual([[4, 5], null]);
     expect(s.agentRecords).toEqual([1, 4]);

@@ -36,7 +36,8 @@ beforeAll(async () => {
   await engine.setAdapter('sweet-critic', { spec, weights: w }, { model: 'critic', activate: true });
   const agent = await PolicyBatchAgent.create(engine, { sampling: { maxNewTokens: 8 } });
   // bandit ends after its pull (terminal); frozenlake is cut at the turn limit (a bootstrapped prefix)
-  episodes = (await rollout({ tasks: [...taskSpecs('bandit', 'test', 1, 1), ...taskSpecs('frozenlake', 'test', 1, 1)], k: 1, seed: 9, turnLimit: 3 }, agent)).episodes;
+  episodes = (await rollout({ tasks: [...taskSpecs('bandit', 'test', 1, 1), ...taskSpecs('frozenlake', 'test', 1, 1)], k: 1, seed: 9, turnLimit: 3 }, agent))
+    .episodes;
 });
 afterAll(() => engine.dispose());
 
@@ -66,7 +67,10 @@ describe('credit recomputed from stored critic scores', () => {
       expect(scores!.tokens).toEqual(e.turns.flatMap((t) => t.tokens ?? []));
       expect(scores!.tokenText).toEqual(await Promise.all(scores!.tokens.map((id) => engine.decode([id], 'critic'))));
       lives.push(live);
-      records.push({ ...playedRecord(e, { id: `e${i}`, runId: null, model: { policy: 'policy', adapter: null, critic: 'critic' }, collaborative: false, at: 1 }), criticScores: { ...scores!, at: 2 } });
+      records.push({
+        ...playedRecord(e, { id: `e${i}`, runId: null, model: { policy: 'policy', adapter: null, critic: 'critic' }, collaborative: false, at: 1 }),
+        criticScores: { ...scores!, at: 2 },
+      });
     }
 
     // through our JSONL (numbers printed and parsed back) …
@@ -108,7 +112,16 @@ describe('credit recomputed from stored critic scores', () => {
     const store = await openStore();
     await store.importRecords([plain], { source: 'test' });
     const T = e.turns.length;
-    const scores = { version: 'critic', values: new Array<number>(T + 2).fill(0), tokenOffsets: new Array<number>(T + 2).fill(0), tokens: [], tokenText: [], tokenValues: null, criticLogprobs: [], refLogprobs: [] };
+    const scores = {
+      version: 'critic',
+      values: new Array<number>(T + 2).fill(0),
+      tokenOffsets: new Array<number>(T + 2).fill(0),
+      tokens: [],
+      tokenText: [],
+      tokenValues: null,
+      criticLogprobs: [],
+      refLogprobs: [],
+    };
     await expect(store.putCriticScores('p', scores)).rejects.toThrow(`critic scores cover ${T + 1} turns but episode p has ${T}`);
     await expect(store.putCriticScores('p', { ...scores, values: [0] })).rejects.toThrow(/values has 1 entries, expected/);
     store.close();

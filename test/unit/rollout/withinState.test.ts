@@ -52,7 +52,9 @@ describe.runIf(shipped)('within-state candidates on the shipped models (guess)',
     const adapter = (await engine.adapters('critic')).active;
     const { scores, unavailable } = await candidateScores(states, { critic: engine, criticAdapter: adapter });
     for (const s of scores) {
-      expect(Object.keys(s).sort()).toEqual(adapter === null ? ['info-gain', 'policy-logprob', 'value-lookahead'] : ['info-gain', 'policy-logprob', 'sweet', 'value-lookahead']);
+      expect(Object.keys(s).sort()).toEqual(
+        adapter === null ? ['info-gain', 'policy-logprob', 'value-lookahead'] : ['info-gain', 'policy-logprob', 'sweet', 'value-lookahead'],
+      );
       for (const v of Object.values(s)) {
         expect(v).toHaveLength(n);
         for (const x of v) expect(Number.isFinite(x)).toBe(true);
@@ -64,9 +66,19 @@ describe.runIf(shipped)('within-state candidates on the shipped models (guess)',
   });
 
   it('`credit-report --within-state --json` reports every estimator row, the skipped states and the truth’s reliability', { timeout: 60_000 }, async () => {
-    const { code, out } = await capture(() => creditReport.run(['--family', 'guess', '--within-state', '--states', '3', '--candidates', '2', '--m', '2', '--resamples', '20', '--seed', '3', '--json']));
+    const { code, out } = await capture(() =>
+      creditReport.run(['--family', 'guess', '--within-state', '--states', '3', '--candidates', '2', '--m', '2', '--resamples', '20', '--seed', '3', '--json']),
+    );
     expect(code).toBe(0);
-    const r = JSON.parse(out) as { mode: string; states: number; candidates: number; m: number; report: WithinStateReport; reliability: HalfSplitReliability; unavailable: { estimator: string }[] };
+    const r = JSON.parse(out) as {
+      mode: string;
+      states: number;
+      candidates: number;
+      m: number;
+      report: WithinStateReport;
+      reliability: HalfSplitReliability;
+      unavailable: { estimator: string }[];
+    };
     expect(r.mode).toBe('within-state');
     expect([r.states, r.candidates, r.m]).toEqual([3, 2, 2]);
     expect(r.report.rows.map((x) => x.estimator)).toEqual(expect.arrayContaining(['policy-logprob', 'value-lookahead', 'info-gain']));
@@ -75,16 +87,43 @@ describe.runIf(shipped)('within-state candidates on the shipped models (guess)',
     expect(r.unavailable.map((u) => u.estimator)).toContain('archer');
     expect(r.reliability.ceiling).toHaveProperty('estimate');
     // the two modes' own flags are refused in the other mode, not ignored
-    await expect(creditReport.run(['--family', 'guess', '--within-state', '--k', '2'])).rejects.toMatchObject({ name: 'UsageError', message: '--within-state does not take --k' });
-    await expect(creditReport.run(['--family', 'guess', '--states', '2'])).rejects.toMatchObject({ name: 'UsageError', message: '--states belongs to --within-state' });
+    await expect(creditReport.run(['--family', 'guess', '--within-state', '--k', '2'])).rejects.toMatchObject({
+      name: 'UsageError',
+      message: '--within-state does not take --k',
+    });
+    await expect(creditReport.run(['--family', 'guess', '--states', '2'])).rejects.toMatchObject({
+      name: 'UsageError',
+      message: '--states belongs to --within-state',
+    });
   });
 
   it('`credit-report --sweet-centre K` adds SWEET-RL centred at each state as a row of the pooled table', { timeout: 60_000 }, async () => {
-    const { code, out } = await capture(() => creditReport.run(['--family', 'guess', '--estimators', 'mc,sweet', '--episodes', '2', '--k', '1', '--m', '1', '--sweet-centre', '2', '--resamples', '10', '--json']));
+    const { code, out } = await capture(() =>
+      creditReport.run([
+        '--family',
+        'guess',
+        '--estimators',
+        'mc,sweet',
+        '--episodes',
+        '2',
+        '--k',
+        '1',
+        '--m',
+        '1',
+        '--sweet-centre',
+        '2',
+        '--resamples',
+        '10',
+        '--json',
+      ]),
+    );
     expect(code).toBe(0);
     const r = JSON.parse(out) as { sweetCentre: number; reports: { truth: string; report: { rows: { estimator: string }[] } }[] };
     expect(r.sweetCentre).toBe(2);
     for (const x of r.reports) expect(x.report.rows.map((row) => row.estimator)).toEqual(['mc', 'sweet', 'sweet-centred']);
-    await expect(creditReport.run(['--family', 'guess', '--estimators', 'mc', '--sweet-centre', '2'])).rejects.toMatchObject({ name: 'UsageError', message: expect.stringMatching(/add sweet to --estimators/) });
+    await expect(creditReport.run(['--family', 'guess', '--estimators', 'mc', '--sweet-centre', '2'])).rejects.toMatchObject({
+      name: 'UsageError',
+      message: expect.stringMatching(/add sweet to --estimators/),
+    });
   });
 });

@@ -4,7 +4,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeAdapter, probeWebGpu, softwareAdapterReason } from '../../../src/rl/runtime/webgpu.ts';
 
-const info = (vendor: string, architecture: string, description = '', isFallbackAdapter?: boolean) => ({ vendor, architecture, device: '', description, ...(isFallbackAdapter === undefined ? {} : { isFallbackAdapter }) });
+const info = (vendor: string, architecture: string, description = '', isFallbackAdapter?: boolean) => ({
+  vendor,
+  architecture,
+  device: '',
+  description,
+  ...(isFallbackAdapter === undefined ? {} : { isFallbackAdapter }),
+});
 
 describe('software adapters', () => {
   it.each([
@@ -21,7 +27,9 @@ describe('software adapters', () => {
   });
 
   it('names SwiftShader in the reason wasm was chosen', () => {
-    expect(softwareAdapterReason(describeAdapter(info('google', 'swiftshader')))).toBe('the WebGPU adapter is software (SwiftShader); wasm is faster here (choose WebGPU in Settings to use it anyway)');
+    expect(softwareAdapterReason(describeAdapter(info('google', 'swiftshader')))).toBe(
+      'the WebGPU adapter is software (SwiftShader); wasm is faster here (choose WebGPU in Settings to use it anyway)',
+    );
     expect(softwareAdapterReason(describeAdapter(info('mesa', 'llvm', 'llvmpipe')))).toMatch(/^the WebGPU adapter is software \(mesa llvm\)/);
   });
 });

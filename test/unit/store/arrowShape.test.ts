@@ -67,7 +67,11 @@ async function cli(args: string[]): Promise<void> {
   expect(code, args.join(' ')).toBe(0);
 }
 
-const rowsOf = (path: string): unknown[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+const rowsOf = (path: string): unknown[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
 
 describe('the shape model', () => {
   it('fails where pyarrow fails and passes where it reads', () => {
@@ -113,11 +117,18 @@ describe('every JSONL the lab writes has one type per column across all families
       expect(() => tableShape(rows), file).not.toThrow();
     }
     // the credit is there, once per estimator, with values for the agent messages only
-    const eps = rowsOf(credited).filter((r) => (r as { type?: string }).type === 'episode') as { turns: { role: string }[]; credit: { estimator: string; turns: number[]; values: number[] }[] }[];
+    const eps = rowsOf(credited).filter((r) => (r as { type?: string }).type === 'episode') as {
+      turns: { role: string }[];
+      credit: { estimator: string; turns: number[]; values: number[] }[];
+    }[];
     expect(eps.every((e) => e.credit.map((c) => c.estimator).join() === 'mc,grpo')).toBe(true);
     for (const e of eps) for (const c of e.credit) expect(c.turns.every((i) => e.turns[i].role === 'agent')).toBe(true);
     // the hidden information as objects (as version 2 wrote it) gives some path two types: the data can tell
-    const asObjects = rowsOf(played).map((r) => ((r as { type?: string }).type === 'episode' ? { ...(r as object), task: { ...(r as { task: object }).task, hidden: JSON.parse((r as { task: { hidden: string } }).task.hidden) as unknown } } : r));
+    const asObjects = rowsOf(played).map((r) =>
+      (r as { type?: string }).type === 'episode'
+        ? { ...(r as object), task: { ...(r as { task: object }).task, hidden: JSON.parse((r as { task: { hidden: string } }).task.hidden) as unknown } }
+        : r,
+    );
     expect(() => tableShape(asObjects)).toThrow(/hidden.* in one row, .* in another/);
   });
 

@@ -41,7 +41,14 @@ describe('version 3 lines', () => {
     expect(typeof ep.task.hidden).toBe('string'); // JSON text in version 3
     expect(ep.credit[0].turns).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => i % 2));
     // the same episode as a version 2 line: hidden information as JSON, credit dense
-    const dense = { ...ep, task: { ...ep.task, hidden: JSON.parse(ep.task.hidden) as unknown }, credit: ep.credit.map(({ turns, values, ...c }) => ({ ...c, values: Array.from({ length: n }, (_, i) => (turns.includes(i) ? values[turns.indexOf(i)] : null)) })) };
+    const dense = {
+      ...ep,
+      task: { ...ep.task, hidden: JSON.parse(ep.task.hidden) as unknown },
+      credit: ep.credit.map(({ turns, values, ...c }) => ({
+        ...c,
+        values: Array.from({ length: n }, (_, i) => (turns.includes(i) ? values[turns.indexOf(i)] : null)),
+      })),
+    };
     const v2 = ['{"format":"turnwise.trajectories","version":2}', JSON.stringify(dense)].join('\n');
     expect((await validateImport(textSource(v2), { format: 'turnwise', source: 'v2' })).report.errors).toEqual([]);
     const dst = await openStore(freshName('v3-dst'));
@@ -51,7 +58,10 @@ describe('version 3 lines', () => {
     dst.close();
     // a version 3 line with an index past the episode is reported by line and field
     const bad = v3.replace(/"turns":\[1,/, `"turns":[${n + 5},`);
-    expect((await validateImport(textSource(bad), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({ line: 2, path: 'credit[0].turns[0]' });
+    expect((await validateImport(textSource(bad), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({
+      line: 2,
+      path: 'credit[0].turns[0]',
+    });
   });
 });
 
@@ -64,8 +74,15 @@ describe('version 3 hidden information', () => {
     expect((await validateImport(textSource(v3), { format: 'turnwise', source: 'ok' })).report.errors).toEqual([]);
     const asObject = v3.replace(/"hidden":"((?:[^"\\]|\\.)*)"/, (_, text: string) => `"hidden":${JSON.parse(`"${text}"`) as string}`);
     expect(asObject).not.toBe(v3);
-    expect((await validateImport(textSource(asObject), { format: 'turnwise', source: 'obj' })).report.errors[0]).toMatchObject({ line: 2, path: 'task.hidden' });
+    expect((await validateImport(textSource(asObject), { format: 'turnwise', source: 'obj' })).report.errors[0]).toMatchObject({
+      line: 2,
+      path: 'task.hidden',
+    });
     const broken = v3.replace(/"hidden":"\{/, '"hidden":"{{');
-    expect((await validateImport(textSource(broken), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({ line: 2, path: 'task.hidden', message: expect.stringMatching(/not valid JSON/) });
+    expect((await validateImport(textSource(broken), { format: 'turnwise', source: 'bad' })).report.errors[0]).toMatchObject({
+      line: 2,
+      path: 'task.hidden',
+      message: expect.stringMatching(/not valid JSON/),
+    });
   });
 });

@@ -26,7 +26,8 @@ async function labRecords(): Promise<EpisodeRecord[]> {
   return out;
 }
 
-const check = (text: string, format?: 'turnwise' | 'sweet' | 'auto') => validateImport(textSource(text), { source: 'f.jsonl', now: 1000, collect: true, ...(format ? { format } : {}) });
+const check = (text: string, format?: 'turnwise' | 'sweet' | 'auto') =>
+  validateImport(textSource(text), { source: 'f.jsonl', now: 1000, collect: true, ...(format ? { format } : {}) });
 
 describe('format detection', () => {
   it('reads Turnwise JSONL by its header', async () => {

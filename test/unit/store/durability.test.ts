@@ -32,7 +32,12 @@ function failNextPut(target: string, mode: 'async' | 'sync'): void {
     const quota = new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     if (mode === 'sync') throw quota;
     // fake-indexeddb's request queue (internal): the operation throws when the request runs, as a real backend would.
-    return this.transaction._execRequestAsync({ operation: () => { throw quota; }, source: this });
+    return this.transaction._execRequestAsync({
+      operation: () => {
+        throw quota;
+      },
+      source: this,
+    });
   };
 }
 

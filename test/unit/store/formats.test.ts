@@ -19,12 +19,21 @@ async function exportText(store: TrajectoryStore): Promise<string> {
 }
 
 async function fillStore(store: TrajectoryStore): Promise<void> {
-  const run = await store.createRun({ name: 'grpo sweep', models: { policy: 'p', critic: 'c' }, algorithm: 'grpo', settings: { lr: 1e-4, groups: [8, 16] }, seed: 3 });
+  const run = await store.createRun({
+    name: 'grpo sweep',
+    models: { policy: 'p', critic: 'c' },
+    algorithm: 'grpo',
+    settings: { lr: 1e-4, groups: [8, 16] },
+    seed: 3,
+  });
   const a = await writeEpisode(store, { runId: run.id, seed: 1 });
   await store.putCredit(a, { estimator: 'gae', version: 'critic-1', params: { gamma: 0.9 }, values: [NaN, 0.1, NaN, -0.3, NaN, 1 / 3] });
   await store.putCredit(a, { estimator: 'mc', version: 'none', values: [0, 1, 0, 1, 0, 1] });
   await writeEpisode(store, { seed: 2, family: 'bandit', success: false, pairs: 1 });
-  const open = await store.beginEpisode({ task: { family: 'backend', split: 'test', seed: -9, options: { maxTurns: 4 }, hidden: { reference: 'f(x) = x * 2', 'ü"\\': ['\u2028', '\ud83d\ude00'] } }, model });
+  const open = await store.beginEpisode({
+    task: { family: 'backend', split: 'test', seed: -9, options: { maxTurns: 4 }, hidden: { reference: 'f(x) = x * 2', 'ü"\\': ['\u2028', '\ud83d\ude00'] } },
+    model,
+  });
   await store.appendTurn(open.id, { ...agentTurn(0), text: 'unicode: ☃ 😀 "quoted" \\ \n newline', logprobs: [-1e-8, -123.456789, -0] });
 }
 
@@ -44,7 +53,12 @@ describe('Turnwise JSONL', () => {
     for await (const ev of decodeTurnwise(readLines(textSource(first)))) if (ev.kind === 'record') decoded.push(ev.record);
     expect(await collectText(encodeTurnwise(decoded))).toBe(first);
     // Importing the same file again skips every record.
-    expect((await importFile(target, textSource(first), { format: 'turnwise', source: 'again' })).result).toEqual({ runs: 0, episodes: 0, turns: 0, skipped: 4 });
+    expect((await importFile(target, textSource(first), { format: 'turnwise', source: 'again' })).result).toEqual({
+      runs: 0,
+      episodes: 0,
+      turns: 0,
+      skipped: 4,
+    });
     expect((await target.listEpisodes()).items[0].imported).toMatchObject({ source: 'first.jsonl' });
     source.close();
     target.close();
@@ -52,10 +66,33 @@ describe('Turnwise JSONL', () => {
 
   it('writes the documented header and line shape (golden)', async () => {
     const store = await openStore('golden-db');
-    const ep = await store.beginEpisode({ task: { family: 'bandit', split: 'train', seed: 0, hidden: { arms: [0.2, 0.8] } }, model: { policy: 'p', adapter: null, critic: null } });
-    await store.appendTurn(ep.id, { role: 'agent', text: '<answer>1</answer>', tokens: [5], logprobs: [-0.5], promptTokens: 9, completionTokens: 1, reward: 1, done: true, latencyMs: 2, backend: 'wasm' });
+    const ep = await store.beginEpisode({
+      task: { family: 'bandit', split: 'train', seed: 0, hidden: { arms: [0.2, 0.8] } },
+      model: { policy: 'p', adapter: null, critic: null },
+    });
+    await store.appendTurn(ep.id, {
+      role: 'agent',
+      text: '<answer>1</answer>',
+      tokens: [5],
+      logprobs: [-0.5],
+      promptTokens: 9,
+      completionTokens: 1,
+      reward: 1,
+      done: true,
+      latencyMs: 2,
+      backend: 'wasm',
+    });
     await store.finishEpisode(ep.id, { success: true, totalReward: 1, turns: 1 });
-    await store.putCriticScores(ep.id, { version: 'critic', values: [0.25, 0], tokenOffsets: [0, 1], tokens: [5], tokenText: ['<answer>'], tokenValues: [0.5], criticLogprobs: [-0.25], refLogprobs: [-0.5] });
+    await store.putCriticScores(ep.id, {
+      version: 'critic',
+      values: [0.25, 0],
+      tokenOffsets: [0, 1],
+      tokens: [5],
+      tokenText: ['<answer>'],
+      tokenValues: [0.5],
+      criticLogprobs: [-0.25],
+      refLogprobs: [-0.5],
+    });
     const text = await exportText(store);
     expect(text).toBe(
       '{"format":"turnwise.trajectories","version":3}\n' +
@@ -78,10 +115,62 @@ const tinyEpisode = (): EpisodeRecord => ({
   task: { family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, hidden: { reference: 'double' } },
   model,
   turns: [
-    { role: 'system', text: 'Write f.', tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {}, at: 1 },
-    { role: 'agent', text: 'What does f do?', tokens: null, logprobs: null, promptTokens: 5, completionTokens: 4, reward: 0, done: false, latencyMs: 3, backend: 'wasm', info: {}, at: 2 },
-    { role: 'collaborator', text: 'It doubles.', tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'simulator', info: {}, at: 3 },
-    { role: 'agent', text: 'I WANT TO ANSWER: f(x) = 2 * x', tokens: null, logprobs: null, promptTokens: 9, completionTokens: 8, reward: 0.75, done: true, latencyMs: 3, backend: 'wasm', info: {}, at: 4 },
+    {
+      role: 'system',
+      text: 'Write f.',
+      tokens: null,
+      logprobs: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      reward: 0,
+      done: false,
+      latencyMs: 0,
+      backend: 'env',
+      info: {},
+      at: 1,
+    },
+    {
+      role: 'agent',
+      text: 'What does f do?',
+      tokens: null,
+      logprobs: null,
+      promptTokens: 5,
+      completionTokens: 4,
+      reward: 0,
+      done: false,
+      latencyMs: 3,
+      backend: 'wasm',
+      info: {},
+      at: 2,
+    },
+    {
+      role: 'collaborator',
+      text: 'It doubles.',
+      tokens: null,
+      logprobs: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      reward: 0,
+      done: false,
+      latencyMs: 0,
+      backend: 'simulator',
+      info: {},
+      at: 3,
+    },
+    {
+      role: 'agent',
+      text: 'I WANT TO ANSWER: f(x) = 2 * x',
+      tokens: null,
+      logprobs: null,
+      promptTokens: 9,
+      completionTokens: 8,
+      reward: 0.75,
+      done: true,
+      latencyMs: 3,
+      backend: 'wasm',
+      info: {},
+      at: 4,
+    },
   ],
   outcome: { success: false, totalReward: 0.75, turns: 2 },
   credit: [{ estimator: 'sweet', version: 'critic-2', params: { beta: 0.1 }, values: [null, 0.5, null, 0.25], at: 5 }],
@@ -109,7 +198,18 @@ describe('chat messages (TRL)', () => {
       // nulls (no value on the prompt and the reply) are left out with their message index
       credit: [{ name: 'sweet@critic-2', messages: [1, 3], values: [0.5, 0.25] }],
     });
-    const run = { type: 'run' as const, id: 'r', name: '', createdAt: 0, models: { policy: 'p', critic: null }, adapterId: null, algorithm: '', settings: {}, seed: 0, notes: '' };
+    const run = {
+      type: 'run' as const,
+      id: 'r',
+      name: '',
+      createdAt: 0,
+      models: { policy: 'p', critic: null },
+      adapterId: null,
+      algorithm: '',
+      settings: {},
+      seed: 0,
+      notes: '',
+    };
     const lines = (await collectText(encodeChatJsonl([run, tinyEpisode()]))).split('\n');
     expect(lines).toHaveLength(2); // one record and the final newline; the run is skipped
   });
@@ -127,11 +227,21 @@ describe('SWEET-RL records', () => {
       ],
       answer: ' f(x) = 2 * x',
       reward: 0.75,
-      turnwise: { id: tinyEpisode().id, family: 'backend', split: 'test', seed: 4, options: { tests: 3 }, model, success: false, reply: 'collaborator', groundTruth: 'json' },
+      turnwise: {
+        id: tinyEpisode().id,
+        family: 'backend',
+        split: 'test',
+        seed: 4,
+        options: { tests: 3 },
+        model,
+        success: false,
+        reply: 'collaborator',
+        groundTruth: 'json',
+      },
     });
   });
 
-  it('keeps the episode id through export and import, so re-importing the lab\'s own file adds no copies', async () => {
+  it("keeps the episode id through export and import, so re-importing the lab's own file adds no copies", async () => {
     const store = await openStore();
     const ids = [await writeEpisode(store, { seed: 1 }), await writeEpisode(store, { seed: 2 })];
     const records = await store.getEpisodes(ids);
@@ -141,10 +251,23 @@ describe('SWEET-RL records', () => {
     expect(result).toMatchObject({ episodes: 0, skipped: 2 });
     expect(await store.countEpisodes()).toBe(2);
     // a file written before the id was carried keeps the "<file>#<line>" ids
-    const old = text.split('\n').filter(Boolean).map((l) => { const r = JSON.parse(l); delete r.turnwise.id; return JSON.stringify(r); }).join('\n');
+    const old = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const r = JSON.parse(l);
+        delete r.turnwise.id;
+        return JSON.stringify(r);
+      })
+      .join('\n');
     const again = await importFile(store, textSource(old), { source: 'old.jsonl' });
     expect(again.result).toMatchObject({ episodes: 2, skipped: 0 });
-    expect((await store.listEpisodes({}, { limit: 10 })).items.map((e) => e.id).filter((id) => id.startsWith('old.jsonl#')).sort()).toEqual(['old.jsonl#1', 'old.jsonl#2']);
+    expect(
+      (await store.listEpisodes({}, { limit: 10 })).items
+        .map((e) => e.id)
+        .filter((id) => id.startsWith('old.jsonl#'))
+        .sort(),
+    ).toEqual(['old.jsonl#1', 'old.jsonl#2']);
     store.close();
   });
 
@@ -165,7 +288,11 @@ describe('SWEET-RL records', () => {
     for await (const ev of decodeSweet(readLines(textSource(text)), { idPrefix: 'cb.jsonl', now: 1000 })) events.push(ev);
     expect(events.map((e) => e.kind)).toEqual(['record', 'record']);
     const ep = (events[0] as { record: EpisodeRecord }).record;
-    expect(ep).toMatchObject({ id: 'cb.jsonl#1', task: { family: 'colbench', split: 'train', seed: 1, hidden: colbench.task }, outcome: { success: true, totalReward: 1, turns: 2 } });
+    expect(ep).toMatchObject({
+      id: 'cb.jsonl#1',
+      task: { family: 'colbench', split: 'train', seed: 1, hidden: colbench.task },
+      outcome: { success: true, totalReward: 1, turns: 2 },
+    });
     expect(ep.turns.map((t) => [t.role, t.reward, t.done])).toEqual([
       ['collaborator', 0, false],
       ['agent', 0, false],
@@ -180,7 +307,16 @@ describe('SWEET-RL records', () => {
       dialogue_history: colbench.dialogue_history.map(({ role, content }) => ({ role, content })),
       answer: colbench.answer,
       reward: 1,
-      turnwise: { id: 'cb.jsonl#1', family: 'colbench', split: 'train', seed: 1, options: {}, model: { policy: 'unknown', adapter: null, critic: null }, success: true, reply: 'collaborator' },
+      turnwise: {
+        id: 'cb.jsonl#1',
+        family: 'colbench',
+        split: 'train',
+        seed: 1,
+        options: {},
+        model: { policy: 'unknown', adapter: null, critic: null },
+        success: true,
+        reply: 'collaborator',
+      },
     });
   });
 });
@@ -199,7 +335,17 @@ describe('veRL Parquet', () => {
       prompt: [{ role: 'system', content: 'Write f.' }],
       ability: 'backend',
       reward_model: { style: 'rule', ground_truth: '{"reference":"double"}' },
-      extra_info: { split: 'test', index: 0n, episode_id: 'e1', family: 'backend', seed: 4n, reward: 0.75, success: false, turns: 2, options: JSON.stringify(tinyEpisode().task.options) },
+      extra_info: {
+        split: 'test',
+        index: 0n,
+        episode_id: 'e1',
+        family: 'backend',
+        seed: 4n,
+        reward: 0.75,
+        success: false,
+        turns: 2,
+        options: JSON.stringify(tinyEpisode().task.options),
+      },
       messages: toChatRecord(tinyEpisode()).messages,
     });
     expect(rows[1].extra_info).toMatchObject({ index: 1n, episode_id: 'e2', reward: null, success: null, turns: 2 });

@@ -45,7 +45,10 @@ export const agentTurn = (i: number, done = false): MessageInput => ({
 export const collaboratorTurn = (i: number): MessageInput => ({ role: 'collaborator', text: `Yes (${i}).`, backend: 'simulator', info: {} });
 
 /** Writes a complete episode of `pairs` question/answer pairs plus a final answer. */
-export async function writeEpisode(store: TrajectoryStore, opts: { seed?: number; runId?: string | null; family?: string; success?: boolean; pairs?: number } = {}): Promise<string> {
+export async function writeEpisode(
+  store: TrajectoryStore,
+  opts: { seed?: number; runId?: string | null; family?: string; success?: boolean; pairs?: number } = {},
+): Promise<string> {
   const ep = await store.beginEpisode({ runId: opts.runId ?? null, task: task(opts.seed ?? 1, opts.family), model });
   await store.appendTurn(ep.id, { role: 'system', text: 'Guess the item. Ask yes/no questions.', backend: 'env' });
   const pairs = opts.pairs ?? 2;

@@ -58,15 +58,32 @@ describe('import validation', () => {
   });
 
   it('requires a header of a readable version', async () => {
-    expect((await check(LINES.slice(1).join('\n'))).report.errors[0]).toMatchObject({ line: 1, message: expect.stringMatching(/first line must be the header/) });
+    expect((await check(LINES.slice(1).join('\n'))).report.errors[0]).toMatchObject({
+      line: 1,
+      message: expect.stringMatching(/first line must be the header/),
+    });
     const v9 = ['{"format":"turnwise.trajectories","version":9}', ...LINES.slice(1)].join('\n');
     expect((await check(v9)).report.errors).toEqual([{ line: 1, path: '', message: 'unsupported format version 9 (this lab reads versions 1, 2, 3)' }]);
     // a version 1 file (lines without criticScores, credit values aligned with the turns, null where none) still imports
     const denseCredit = ([k, x]: [string, unknown], turns: number): [string, unknown] =>
-      k !== 'credit' ? [k, x] : [k, (x as { turns: number[]; values: number[] }[]).map(({ turns: at, values, ...c }) => ({ ...c, values: Array.from({ length: turns }, (_, i) => (at.includes(i) ? values[at.indexOf(i)] : null)) }))];
+      k !== 'credit'
+        ? [k, x]
+        : [
+            k,
+            (x as { turns: number[]; values: number[] }[]).map(({ turns: at, values, ...c }) => ({
+              ...c,
+              values: Array.from({ length: turns }, (_, i) => (at.includes(i) ? values[at.indexOf(i)] : null)),
+            })),
+          ];
     const withoutScores = (line: string) => {
       const r = JSON.parse(line) as { turns?: unknown[] };
-      return JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'criticScores').map((e) => denseCredit(e, r.turns?.length ?? 0))));
+      return JSON.stringify(
+        Object.fromEntries(
+          Object.entries(r)
+            .filter(([k]) => k !== 'criticScores')
+            .map((e) => denseCredit(e, r.turns?.length ?? 0)),
+        ),
+      );
     };
     const v1 = ['{"format":"turnwise.trajectories","version":1}', ...LINES.slice(1).map(withoutScores)].join('\n');
     expect(v1).not.toMatch(/criticScores/);
@@ -77,7 +94,9 @@ describe('import validation', () => {
   it('rejects an import that conflicts with stored ids when asked to, writing nothing', async () => {
     const store = await openStore();
     await importFile(store, textSource([LINES[0], LINES[3]].join('\n')), { format: 'turnwise', source: 'one' });
-    const { result } = await importFile(store, textSource(FILE), { format: 'turnwise', source: 'all', onConflict: 'error' }).catch((e: unknown) => ({ result: e }));
+    const { result } = await importFile(store, textSource(FILE), { format: 'turnwise', source: 'all', onConflict: 'error' }).catch((e: unknown) => ({
+      result: e,
+    }));
     expect(result).toMatchObject({ name: 'StoreError', code: 'conflict' });
     expect(await store.countEpisodes()).toBe(1);
     expect(await store.listRuns()).toEqual([]);
@@ -119,32 +138,32 @@ const damage = fc.oneof(
       ['text', [1, null, []]],
     )
     .chain(([field, values]) => fc.record({ line: fc.integer({ min: 3, max: 5 }), field: fc.constant(field), value: fc.constantFrom(...values) }))
-    .map(
-      ({ line, field, value }): Damage => ({
-        kind: `wrong type ${field}=${JSON.stringify(value)}`,
-        line,
-        apply: (ls) =>
-          ls
-            .map((l, i) => {
-              if (i !== line - 1) return l;
-              const rec = JSON.parse(l);
-              rec.turns[1][field] = value;
-              return JSON.stringify(rec).replace(`"${INF}"`, '1e999');
-            })
-            .join('\n'),
-      }),
-    ),
-  fc.record({ line: fc.integer({ min: 2, max: 5 }), at: fc.nat(), bytes: fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80]) }).map(({ line, at, bytes }): Damage => ({
-    kind: 'invalid UTF-8',
-    line,
-    apply: (ls) => {
-      const before = enc.encode(ls.slice(0, line - 1).join('\n') + '\n');
-      const target = enc.encode(ls[line - 1]);
-      const cut = at % target.length;
-      const rest = enc.encode('\n' + ls.slice(line).join('\n'));
-      return new Uint8Array([...before, ...target.slice(0, cut), ...bytes, ...target.slice(cut), ...rest]);
-    },
-  })),
+    .map(({ line, field, value }): Damage => ({
+      kind: `wrong type ${field}=${JSON.stringify(value)}`,
+      line,
+      apply: (ls) =>
+        ls
+          .map((l, i) => {
+            if (i !== line - 1) return l;
+            const rec = JSON.parse(l);
+            rec.turns[1][field] = value;
+            return JSON.stringify(rec).replace(`"${INF}"`, '1e999');
+          })
+          .join('\n'),
+    })),
+  fc
+    .record({ line: fc.integer({ min: 2, max: 5 }), at: fc.nat(), bytes: fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80]) })
+    .map(({ line, at, bytes }): Damage => ({
+      kind: 'invalid UTF-8',
+      line,
+      apply: (ls) => {
+        const before = enc.encode(ls.slice(0, line - 1).join('\n') + '\n');
+        const target = enc.encode(ls[line - 1]);
+        const cut = at % target.length;
+        const rest = enc.encode('\n' + ls.slice(line).join('\n'));
+        return new Uint8Array([...before, ...target.slice(0, cut), ...bytes, ...target.slice(cut), ...rest]);
+      },
+    })),
   fc.record({ line: fc.integer({ min: 2, max: 5 }), depth: fc.integer({ min: 65, max: 100_000 }) }).map(({ line, depth }): Damage => ({
     kind: 'deep nesting',
     line,
@@ -172,7 +191,10 @@ describe('SWEET-RL import', () => {
   it('reports bad roles and rewards by line and field, importing nothing', async () => {
     const store = await openStore();
     const badRole = record(1).replace('"role":"assistant"', '"role":"agent"');
-    const { report, result } = await importFile(store, textSource([record(1), badRole, record('high'), '{"task":{}}'].join('\n')), { format: 'sweet', source: 's' });
+    const { report, result } = await importFile(store, textSource([record(1), badRole, record('high'), '{"task":{}}'].join('\n')), {
+      format: 'sweet',
+      source: 's',
+    });
     expect(result).toBeNull();
     expect(report.errors.map((e) => [e.line, e.path])).toEqual([
       [2, 'dialogue_history[1].role'],
@@ -198,7 +220,10 @@ describe('fuzzed imports', () => {
         });
         expect(report.ok, d.kind).toBe(false);
         expect(result).toBeNull();
-        expect(report.errors.map((e) => e.line), d.kind).toContain(d.line);
+        expect(
+          report.errors.map((e) => e.line),
+          d.kind,
+        ).toContain(d.line);
         expect(await store.countEpisodes()).toBe(0);
         store.close();
       }),
@@ -209,17 +234,20 @@ describe('fuzzed imports', () => {
   it('never throw on random byte damage, and import either everything or nothing', async () => {
     const bytes = enc.encode(FILE);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ at: fc.nat({ max: bytes.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 }), async (flips) => {
-        const damaged = bytes.slice();
-        for (const f of flips) damaged[f.at] = f.byte;
-        const store = await openStore();
-        const { report, result } = await importFile(store, [damaged], { format: 'turnwise', source: 'flips' });
-        const count = await store.countEpisodes();
-        if (report.ok) expect(count).toBe(result!.episodes);
-        else expect(count).toBe(0);
-        for (const e of report.errors) expect(e.line).toBeGreaterThanOrEqual(1);
-        store.close();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ at: fc.nat({ max: bytes.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 }),
+        async (flips) => {
+          const damaged = bytes.slice();
+          for (const f of flips) damaged[f.at] = f.byte;
+          const store = await openStore();
+          const { report, result } = await importFile(store, [damaged], { format: 'turnwise', source: 'flips' });
+          const count = await store.countEpisodes();
+          if (report.ok) expect(count).toBe(result!.episodes);
+          else expect(count).toBe(0);
+          for (const e of report.errors) expect(e.line).toBeGreaterThanOrEqual(1);
+          store.close();
+        },
+      ),
       { numRuns: 40, seed: 11 },
     );
   });
@@ -246,7 +274,11 @@ describe('million-line files', () => {
     const pulled = { bytes: 0 };
     const store = await openStore();
     const n = 1_000_000;
-    const file = lazyFile(n, (i) => (i === 0 ? LINES[0] : i === n - 1 ? '{"type":"run",' : i % 100_000 === 0 ? LINES[1].replace(/"id":"[^"]*"/, `"id":"run-${i}"`) : ''), pulled);
+    const file = lazyFile(
+      n,
+      (i) => (i === 0 ? LINES[0] : i === n - 1 ? '{"type":"run",' : i % 100_000 === 0 ? LINES[1].replace(/"id":"[^"]*"/, `"id":"run-${i}"`) : ''),
+      pulled,
+    );
     const { report, result } = await importFile(store, file, { format: 'turnwise', source: 'big' });
     expect(report).toMatchObject({ ok: false, lines: n, stoppedEarly: false, counts: { runs: 9 } });
     expect(report.errors).toEqual([{ line: n, path: '', message: expect.stringMatching(/^not valid JSON/) }]);
@@ -269,7 +301,11 @@ describe('million-line files', () => {
     const store = await openStore();
     const run = JSON.parse(LINES[1]);
     const n = 100_000;
-    const file = lazyFile(n + 1, (i) => (i === 0 ? LINES[0] : i === n ? JSON.stringify({ ...run, id: 'last', seed: -1 }) : JSON.stringify({ ...run, id: `r${i}` })), { bytes: 0 });
+    const file = lazyFile(
+      n + 1,
+      (i) => (i === 0 ? LINES[0] : i === n ? JSON.stringify({ ...run, id: 'last', seed: -1 }) : JSON.stringify({ ...run, id: `r${i}` })),
+      { bytes: 0 },
+    );
     const { report, result } = await importFile(store, file, { format: 'turnwise', source: 'many' });
     expect(report.counts.runs).toBe(n - 1);
     expect(report.errors).toEqual([{ line: n + 1, path: 'seed', message: expect.stringMatching(/Invalid value/) }]);

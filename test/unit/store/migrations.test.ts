@@ -34,7 +34,17 @@ async function buildV1(name: string): Promise<void> {
   expect([...db.objectStoreNames].sort()).toEqual(['episodes', 'runs', 'tasks', 'turns']);
   const tx = db.transaction(['runs', 'tasks', 'episodes', 'turns'], 'readwrite');
   const raw = (n: string) => tx.objectStore(n as 'runs') as unknown as { put(v: unknown): Promise<unknown> };
-  await raw('runs').put({ id: 'run-1', name: 'old', createdAt: 1, models: { policy: 'p', critic: null }, adapterId: null, algorithm: 'grpo', settings: {}, seed: 1, notes: '' });
+  await raw('runs').put({
+    id: 'run-1',
+    name: 'old',
+    createdAt: 1,
+    models: { policy: 'p', critic: null },
+    adapterId: null,
+    algorithm: 'grpo',
+    settings: {},
+    seed: 1,
+    notes: '',
+  });
   const rows = [
     v1Episode('e1', 'run-1', 100, { success: true, totalReward: 1, turns: 1 }),
     v1Episode('e2', 'run-1', 200, { success: false, totalReward: 0, turns: 1 }),
@@ -44,7 +54,22 @@ async function buildV1(name: string): Promise<void> {
     await raw('episodes').put(r);
     const t = task(r.seed);
     await raw('tasks').put({ key: r.taskKey, family: t.family, split: t.split, seed: t.seed, hidden: t.hidden });
-    await raw('turns').put({ episodeId: r.id, index: 0, role: 'agent', text: `hello ${r.id}`, tokens: new Int32Array([1, 2]), logprobs: new Float32Array([-1, -2]), promptTokens: 5, completionTokens: 2, reward: 0, done: false, latencyMs: 1, backend: 'wasm', info: {}, at: r.createdAt });
+    await raw('turns').put({
+      episodeId: r.id,
+      index: 0,
+      role: 'agent',
+      text: `hello ${r.id}`,
+      tokens: new Int32Array([1, 2]),
+      logprobs: new Float32Array([-1, -2]),
+      promptTokens: 5,
+      completionTokens: 2,
+      reward: 0,
+      done: false,
+      latencyMs: 1,
+      backend: 'wasm',
+      info: {},
+      at: r.createdAt,
+    });
   }
   await tx.done;
   db.close();
@@ -75,7 +100,16 @@ describe('migrations', () => {
     expect((await store.getEpisode('e1'))!.credit).toHaveLength(1);
     // Version 4's critic scores: none on upgraded episodes until written
     expect((await store.getEpisode('e2'))!.criticScores).toBeNull();
-    const scores = { version: 'critic', values: [0.5, 0], tokenOffsets: [0, 2], tokens: [1, 2], tokenText: ['a', 'b'], tokenValues: [0.25, 0.5], criticLogprobs: [-1, -2], refLogprobs: [-1.5, -2] };
+    const scores = {
+      version: 'critic',
+      values: [0.5, 0],
+      tokenOffsets: [0, 2],
+      tokens: [1, 2],
+      tokenText: ['a', 'b'],
+      tokenValues: [0.25, 0.5],
+      criticLogprobs: [-1, -2],
+      refLogprobs: [-1.5, -2],
+    };
     await store.putCriticScores('e1', scores);
     expect((await store.getEpisode('e1'))!.criticScores).toMatchObject(scores);
     await store.resumeEpisode('e3');

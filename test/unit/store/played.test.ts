@@ -20,13 +20,17 @@ async function both(family: FamilyName, turnLimit?: number) {
   const store = await TrajectoryStore.open({ name: freshName('played'), newId: () => `ep-${++n}`, now: () => AT });
   const sink = storeSink(store, model);
   const agent = scriptedBatchAgent('noisy', (seed) => createAgent('noisy', family, { seed }));
-  const played = await rollout({ tasks: taskSpecs(family, 'test', 2, 1), k: 2, seed: 1, ...(turnLimit ? { turnLimit } : {}) }, agent, { onEvent: sink.onEvent });
+  const played = await rollout({ tasks: taskSpecs(family, 'test', 2, 1), k: 2, seed: 1, ...(turnLimit ? { turnLimit } : {}) }, agent, {
+    onEvent: sink.onEvent,
+  });
   await sink.abort('rollout ended');
   const stored: EpisodeRecord[] = [];
   for await (const r of store.exportRecords()) if (r.type === 'episode') stored.push(r);
   store.close();
   const ids = [...sink.ids.entries()];
-  const mine = ids.map(([slot, id]) => playedRecord(played.episodes[slot], { id, runId: null, model, collaborative: isCollaborative(family), at: AT, truncated: played.episodes[slot].truncated }));
+  const mine = ids.map(([slot, id]) =>
+    playedRecord(played.episodes[slot], { id, runId: null, model, collaborative: isCollaborative(family), at: AT, truncated: played.episodes[slot].truncated }),
+  );
   return { stored: stored.sort((a, b) => (a.id < b.id ? -1 : 1)), mine: mine.sort((a, b) => (a.id < b.id ? -1 : 1)) };
 }
 

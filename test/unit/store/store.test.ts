@@ -119,7 +119,16 @@ describe('TrajectoryStore episodes', () => {
     await store.putCredit(gone, { estimator: 'mc', version: 'v', values: [0, 1, 0, 1, 0, 1] });
     const T = (await store.getEpisode(gone))!.turns.filter((t) => t.role === 'agent').length;
     const n = (x: number) => new Array<number>(T).fill(x);
-    await store.putCriticScores(gone, { version: 'critic', values: [...n(0.5), 0], tokenOffsets: [0, ...n(1).map((_, i) => i + 1)], tokens: n(3), tokenText: n(3).map(() => 'x'), tokenValues: null, criticLogprobs: n(-1), refLogprobs: n(-1) });
+    await store.putCriticScores(gone, {
+      version: 'critic',
+      values: [...n(0.5), 0],
+      tokenOffsets: [0, ...n(1).map((_, i) => i + 1)],
+      tokens: n(3),
+      tokenText: n(3).map(() => 'x'),
+      tokenValues: null,
+      criticLogprobs: n(-1),
+      refLogprobs: n(-1),
+    });
     const record = { ...(await store.getEpisode(gone))!, criticScores: null };
     const token = await store.deleteEpisodes([gone, 'missing']);
     expect(token.ids).toEqual([gone]);
@@ -159,7 +168,14 @@ describe('TrajectoryStore episodes', () => {
   it('keeps adapters as typed arrays and metrics per iteration', async () => {
     const store = await openStore();
     const a = new Float32Array([1.5, -2, 0.25, 8]);
-    await store.putAdapter({ id: 'ad-1', target: 'policy', baseModel: 'policy-v1', config: { r: 2, alpha: 4 }, parentId: null, tensors: { 'layers.0.q.lora_A': { dims: [2, 2], data: a } } });
+    await store.putAdapter({
+      id: 'ad-1',
+      target: 'policy',
+      baseModel: 'policy-v1',
+      config: { r: 2, alpha: 4 },
+      parentId: null,
+      tensors: { 'layers.0.q.lora_A': { dims: [2, 2], data: a } },
+    });
     const got = (await store.getAdapter('ad-1'))!;
     expect(got.tensors['layers.0.q.lora_A'].data).toBeInstanceOf(Float32Array);
     expect(Array.from(got.tensors['layers.0.q.lora_A'].data)).toEqual([1.5, -2, 0.25, 8]);
@@ -167,7 +183,10 @@ describe('TrajectoryStore episodes', () => {
     await store.putMetrics('run-1', 2, { loss: 0.5 });
     await store.putMetrics('run-1', 1, { loss: 0.75 });
     await store.putMetrics('run-2', 1, { loss: 9 });
-    expect((await store.listMetrics('run-1')).map((m) => [m.iteration, m.values.loss])).toEqual([[1, 0.75], [2, 0.5]]);
+    expect((await store.listMetrics('run-1')).map((m) => [m.iteration, m.values.loss])).toEqual([
+      [1, 0.75],
+      [2, 0.5],
+    ]);
     store.close();
   });
 

@@ -28,7 +28,10 @@ function tokenAgent(family: FamilyName): BatchAgent {
       const out = await inner.act(requests);
       return out.map((r) => {
         const tokens = Array.from(r.text.slice(0, 12), (c) => c.charCodeAt(0));
-        return { text: r.text, agent: { tokens, logprobs: tokens.map((_, i) => -(i + 1) / 4), promptTokens: 40, completionTokens: tokens.length, latencyMs: 2.5, backend: 'wasm' } };
+        return {
+          text: r.text,
+          agent: { tokens, logprobs: tokens.map((_, i) => -(i + 1) / 4), promptTokens: 40, completionTokens: tokens.length, latencyMs: 2.5, backend: 'wasm' },
+        };
       });
     },
     release: (slot) => inner.release?.(slot),
@@ -48,7 +51,10 @@ describe('one turn shape', () => {
     // a person who answers in their own words every other time (the reply is kept beside the observation)
     let asked = 0;
     const collaborator = person ? (q: { suggestion: string }) => (asked++ % 2 ? `${q.suggestion} (typed)` : q.suggestion) : undefined;
-    const r = await rollout({ tasks: taskSpecs(family, 'test', 2, 7), k: 2, seed: 5 }, agent, { onEvent: sink.onEvent, ...(collaborator ? { collaborator } : {}) });
+    const r = await rollout({ tasks: taskSpecs(family, 'test', 2, 7), k: 2, seed: 5 }, agent, {
+      onEvent: sink.onEvent,
+      ...(collaborator ? { collaborator } : {}),
+    });
     for (const e of r.episodes) for (const t of e.turns) expect(v.safeParse(TurnSchema, t).success).toBe(true);
     if (person) expect(r.episodes.some((e) => e.turns.some((t) => t.replySource === 'person'))).toBe(true);
 
@@ -73,7 +79,22 @@ describe('one turn shape', () => {
   it('messagesOf and turnsOf invert each other; turnsOf refuses records the lab did not write', async () => {
     const r = await rollout({ tasks: taskSpecs('guess', 'test', 1, 3), k: 1, seed: 1 }, tokenAgent('guess'));
     const turns = r.episodes[0].turns;
-    const records = [{ role: 'system' as const, text: 'prompt', tokens: null, logprobs: null, promptTokens: 0, completionTokens: 0, reward: 0, done: false, latencyMs: 0, backend: 'env', info: {} }, ...turns.flatMap((t) => messagesOf(t, true))];
+    const records = [
+      {
+        role: 'system' as const,
+        text: 'prompt',
+        tokens: null,
+        logprobs: null,
+        promptTokens: 0,
+        completionTokens: 0,
+        reward: 0,
+        done: false,
+        latencyMs: 0,
+        backend: 'env',
+        info: {},
+      },
+      ...turns.flatMap((t) => messagesOf(t, true)),
+    ];
     expect(turnsOf(records)).toEqual({ prompt: 'prompt', turns });
     expect(() => turnsOf([{ ...records[1], info: { parsed: true } }])).toThrow(TurnShapeError);
     expect(() => turnsOf([records[0], records[2]])).toThrow(/must follow an agent record/);

@@ -17,14 +17,50 @@ const { Tokenizer: HfTok } = require('@anush008/tokenizers');
 const { Tokenizer: JsTok } = await import(DIR + '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs');
 const { Template } = await import(DIR + '/node_modules/@huggingface/jinja/dist/index.js');
 
-const SAMPLE = ['Does it have feathers? Yes.', 'Does it live in water? No.', 'GUESS: eagle', 'I WANT TO ANSWER: x * 2 + 1', '#####\n#P..#\n#####', '<think>go</think><answer>Left</answer>'];
+const SAMPLE = [
+  'Does it have feathers? Yes.',
+  'Does it live in water? No.',
+  'GUESS: eagle',
+  'I WANT TO ANSWER: x * 2 + 1',
+  '#####\n#P..#\n#####',
+  '<think>go</think><answer>Left</answer>',
+];
 const tok = fitTokenizer([...SAMPLE, ...SAMPLE], { minCount: 2 });
 const json = serializeTokenizer(tok);
 const hf = HfTok.fromString(json);
 const js = new JsTok(JSON.parse(json), tokenizerConfigJson(128));
 const rng = new Rng(1);
-const alphabet = ['Does', ' it', ' have', ' feathers', '?', ' ', '  ', '\n', '\t', 'é', '😀', '中文', '<|end|>', '<0x41>', 'x', '2', '42', ' 7', '#', '.', 'GUESS:', '\r\n', '\u00a0', '\u2028', 'A', 'ß'];
-let bad = 0, badJs = 0, n = 0;
+const alphabet = [
+  'Does',
+  ' it',
+  ' have',
+  ' feathers',
+  '?',
+  ' ',
+  '  ',
+  '\n',
+  '\t',
+  'é',
+  '😀',
+  '中文',
+  '<|end|>',
+  '<0x41>',
+  'x',
+  '2',
+  '42',
+  ' 7',
+  '#',
+  '.',
+  'GUESS:',
+  '\r\n',
+  '\u00a0',
+  '\u2028',
+  'A',
+  'ß',
+];
+let bad = 0,
+  badJs = 0,
+  n = 0;
 for (let i = 0; i < 500; i++) {
   const s = Array.from({ length: rng.int(12) }, () => rng.pick(alphabet)).join(rng.chance(0.5) ? '' : ' ');
   const ours = tok.encode(s, { parseSpecial: true });
@@ -33,11 +69,19 @@ for (let i = 0; i < 500; i++) {
   const jsIds = (js.encode(s, { add_special_tokens: false }) as { ids: number[] }).ids;
   const dec = await hf.decode(ours, false);
   n++;
-  if (JSON.stringify(ours) !== JSON.stringify(theirs) || dec !== s) { if (bad++ < 5) console.log('rust mismatch', JSON.stringify(s), ours, theirs, JSON.stringify(dec)); }
-  if (JSON.stringify(ours) !== JSON.stringify(Array.from(jsIds)) || (ours.length ? js.decode(ours) : "") !== s) { if (badJs++ < 5) console.log('js mismatch', JSON.stringify(s), ours, jsIds, JSON.stringify(js.decode(ours))); }
+  if (JSON.stringify(ours) !== JSON.stringify(theirs) || dec !== s) {
+    if (bad++ < 5) console.log('rust mismatch', JSON.stringify(s), ours, theirs, JSON.stringify(dec));
+  }
+  if (JSON.stringify(ours) !== JSON.stringify(Array.from(jsIds)) || (ours.length ? js.decode(ours) : '') !== s) {
+    if (badJs++ < 5) console.log('js mismatch', JSON.stringify(s), ours, jsIds, JSON.stringify(js.decode(ours)));
+  }
 }
 console.log(`rust tokenizers: ${n - bad}/${n} identical; tokenizers.js: ${n - badJs}/${n}`);
-const messages = [{ role: 'system', content: 'Guess.' }, { role: 'assistant', content: 'Fly?' }, { role: 'user', content: 'Yes.' }];
+const messages = [
+  { role: 'system', content: 'Guess.' },
+  { role: 'assistant', content: 'Fly?' },
+  { role: 'user', content: 'Yes.' },
+];
 const jinja = new Template(CHAT_TEMPLATE_JINJA).render({ messages, bos_token: '<|bos|>', add_generation_prompt: true });
 const ours = renderChat(messages.map((m) => ({ ...m, role: m.role === 'assistant' ? 'agent' : m.role })) as never, { addGenerationPrompt: true });
 console.log('jinja equal:', jinja === ours, jinja);

@@ -13,7 +13,45 @@ import { modelsDir } from '../../../src/cli/paths.ts';
 import { parseTokenizerJson } from '../../../src/rl/model/tokenizer/hfJson.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
 
-const ALPHABET = ['Does', ' it', ' have', ' feathers', '?', ' ', '  ', '\n', '\t', 'é', '😀', '中文', '<|end|>', '<|agent|>', '<0x41>', 'x', '2', '42', ' 7', '#', '.', 'GUESS:', 'I WANT TO ANSWER:', '<think>', '</answer>', '\r\n', '\u00a0', '\u2028', 'A', 'ß', 'Left', ' Right', '"', "'", '\\', '{', '}'];
+const ALPHABET = [
+  'Does',
+  ' it',
+  ' have',
+  ' feathers',
+  '?',
+  ' ',
+  '  ',
+  '\n',
+  '\t',
+  'é',
+  '😀',
+  '中文',
+  '<|end|>',
+  '<|agent|>',
+  '<0x41>',
+  'x',
+  '2',
+  '42',
+  ' 7',
+  '#',
+  '.',
+  'GUESS:',
+  'I WANT TO ANSWER:',
+  '<think>',
+  '</answer>',
+  '\r\n',
+  '\u00a0',
+  '\u2028',
+  'A',
+  'ß',
+  'Left',
+  ' Right',
+  '"',
+  "'",
+  '\\',
+  '{',
+  '}',
+];
 
 describe.each([['policy'], ['critic']] as const)("tokenizers.js on the shipped %s's tokenizer.json", (model) => {
   const dir = join(modelsDir(), model);

@@ -20,7 +20,13 @@ function sftBatch(seed: number): Record<string, TensorData> {
   const rng = new Rng(seed);
   const rows = Array.from({ length: B }, () => Array.from({ length: S + 1 }, () => rng.int(cfg.vocabSize)));
   return {
-    ...prefillFeeds(cfg, leftPad(rows.map((r) => r.slice(0, S)), 0)),
+    ...prefillFeeds(
+      cfg,
+      leftPad(
+        rows.map((r) => r.slice(0, S)),
+        0,
+      ),
+    ),
     targets: { type: 'int32', data: Int32Array.from(rows.flatMap((r) => r.slice(1))), dims: [B, S] },
     loss_mask: { type: 'float32', data: new Float32Array(B * S).fill(1), dims: [B, S] },
   };
@@ -62,7 +68,15 @@ describe('Llama train step', () => {
   it("value-MSE over LoRA trains the value head's delta too (issue #19: the head is no longer frozen)", async () => {
     const lora = { rank: 4, alpha: 8, targets: ['q_proj'] as const };
     const critic = initWeights(cfg, 3, { std: 0.2, heads: { value: true } });
-    const graph = buildLlamaTrainStep({ cfg, weights: critic, trainable: { kind: 'lora', lora: { ...lora, targets: [...lora.targets] }, base: 'fp32' }, heads: { value: true }, loss: { kind: 'value-mse' }, batch: B, seqLen: S });
+    const graph = buildLlamaTrainStep({
+      cfg,
+      weights: critic,
+      trainable: { kind: 'lora', lora: { ...lora, targets: [...lora.targets] }, base: 'fp32' },
+      heads: { value: true },
+      loss: { kind: 'value-mse' },
+      batch: B,
+      seqLen: S,
+    });
     expect(graph.params.map((p) => p.name).slice(-2)).toEqual(['v_head.summary.delta.weight', 'v_head.summary.delta.bias']);
     expect(graph.unreached).toEqual([]);
     const init = initLora(cfg, { ...lora, targets: [...lora.targets] }, 5, 0.2, { value: true });

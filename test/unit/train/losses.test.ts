@@ -38,7 +38,11 @@ async function lossOutputs(runtime: OrtRuntime, spec: LossSpec, m: Free, batch: 
   for (const v of graph.batchInputs) {
     const data = batch[v.name];
     if (!data) throw new Error(`test gives no ${v.name}`);
-    feeds[v.name] = { type: v.dtype as TensorData['type'], data: v.dtype === 'int32' ? Int32Array.from(data) : Float64Array.from(data), dims: v.dims as number[] };
+    feeds[v.name] = {
+      type: v.dtype as TensorData['type'],
+      data: v.dtype === 'int32' ? Int32Array.from(data) : Float64Array.from(data),
+      dims: v.dims as number[],
+    };
   }
   const session = await runtime.createSession(graph.bytes, { label: 'loss_values', optimization: 'basic' });
   const out = await session.run(feeds);
@@ -82,12 +86,18 @@ describe('loss values vs hand computation', () => {
   it('clipped policy gradient: ratio 0.5 is clipped at 1 − ε_low for A < 0 only; inside the range nothing clips', async () => {
     const m = { b: 1, t: 2, v: 2 };
     const low = await lossOutputs(runtime, { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, m, {
-      targets: [0, 1], loss_mask: [1, 1], advantages: [-1, 1], old_logp: [0, 0],
+      targets: [0, 1],
+      loss_mask: [1, 1],
+      advantages: [-1, 1],
+      old_logp: [0, 0],
     });
     // A = −1: min(−0.5, −0.8) = −0.8 → 0.8; A = +1: min(0.5, 0.8) = 0.5 → −0.5
     expect(low.loss).toBeCloseTo(0.15, 12);
     const inside = await lossOutputs(runtime, { kind: 'policy-gradient', clipLow: 0.2, clipHigh: 0.28 }, m, {
-      targets: [0, 1], loss_mask: [1, 1], advantages: [1, -1], old_logp: [-LN2 - Math.log(1.1), -LN2 - Math.log(1.1)],
+      targets: [0, 1],
+      loss_mask: [1, 1],
+      advantages: [1, -1],
+      old_logp: [-LN2 - Math.log(1.1), -LN2 - Math.log(1.1)],
     });
     expect(inside.loss).toBeCloseTo(0, 12);
     expect(inside.clip_frac).toBe(0);
@@ -111,14 +121,16 @@ describe('loss values vs hand computation', () => {
   it('Bradley–Terry on per-turn log-ratio advantages: ΣA_c − ΣA_r = ln 4 gives ln 1.25', async () => {
     // Rejected row: two one-token turns, each A = ln ¼ − ln ½ = −ln 2; chosen row: A = 0.
     const r = await lossOutputs(runtime, { kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 1 }, pairModel, {
-      ...pairBatch, turn_weights: [0.5, 0.5, 1, 1],
+      ...pairBatch,
+      turn_weights: [0.5, 0.5, 1, 1],
     });
     expect(r.loss).toBeCloseTo(Math.log(1.25), 12);
     expect(r.bt_margin).toBeCloseTo(Math.log(4), 12);
     expect(r.bt_accuracy).toBe(1);
     // the ridge: a² weighted by turn_weights over Σ turn_weights = (0 + 0 + ln²2 + ln²2) / 3
     const ridged = await lossOutputs(runtime, { kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 1, ridge: 0.5 }, pairModel, {
-      ...pairBatch, turn_weights: [0.5, 0.5, 1, 1],
+      ...pairBatch,
+      turn_weights: [0.5, 0.5, 1, 1],
     });
     expect(ridged.bt_ridge).toBeCloseTo((2 * LN2 * LN2) / 3, 12);
     expect(ridged.bt_loss).toBeCloseTo(Math.log(1.25), 12);
@@ -126,9 +138,16 @@ describe('loss values vs hand computation', () => {
   });
 
   it('Bradley–Terry on a value head: ΣA_c = 1, ΣA_r = −0.5 gives log(1 + e^−1.5)', async () => {
-    const r = await lossOutputs(runtime, { kind: 'bradley-terry', source: 'value', beta: 1, pairs: 1 }, { b: 2, t: 2, v: 2, values: [1, 2, 0.5, -1] }, {
-      turn_weights: [1, 0, 1, 1], chosen: [0], rejected: [1],
-    });
+    const r = await lossOutputs(
+      runtime,
+      { kind: 'bradley-terry', source: 'value', beta: 1, pairs: 1 },
+      { b: 2, t: 2, v: 2, values: [1, 2, 0.5, -1] },
+      {
+        turn_weights: [1, 0, 1, 1],
+        chosen: [0],
+        rejected: [1],
+      },
+    );
     expect(r.loss).toBeCloseTo(Math.log(1 + Math.exp(-1.5)), 12);
   });
 
@@ -137,15 +156,19 @@ describe('loss values vs hand computation', () => {
     const plain = await lossOutputs(runtime, { kind: 'value-mse' }, m, { loss_mask: [1, 1, 1], returns: [0, 2, 5] });
     expect(plain.loss).toBeCloseTo((0.5 * (1 + 0 + 4)) / 3, 12);
     const clipped = await lossOutputs(runtime, { kind: 'value-mse', clip: 0.5 }, m, {
-      loss_mask: [1, 1, 1], returns: [0, 2, 5], old_values: [0.8, 1, 3],
+      loss_mask: [1, 1, 1],
+      returns: [0, 2, 5],
+      old_values: [0.8, 1, 3],
     });
     // v_clip = [1, 1.5, 3]; max((v−R)², (v_clip−R)²) = [1, 0.25, 4]
     expect(clipped.loss).toBeCloseTo((0.5 * 5.25) / 3, 12);
   });
 
   it('names bad specs', () => {
-    const build = (loss: LossSpec, logits = true) => () =>
-      buildTrainStep({ forward: () => (logits ? { logits: 'p' } : {}), loss, params: [{ name: 'p', dims: [1, 2, 3] }], batch: 1, seqLen: 2 });
+    const build =
+      (loss: LossSpec, logits = true) =>
+      () =>
+        buildTrainStep({ forward: () => (logits ? { logits: 'p' } : {}), loss, params: [{ name: 'p', dims: [1, 2, 3] }], batch: 1, seqLen: 2 });
     expect(build({ kind: 'dpo', beta: 0, pairs: 1 })).toThrow(LossSpecError);
     expect(build({ kind: 'dpo', beta: 0, pairs: 1 })).toThrow(/beta must be > 0/);
     expect(build({ kind: 'bradley-terry', source: 'log-ratio', beta: 1, pairs: 1, ridge: -1 })).toThrow(/ridge must be ≥ 0/);

@@ -91,7 +91,11 @@ export function tinyForward(c: TinyConfig, init: Record<string, Float32Array>, d
     const n1 = rms(x, P.norm1);
     const heads = (w: string) => g.op('Transpose', [g.op('Reshape', [g.op('MatMul', [n1, w]), ints([b, t, h, dh])])], { perm: [0, 2, 1, 3] }); // [B, H, T, dh]
     const [q, kk, v] = [heads(P.wq), heads(P.wk), heads(P.wv)];
-    const mask = g.constant(dtype, Array.from({ length: t * t }, (_, i) => (i % t > Math.floor(i / t) ? -1e9 : 0)), [t, t]);
+    const mask = g.constant(
+      dtype,
+      Array.from({ length: t * t }, (_, i) => (i % t > Math.floor(i / t) ? -1e9 : 0)),
+      [t, t],
+    );
     const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [q, g.op('Transpose', [kk], { perm: [0, 1, 3, 2] })]), k(1 / Math.sqrt(dh))]), mask]);
     const attn = g.op('MatMul', [g.op('Softmax', [scores], { axis: -1 }), v]); // [B, H, T, dh]
     const merged = g.op('Reshape', [g.op('Transpose', [attn], { perm: [0, 2, 1, 3] }), ints([b, t, d])]);
@@ -99,7 +103,11 @@ export function tinyForward(c: TinyConfig, init: Record<string, Float32Array>, d
     const n2 = rms(x2, P.norm2);
     if (c.nbits) {
       const rng = new Rng(FROZEN_SEED);
-      const w = quantize4(Float32Array.from({ length: d * d }, () => rng.normal() / Math.sqrt(d)), d, d);
+      const w = quantize4(
+        Float32Array.from({ length: d * d }, () => rng.normal() / Math.sqrt(d)),
+        d,
+        d,
+      );
       const packed = g.initializer('frozen_packed', 'uint8', [d, d / 32, 16], w.packed);
       const scales = g.initializer('frozen_scales', 'float32', [w.scales.length], w.scales);
       const in32 = dtype === 'float32' ? n2 : g.op('Cast', [n2], { to: 1 });

@@ -66,7 +66,10 @@ describe('train step and Trainer', () => {
         // m, v and the new weight can cancel to near zero).
         const mScale = hyper.beta1 * Math.abs(m[i]) + (1 - hyper.beta1) * Math.abs(gi);
         const vScale = hyper.beta2 * v[i] + (1 - hyper.beta2) * gi * gi;
-        const wScale = Math.abs(w[i]) + hyper.lr * (mScale / (1 - hyper.beta1 ** hyper.step) / (Math.sqrt(v1 / (1 - hyper.beta2 ** hyper.step)) + hyper.eps) + hyper.weight_decay * Math.abs(w[i]));
+        const wScale =
+          Math.abs(w[i]) +
+          hyper.lr *
+            (mScale / (1 - hyper.beta1 ** hyper.step) / (Math.sqrt(v1 / (1 - hyper.beta2 ** hyper.step)) + hyper.eps) + hyper.weight_decay * Math.abs(w[i]));
         const errors = [Math.abs(mNew[i] - m1) / mScale, Math.abs(vNew[i] - v1) / vScale, Math.abs(wNew[i] - w1) / wScale];
         maxRel = Math.max(maxRel, ...errors);
       }
@@ -144,7 +147,11 @@ describe('train step and Trainer', () => {
   it('names a missing or mis-shaped batch input and a missing parameter', async () => {
     const c = TINY;
     const graph = sftGraph(c);
-    await expect(Trainer.create(wasm, graph, {})).rejects.toMatchObject({ name: 'TrainerError', code: 'bad-param', message: expect.stringMatching(/no initial value for parameter "embed"/) });
+    await expect(Trainer.create(wasm, graph, {})).rejects.toMatchObject({
+      name: 'TrainerError',
+      code: 'bad-param',
+      message: expect.stringMatching(/no initial value for parameter "embed"/),
+    });
     const trainer = await Trainer.create(wasm, graph, tinyInit(c));
     const batch = sftBatch(c);
     await expect(trainer.step({ ...batch, targets: undefined as unknown as TensorData })).rejects.toThrow(/batch input "targets" is missing/);

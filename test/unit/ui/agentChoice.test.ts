@@ -14,16 +14,34 @@ describe('agent choice', () => {
   });
 
   it('stands in the noisy expert and says why', () => {
-    expect(agentInUse('policy', { ready: false, loading: true }, 'guess')).toEqual({ kind: 'noisy', note: 'The policy is still loading — the noisy expert plays instead.' });
+    expect(agentInUse('policy', { ready: false, loading: true }, 'guess')).toEqual({
+      kind: 'noisy',
+      note: 'The policy is still loading — the noisy expert plays instead.',
+    });
     expect(agentInUse('policy', { ready: false, loading: false }, 'guess').note).toMatch(/^No policy model is loaded \(see Settings → Models\)/);
-    expect(agentInUse('policy', ready, 'frontend')).toEqual({ kind: 'noisy', note: 'The policy was trained on guess, backend, bandit, not frontend — the noisy expert plays instead.' });
+    expect(agentInUse('policy', ready, 'frontend')).toEqual({
+      kind: 'noisy',
+      note: 'The policy was trained on guess, backend, bandit, not frontend — the noisy expert plays instead.',
+    });
   });
 
-  it('stands in the noisy expert for a task whose prompt does not fit the policy, with the check\'s reason', () => {
-    const fit = { kind: 'too-long', reason: "the policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens", promptTokens: 371, replyTokens: 48, contextTokens: 256 } as const;
-    expect(agentInUse('policy', { ready: true, loading: false, fit }, 'sokoban')).toEqual({ kind: 'noisy', note: "The policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens — the noisy expert plays instead (or choose another agent)." });
+  it("stands in the noisy expert for a task whose prompt does not fit the policy, with the check's reason", () => {
+    const fit = {
+      kind: 'too-long',
+      reason: "the policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens",
+      promptTokens: 371,
+      replyTokens: 48,
+      contextTokens: 256,
+    } as const;
+    expect(agentInUse('policy', { ready: true, loading: false, fit }, 'sokoban')).toEqual({
+      kind: 'noisy',
+      note: "The policy's context is 256 tokens; this sokoban prompt needs 371 + 48 reply tokens — the noisy expert plays instead (or choose another agent).",
+    });
     // a policy forged on sokoban with a context that fits plays it
-    expect(agentInUse('policy', { ready: true, loading: false, families: ['sokoban'], fit: { kind: 'fits' } }, 'sokoban')).toEqual({ kind: 'policy', note: null });
+    expect(agentInUse('policy', { ready: true, loading: false, families: ['sokoban'], fit: { kind: 'fits' } }, 'sokoban')).toEqual({
+      kind: 'policy',
+      note: null,
+    });
     expect(agentInUse('expert', { ready: true, loading: false, fit }, 'sokoban')).toEqual({ kind: 'expert', note: null });
   });
 
@@ -44,7 +62,14 @@ describe('agent choice', () => {
     expect(agentLabel('policy', 'train-grpo-guess-1/policy')).toBe('policy · adapter train-grpo-guess-1/policy');
     expect(agentLabel('noisy', null)).toBe('noisy expert');
     expect(agentLabel('expert', null)).toBe('scripted expert');
-    expect(['expert', 'random', 'noisy(0.3)', 'policy(T=1)', 'policy(greedy)', 'human'].map(agentKindOf)).toEqual(['expert', 'random', 'noisy', 'policy', 'policy', null]);
+    expect(['expert', 'random', 'noisy(0.3)', 'policy(T=1)', 'policy(greedy)', 'human'].map(agentKindOf)).toEqual([
+      'expert',
+      'random',
+      'noisy',
+      'policy',
+      'policy',
+      null,
+    ]);
   });
 });
 
@@ -58,9 +83,11 @@ describe('what Play says before and during a game', () => {
     ],
   };
 
-  it('tells the policy\'s forged record on a family before it plays there', () => {
+  it("tells the policy's forged record on a family before it plays there", () => {
     expect(forgedRecord(meta, 'frontend')).toEqual({ episodes: 40, sampled: 0, greedy: 0, noisy: 0.95 });
-    expect(forgedNote(forgedRecord(meta, 'frontend'), 'frontend')).toBe('When it was forged, this policy solved 0% of 40 held-out frontend tasks (greedy 0%); the noisy expert it learned from, 95%.');
+    expect(forgedNote(forgedRecord(meta, 'frontend'), 'frontend')).toBe(
+      'When it was forged, this policy solved 0% of 40 held-out frontend tasks (greedy 0%); the noisy expert it learned from, 95%.',
+    );
     expect(forgedNote(forgedRecord(meta, 'guess'), 'guess')).toBe('When it was forged, this policy solved 85% of 40 held-out guess tasks.');
     expect(forgedRecord(meta, 'sokoban')).toBeNull();
     expect(forgedRecord({ heldOut: 'none' }, 'guess')).toBeNull();

@@ -40,13 +40,16 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
       const alone = row.id === 'ep-7'; // the fixture's one episode with no other of its task
       expect(opened!.rows.map((r) => r.name)).toEqual(alone ? ['mc'] : ['mc', 'grpo']);
       expect(opened!.hidden.map((h) => h.label)).toEqual(alone ? ['GRPO'] : []);
-      for (const r of opened!.rows) expect({ id: row.id, name: r.name, values: Array.from(r.values) }).toEqual({ id: row.id, name: r.name, values: row.credit[r.name] });
+      for (const r of opened!.rows)
+        expect({ id: row.id, name: r.name, values: Array.from(r.values) }).toEqual({ id: row.id, name: r.name, values: row.credit[r.name] });
     }
     // the hand edits are read the same way by both
     const ep2 = cli.find((e) => e.id === 'ep-2')!;
     expect(ep2.rewards[0]).toBeCloseTo(0.49, 6);
     expect(cli.find((e) => e.id === 'ep-7')!.credit.grpo.every((a) => a === 0)).toBe(true);
-    expect((await openListed(store, listed, 'ep-7'))!.hidden).toEqual([{ label: 'GRPO', reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' }]);
+    expect((await openListed(store, listed, 'ep-7'))!.hidden).toEqual([
+      { label: 'GRPO', reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' },
+    ]);
     expect((await openListed(store, listed, 'ep-5'))!.rows[1].label).toBe('GRPO (group of 2)');
     const fidelity = await listedFidelity(store, listed);
     expect(fidelity.report?.rows.map((r) => r.estimator)).toEqual(['mc', 'grpo']);
@@ -84,10 +87,25 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     const offsets = Array.from({ length: T + 1 }, (_, t) => 2 * t);
     const critic = Array.from({ length: 2 * T }, (_, k) => (k % 2 ? -1 : -2));
     const ref = Array.from({ length: 2 * T }, (_, k) => (k % 2 ? -1.5 : -2));
-    await store.putCriticScores(id, { version: 'critic@a1', values: [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0], tokenOffsets: offsets, tokens: critic.map(() => 7), tokenText: critic.map((_, k) => (k % 2 ? ' b' : 'a')), tokenValues: critic.map((_, k) => 0.1 * k), criticLogprobs: critic, refLogprobs: ref });
+    await store.putCriticScores(id, {
+      version: 'critic@a1',
+      values: [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0],
+      tokenOffsets: offsets,
+      tokens: critic.map(() => 7),
+      tokenText: critic.map((_, k) => (k % 2 ? ' b' : 'a')),
+      tokenValues: critic.map((_, k) => 0.1 * k),
+      criticLogprobs: critic,
+      refLogprobs: ref,
+    });
     const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }))!;
     const grouped = o.hidden.length === 0; // GRPO shows when the fixture stores other episodes of the task
-    expect(o.rows.map((r) => r.label)).toEqual(['MC return', ...(grouped ? [expect.stringMatching(/^GRPO/)] : []), 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'SWEET-RL (recomputed)']);
+    expect(o.rows.map((r) => r.label)).toEqual([
+      'MC return',
+      ...(grouped ? [expect.stringMatching(/^GRPO/)] : []),
+      'GAE (turn) (recomputed)',
+      'Bi-level GAE (recomputed)',
+      'SWEET-RL (recomputed)',
+    ]);
     expect(o.tokens).toEqual({ offsets, text: critic.map((_, k) => (k % 2 ? ' b' : 'a')), version: 'critic@a1' });
     const at = (label: string, opened = o) => opened.rows.find((r) => r.label === label)!;
     const sweet = at('SWEET-RL (recomputed)');
@@ -117,7 +135,16 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     const lp = Array.from({ length: T }, () => -1);
     const values = [...Array.from({ length: T }, (_, t) => 0.5 - 0.1 * t), 0];
     // the shipped critic: no adapter, so its version has no "@adapter"
-    await store.putCriticScores(id, { version: 'critic', values, tokenOffsets: offsets, tokens: lp.map(() => 7), tokenText: lp.map(() => 'a'), tokenValues: lp.map(() => 0), criticLogprobs: lp, refLogprobs: lp });
+    await store.putCriticScores(id, {
+      version: 'critic',
+      values,
+      tokenOffsets: offsets,
+      tokens: lp.map(() => 7),
+      tokenText: lp.map(() => 'a'),
+      tokenValues: lp.map(() => 0),
+      criticLogprobs: lp,
+      refLogprobs: lp,
+    });
     const o = (await openListed(store, listed, id))!;
     const gae = o.rows.find((r) => r.label === 'GAE (turn) (recomputed)')!;
     const perRecord = (perTurn: ArrayLike<number>) => [Number.NaN, ...Array.from(perTurn).flatMap((v) => [v, Number.NaN])];

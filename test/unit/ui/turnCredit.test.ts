@@ -43,7 +43,9 @@ describe('turn-level credit in the Train view', () => {
     const off = resolve('grpo', 'guess', { stepCredit: 'off', stepWeight: 0.5 });
     expect(off.settings.algo === 'grpo' && off.settings.starpo.stepWeight).toBe(0);
     const reroll = resolve('grpo', 'guess', { stepCredit: 'reroll', stepWeight: 0.5, rerolls: 3 });
-    expect(reroll.settings.algo === 'grpo' && [reroll.settings.starpo.rerollWeight, reroll.settings.starpo.rerolls, reroll.settings.starpo.stepWeight]).toEqual([0.5, 3, 0]);
+    expect(reroll.settings.algo === 'grpo' && [reroll.settings.starpo.rerollWeight, reroll.settings.starpo.rerolls, reroll.settings.starpo.stepWeight]).toEqual(
+      [0.5, 3, 0],
+    );
     expect(grpo.settings.algo === 'grpo' && grpo.settings.starpo.rerollWeight).toBe(0);
     // info gain is guess's: another family's run never gets it
     expect(resolve('grpo', 'bandit', { infoGain: 0.05 }).infoGainReward).toBe(0);
@@ -74,7 +76,9 @@ describe('turn-level credit in the Train view', () => {
   it('says the algorithm and its credit in the run summary', () => {
     expect(creditSummary(resolve('grpo', 'guess', { stepCredit: 'gigpo', stepWeight: 1, infoGain: 0.05 }))).toBe('GRPO · step credit ω 1 · info-gain 0.05');
     expect(creditSummary(resolve('grpo', 'bandit', {}))).toBe('GRPO · episode credit');
-    expect(creditSummary(resolve('grpo', 'bandit', { stepCredit: 'reroll', stepWeight: 1, rerolls: 2 }))).toBe('GRPO · re-roll credit ω 1, M 2, pooled by state');
+    expect(creditSummary(resolve('grpo', 'bandit', { stepCredit: 'reroll', stepWeight: 1, rerolls: 2 }))).toBe(
+      'GRPO · re-roll credit ω 1, M 2, pooled by state',
+    );
     expect(creditSummary(resolve('ppo', 'bandit', { targetKl: 0.02 }))).toBe('PPO · whitened advantages · target KL 0.02');
     expect(creditSummary(resolve('starpo', 'bandit', { whiten: false }))).toBe('StarPO-S · raw advantages · no KL early stop');
     expect(creditSummary(resolve('rft', 'bandit', { rftKeep: 'success' }))).toBe('RFT · keeps every success');

@@ -12,23 +12,38 @@ const GIGPO_WEIGHT = 1;
 const schema = v.pipe(
   v.looseObject({
     advantage: v.string(),
-    keepFraction: numberThat((x) => x > 0 && x <= 1, (x) => `keepFraction must lie in (0, 1], got ${String(x)}`),
+    keepFraction: numberThat(
+      (x) => x > 0 && x <= 1,
+      (x) => `keepFraction must lie in (0, 1], got ${String(x)}`,
+    ),
     clipLow: v.number(),
     clipHigh: v.number(),
     batch: positive('batch', true),
-    criticWarmup: numberThat((x) => Number.isInteger(x) && x >= 0, (x) => `criticWarmup must be a whole number ≥ 0, got ${String(x)}`),
+    criticWarmup: numberThat(
+      (x) => Number.isInteger(x) && x >= 0,
+      (x) => `criticWarmup must be a whole number ≥ 0, got ${String(x)}`,
+    ),
     stepWeight: offOrPositive('stepWeight'),
     targetKl: offOrPositive('targetKl'),
     rerollWeight: offOrPositive('rerollWeight'),
-    rerolls: numberThat((x) => Number.isInteger(x) && x >= 1 && x <= 64, (x) => `rerolls must be a whole number in [1, 64], got ${String(x)}`),
+    rerolls: numberThat(
+      (x) => Number.isInteger(x) && x >= 1 && x <= 64,
+      (x) => `rerolls must be a whole number in [1, 64], got ${String(x)}`,
+    ),
   }),
   v.check(
     (s) => s.clipLow > 0 && s.clipLow < 1 && s.clipHigh > 0,
     (i) => `clip range must be 0 < clipLow < 1 and clipHigh > 0, got ${i.input.clipLow} / ${i.input.clipHigh}`,
   ),
   v.check((s) => !(s.criticWarmup > 0 && s.advantage !== 'gae'), 'criticWarmup needs the critic (PPO / StarPO-S); GRPO has none'),
-  v.check((s) => !(s.stepWeight > 0 && s.advantage !== 'grpo'), 'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic'),
-  v.check((s) => !(s.rerollWeight > 0 && s.advantage !== 'grpo'), 'rerollWeight (Monte-Carlo re-roll credit) needs the grpo advantage; PPO credits turns through its critic'),
+  v.check(
+    (s) => !(s.stepWeight > 0 && s.advantage !== 'grpo'),
+    'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic',
+  ),
+  v.check(
+    (s) => !(s.rerollWeight > 0 && s.advantage !== 'grpo'),
+    'rerollWeight (Monte-Carlo re-roll credit) needs the grpo advantage; PPO credits turns through its critic',
+  ),
 );
 
 /** GRPO's step credit: off, GiGPO's anchor-state groups or Monte-Carlo re-rolls, each weighted by ω. */
@@ -80,11 +95,28 @@ const stepCreditFields: FormField<StarpoConfig>[] = [
 
 /** PPO's and StarPO-S's advantage options. */
 const ppoFields: FormField<StarpoConfig>[] = [
-  sectionField('whiten', { kind: 'boolean', key: 'whiten', label: 'Whiten advantages', testid: 'credit-whiten', help: "(A − mean)/std over the iteration's turns, as cleanrl's norm_adv (default on)" }),
-  sectionField('targetKl', { kind: 'number', key: 'targetKl', label: 'Target KL', min: 0, step: 0.005, testid: 'credit-target-kl', help: "stop the epochs once a minibatch's KL exceeds 1.5 × this (Stable-Baselines3's PPO rule; default 0 = off)" }),
+  sectionField('whiten', {
+    kind: 'boolean',
+    key: 'whiten',
+    label: 'Whiten advantages',
+    testid: 'credit-whiten',
+    help: "(A − mean)/std over the iteration's turns, as cleanrl's norm_adv (default on)",
+  }),
+  sectionField('targetKl', {
+    kind: 'number',
+    key: 'targetKl',
+    label: 'Target KL',
+    min: 0,
+    step: 0.005,
+    testid: 'credit-target-kl',
+    help: "stop the epochs once a minibatch's KL exceeds 1.5 × this (Stable-Baselines3's PPO rule; default 0 = off)",
+  }),
 ];
 
-const ppoWords = (c: StarpoConfig): string[] => [c.whiten ? 'whitened advantages' : 'raw advantages', c.targetKl > 0 ? `target KL ${c.targetKl}` : 'no KL early stop'];
+const ppoWords = (c: StarpoConfig): string[] => [
+  c.whiten ? 'whitened advantages' : 'raw advantages',
+  c.targetKl > 0 ? `target KL ${c.targetKl}` : 'no KL early stop',
+];
 
 export const starpoSpec: AlgoSpec<'starpo', 'starpo', StarpoConfig> = {
   name: 'starpo',

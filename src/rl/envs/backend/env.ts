@@ -53,7 +53,8 @@ function makeTests(rng: Rng, t: Template, params: Record<string, Value>, n: numb
     const inputs: Record<string, Value> = {};
     t.args.forEach((a, j) => {
       if ('choices' in a) inputs[a.name] = rng.pick(a.choices);
-      else if (j === 0 && i < edges.length && typeof edges[i] === 'number' && (edges[i] as number) >= a.lo && (edges[i] as number) <= a.hi) inputs[a.name] = edges[i];
+      else if (j === 0 && i < edges.length && typeof edges[i] === 'number' && (edges[i] as number) >= a.lo && (edges[i] as number) <= a.hi)
+        inputs[a.name] = edges[i];
       else inputs[a.name] = rng.range(a.lo, a.hi);
     });
     out.push({ inputs, expected: run(reference, inputs) });
@@ -133,10 +134,23 @@ export class BackendEnv extends BaseEnv {
     const at = message.toUpperCase().indexOf(ANSWER_MARKER);
     if (at >= 0) return { kind: 'done', result: this.answer(message.slice(at + ANSWER_MARKER.length)) };
     if (message.trim() === '') {
-      return { kind: 'done', result: { observation: `Please ask a question or answer. Turns left: ${this.opts.maxTurns - this.turn}.`, reward: 0, done: false, info: stepInfo('invalid-format', {}, true) } };
+      return {
+        kind: 'done',
+        result: {
+          observation: `Please ask a question or answer. Turns left: ${this.opts.maxTurns - this.turn}.`,
+          reward: 0,
+          done: false,
+          info: stepInfo('invalid-format', {}, true),
+        },
+      };
     }
     const names = mentionedParams(this.template, message);
-    return { kind: 'reply', parsed: { kind: 'question', params: names }, suggestion: this.simulatedReply(names), finish: (reply) => this.finishQuestion(names, reply) };
+    return {
+      kind: 'reply',
+      parsed: { kind: 'question', params: names },
+      suggestion: this.simulatedReply(names),
+      finish: (reply) => this.finishQuestion(names, reply),
+    };
   }
 
   private simulatedReply(names: string[]): string {
@@ -170,6 +184,11 @@ export class BackendEnv extends BaseEnv {
     const success = passed === total;
     const fields: JsonObject = { testsPassed: passed, testsTotal: total, error, errorKind: kind };
     const reason = kind === 'syntax' || kind === 'limit' ? 'code-error' : 'answer';
-    return { observation: `${passed} of ${total} tests passed.${error ? ` Error: ${error}` : ''}`, reward: passed / total, done: true, info: stepInfo(reason, fields, false, success) };
+    return {
+      observation: `${passed} of ${total} tests passed.${error ? ` Error: ${error}` : ''}`,
+      reward: passed / total,
+      done: true,
+      info: stepInfo(reason, fields, false, success),
+    };
   }
 }

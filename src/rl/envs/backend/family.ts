@@ -14,7 +14,9 @@ export const backendFamily: FamilySpec = {
   agents: backendAgents,
   distinctEpisodes: TEMPLATES.reduce((a, t) => a + t.params.reduce((b, p) => b * p.values.length, 1), 0),
   metrics: (eps) => ({
-    meanTestsPassed: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.testsPassed ?? 0) / Number(e.turns[e.turns.length - 1]?.info.testsTotal ?? 1))),
+    meanTestsPassed: meanOf(
+      eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.testsPassed ?? 0) / Number(e.turns[e.turns.length - 1]?.info.testsTotal ?? 1)),
+    ),
     answeredRate: meanOf(eps.map((e) => (typeof e.turns[e.turns.length - 1]?.info.testsPassed === 'number' ? 1 : 0))),
     uselessQuestionRate: meanOf(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
   }),

@@ -37,26 +37,33 @@ const BUILTINS: Record<string, [number, number, (a: Value[]) => Value]> = {
   abs: [1, 1, (a) => Math.abs(num(a[0], 'abs'))],
   floor: [1, 1, (a) => Math.floor(num(a[0], 'floor'))],
   ceil: [1, 1, (a) => Math.ceil(num(a[0], 'ceil'))],
-  round: [1, 2, (a) => {
-    const d = a.length > 1 ? Math.trunc(num(a[1], 'round')) : 0;
-    if (d < 0 || d > 10) throw new DslError('runtime', 'round digits must be in [0, 10]');
-    const f = 10 ** d;
-    return Math.round(num(a[0], 'round') * f) / f;
-  }],
+  round: [
+    1,
+    2,
+    (a) => {
+      const d = a.length > 1 ? Math.trunc(num(a[1], 'round')) : 0;
+      if (d < 0 || d > 10) throw new DslError('runtime', 'round digits must be in [0, 10]');
+      const f = 10 ** d;
+      return Math.round(num(a[0], 'round') * f) / f;
+    },
+  ],
   clamp: [3, 3, (a) => Math.min(Math.max(num(a[0], 'clamp'), num(a[1], 'clamp')), num(a[2], 'clamp'))],
   len: [1, 1, (a) => str(a[0], 'len').length],
   upper: [1, 1, (a) => str(a[0], 'upper').toUpperCase()],
   lower: [1, 1, (a) => str(a[0], 'lower').toLowerCase()],
   str: [1, 1, (a) => short(String(a[0]))],
-  repeat: [2, 2, (a) => {
-    const s = str(a[0], 'repeat');
-    const n = Math.trunc(num(a[1], 'repeat'));
-    if (n < 0) throw new DslError('runtime', 'repeat count must be >= 0');
-    if (s.length * n > DSL_LIMITS.stringChars) throw new DslError('limit', `string longer than ${DSL_LIMITS.stringChars} characters`);
-    return s.repeat(n);
-  }],
+  repeat: [
+    2,
+    2,
+    (a) => {
+      const s = str(a[0], 'repeat');
+      const n = Math.trunc(num(a[1], 'repeat'));
+      if (n < 0) throw new DslError('runtime', 'repeat count must be >= 0');
+      if (s.length * n > DSL_LIMITS.stringChars) throw new DslError('limit', `string longer than ${DSL_LIMITS.stringChars} characters`);
+      return s.repeat(n);
+    },
+  ],
 };
-
 
 class Machine {
   private steps = 0;

@@ -33,7 +33,8 @@ const KEYWORDS = new Set(['if', 'then', 'else', 'and', 'or', 'not', 'true', 'fal
 const OPS = ['==', '!=', '<=', '>=', '<', '>', '+', '-', '*', '/', '%', '(', ')', ','];
 
 export function tokenize(source: string): Token[] {
-  if (source.length > DSL_LIMITS.sourceChars) throw new DslError('limit', `code is too long (${source.length} characters; the limit is ${DSL_LIMITS.sourceChars})`);
+  if (source.length > DSL_LIMITS.sourceChars)
+    throw new DslError('limit', `code is too long (${source.length} characters; the limit is ${DSL_LIMITS.sourceChars})`);
   const out: Token[] = [];
   let i = 0;
   while (i < source.length) {

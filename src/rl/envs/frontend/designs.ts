@@ -5,7 +5,28 @@ import type { Rng } from '../../util/rng.ts';
 import { PALETTE, type Align, type Block, type Design, type Style, type StyleKey, type Tag } from './html.ts';
 import { computed, type Computed } from './raster.ts';
 
-const WORDS = ['sale', 'welcome', 'shop', 'news', 'contact', 'about', 'home', 'menu', 'offers', 'today', 'new', 'hello', 'team', 'blog', 'jobs', 'help', 'login', 'start', 'more', 'events'];
+const WORDS = [
+  'sale',
+  'welcome',
+  'shop',
+  'news',
+  'contact',
+  'about',
+  'home',
+  'menu',
+  'offers',
+  'today',
+  'new',
+  'hello',
+  'team',
+  'blog',
+  'jobs',
+  'help',
+  'login',
+  'start',
+  'more',
+  'events',
+];
 const COLORS = Object.keys(PALETTE);
 const PAGE_COLORS = ['white', 'yellow', 'gray', 'pink', 'navy'];
 export const CHOICES = {
@@ -50,18 +71,36 @@ export interface Difference {
 }
 
 const COMPUTED_OF: [StyleKey, keyof Computed][] = [
-  ['background', 'background'], ['width', 'width'], ['height', 'height'], ['margin-top', 'marginTop'], ['margin-left', 'marginLeft'],
-  ['color', 'color'], ['text-align', 'align'], ['font-size', 'fontSize'],
+  ['background', 'background'],
+  ['width', 'width'],
+  ['height', 'height'],
+  ['margin-top', 'marginTop'],
+  ['margin-left', 'marginLeft'],
+  ['color', 'color'],
+  ['text-align', 'align'],
+  ['font-size', 'fontSize'],
 ];
 
 /** All differences, most visible first (page, block count, then block by block). */
 export function differences(target: Design, draft: Design): Difference[] {
   const out: Difference[] = [];
   if (target.background !== draft.background) {
-    out.push({ block: 0, key: 'page-background', want: target.background, have: draft.background, text: `The page background should be ${target.background}, not ${draft.background}.` });
+    out.push({
+      block: 0,
+      key: 'page-background',
+      want: target.background,
+      have: draft.background,
+      text: `The page background should be ${target.background}, not ${draft.background}.`,
+    });
   }
   if (target.blocks.length !== draft.blocks.length) {
-    out.push({ block: 0, key: 'count', want: target.blocks.length, have: draft.blocks.length, text: `There should be ${target.blocks.length} blocks, not ${draft.blocks.length}.` });
+    out.push({
+      block: 0,
+      key: 'count',
+      want: target.blocks.length,
+      have: draft.blocks.length,
+      text: `There should be ${target.blocks.length} blocks, not ${draft.blocks.length}.`,
+    });
   }
   const n = Math.min(target.blocks.length, draft.blocks.length);
   for (let i = 0; i < n; i++) {

@@ -30,7 +30,6 @@ const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
   noise: { min: 0, max: 1, integer: false },
 };
 
-
 /** The opening prompt's block list, e.g. `h1 "big sale", p "shop"`. */
 export function blockList(d: Design): string {
   return d.blocks.map((b) => `${b.tag} "${b.text}"`).join(', ');
@@ -75,8 +74,16 @@ export class FrontendEnv extends BaseEnv {
       const kind = err instanceof HtmlError ? err.code : 'syntax';
       const reason: StepReason = kind === 'unsafe' ? 'unsafe' : kind === 'too-long' ? 'too-long' : 'invalid-format';
       const fields: JsonObject = { similarity: 0, error: err.message };
-      if (final) return { result: { observation: `Score 0: ${err.message}.`, reward: 0, done: true, info: stepInfo(reason, fields, reason === 'invalid-format') } };
-      return { result: { observation: `I cannot use that HTML: ${err.message}. ${this.turnsLeft()}`, reward: 0, done: false, info: stepInfo(reason, fields, reason === 'invalid-format') } };
+      if (final)
+        return { result: { observation: `Score 0: ${err.message}.`, reward: 0, done: true, info: stepInfo(reason, fields, reason === 'invalid-format') } };
+      return {
+        result: {
+          observation: `I cannot use that HTML: ${err.message}. ${this.turnsLeft()}`,
+          reward: 0,
+          done: false,
+          info: stepInfo(reason, fields, reason === 'invalid-format'),
+        },
+      };
     }
   }
 
@@ -87,7 +94,10 @@ export class FrontendEnv extends BaseEnv {
       if ('result' in read) return { kind: 'done', result: read.result };
       const sim = this.score(read.design);
       const success = sim >= this.opts.successAt;
-      return { kind: 'done', result: { observation: `Your page scores ${sim.toFixed(3)}.`, reward: sim, done: true, info: stepInfo('answer', { similarity: sim }, false, success) } };
+      return {
+        kind: 'done',
+        result: { observation: `Your page scores ${sim.toFixed(3)}.`, reward: sim, done: true, info: stepInfo('answer', { similarity: sim }, false, success) },
+      };
     }
     if (!message.includes('<')) {
       return {
@@ -106,7 +116,12 @@ export class FrontendEnv extends BaseEnv {
       kind: 'reply',
       parsed: { kind: 'proposal', similarity: sim, differences: diffs.length },
       suggestion: this.simulatedReply(read.design),
-      finish: (reply) => ({ observation: `${reply} ${this.turnsLeft()}`, reward: 0, done: false, info: stepInfo('proposal', { similarity: sim, differences: diffs.length }) }),
+      finish: (reply) => ({
+        observation: `${reply} ${this.turnsLeft()}`,
+        reward: 0,
+        done: false,
+        info: stepInfo('proposal', { similarity: sim, differences: diffs.length }),
+      }),
     };
   }
 
@@ -125,6 +140,11 @@ export class FrontendEnv extends BaseEnv {
 
   protected override onTurnLimit() {
     const sim = this.lastSimilarity;
-    return { reward: sim, observation: `No turns left. Your last draft scores ${sim.toFixed(3)}.`, fields: { similarity: sim }, success: sim >= this.opts.successAt };
+    return {
+      reward: sim,
+      observation: `No turns left. Your last draft scores ${sim.toFixed(3)}.`,
+      fields: { similarity: sim },
+      success: sim >= this.opts.successAt,
+    };
   }
 }

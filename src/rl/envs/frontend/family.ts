@@ -6,7 +6,8 @@ import { FrontendEnv, FRONTEND_DEFAULTS } from './env.ts';
 
 export const frontendFamily: FamilySpec = {
   name: 'frontend',
-  description: 'ColBench frontend, scaled: match a hidden page in an HTML/CSS subset from listed differences; deterministic render similarity, success ≥ 0.9; T = 8',
+  description:
+    'ColBench frontend, scaled: match a hidden page in an HTML/CSS subset from listed differences; deterministic render similarity, success ≥ 0.9; T = 8',
   collaborative: true,
   defaults: { ...FRONTEND_DEFAULTS },
   create: () => new FrontendEnv(),

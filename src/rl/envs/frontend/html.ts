@@ -14,8 +14,18 @@ export const MAX_BLOCKS = 24;
 
 /** RGB of the named colours the subset accepts (plus #rgb / #rrggbb). */
 export const PALETTE: Readonly<Record<string, readonly [number, number, number]>> = {
-  white: [255, 255, 255], black: [0, 0, 0], red: [220, 40, 40], green: [40, 160, 60], blue: [40, 80, 220], yellow: [250, 220, 50],
-  orange: [250, 140, 30], purple: [140, 60, 180], gray: [128, 128, 128], pink: [250, 160, 200], teal: [0, 128, 128], navy: [20, 30, 110],
+  white: [255, 255, 255],
+  black: [0, 0, 0],
+  red: [220, 40, 40],
+  green: [40, 160, 60],
+  blue: [40, 80, 220],
+  yellow: [250, 220, 50],
+  orange: [250, 140, 30],
+  purple: [140, 60, 180],
+  gray: [128, 128, 128],
+  pink: [250, 160, 200],
+  teal: [0, 128, 128],
+  navy: [20, 30, 110],
 };
 
 export type Tag = 'h1' | 'p' | 'div';
@@ -81,7 +91,10 @@ function parseStyle(text: string): Style {
     const i = decl.indexOf(':');
     if (i < 0) continue;
     const prop = decl.slice(0, i).trim().toLowerCase();
-    const value = decl.slice(i + 1).trim().toLowerCase();
+    const value = decl
+      .slice(i + 1)
+      .trim()
+      .toLowerCase();
     const px = /^(\d{1,4})(px)?$/.exec(value);
     const n = px ? Math.min(Number(px[1]), 400) : null;
     if (prop === 'background' || prop === 'background-color') {
@@ -99,7 +112,12 @@ function parseStyle(text: string): Style {
 }
 
 function decode(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** Parses HTML in the subset; throws HtmlError. Bounded: one pass over at most MAX_HTML_CHARS. */

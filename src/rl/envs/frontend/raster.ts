@@ -52,13 +52,17 @@ function glyph(ch: string): number {
 export function rasterize(d: Design): Uint8Array {
   const px = new Uint8Array(WIDTH * HEIGHT * 3);
   const fill = (x0: number, y0: number, x1: number, y1: number, c: readonly number[]) => {
-    const xa = Math.max(0, x0), ya = Math.max(0, y0), xb = Math.min(WIDTH, x1), yb = Math.min(HEIGHT, y1);
-    for (let y = ya; y < yb; y++) for (let x = xa; x < xb; x++) {
-      const i = (y * WIDTH + x) * 3;
-      px[i] = c[0];
-      px[i + 1] = c[1];
-      px[i + 2] = c[2];
-    }
+    const xa = Math.max(0, x0),
+      ya = Math.max(0, y0),
+      xb = Math.min(WIDTH, x1),
+      yb = Math.min(HEIGHT, y1);
+    for (let y = ya; y < yb; y++)
+      for (let x = xa; x < xb; x++) {
+        const i = (y * WIDTH + x) * 3;
+        px[i] = c[0];
+        px[i + 1] = c[1];
+        px[i + 2] = c[2];
+      }
   };
   fill(0, 0, WIDTH, HEIGHT, rgb(d.background));
   let top = 0;
@@ -82,17 +86,18 @@ export function rasterize(d: Design): Uint8Array {
       if (!g) continue;
       const gx = tx + k * cw;
       // Each glyph cell covers (cw−1)×(chh−1) pixels split into 3 columns × 5 rows.
-      for (let dy = 0; dy < chh - 1; dy++) for (let dx = 0; dx < cw - 1; dx++) {
-        const bit = Math.floor((dy * 5) / (chh - 1)) * 3 + Math.floor((dx * 3) / (cw - 1));
-        if (!((g >> bit) & 1)) continue;
-        const x = gx + dx;
-        const y = ty + dy;
-        if (x < Math.max(x0, 0) || x >= x1 || y < Math.max(y0, 0) || y >= y1) continue;
-        const i = (y * WIDTH + x) * 3;
-        px[i] = color[0];
-        px[i + 1] = color[1];
-        px[i + 2] = color[2];
-      }
+      for (let dy = 0; dy < chh - 1; dy++)
+        for (let dx = 0; dx < cw - 1; dx++) {
+          const bit = Math.floor((dy * 5) / (chh - 1)) * 3 + Math.floor((dx * 3) / (cw - 1));
+          if (!((g >> bit) & 1)) continue;
+          const x = gx + dx;
+          const y = ty + dy;
+          if (x < Math.max(x0, 0) || x >= x1 || y < Math.max(y0, 0) || y >= y1) continue;
+          const i = (y * WIDTH + x) * 3;
+          px[i] = color[0];
+          px[i + 1] = color[1];
+          px[i + 2] = color[2];
+        }
     }
     top = y0 + c.height;
   }

@@ -40,7 +40,11 @@ const { yes: YES, no: NO, unknown: UNKNOWN } = CANONICAL_PHRASINGS.guess;
 /** The simulated collaborator's canonical phrasings of each answer; the first of each is what a person's Yes / No / Not sure button sends. */
 export const GUESS_REPLIES: { readonly [K in 'yes' | 'no' | 'unknown']: readonly string[] } = CANONICAL_PHRASINGS.guess;
 // The canonical replies skip the reader (~40 µs a reply; it reads them the same, see guessAnswers.test.ts).
-const CANONICAL = new Map<string, 'yes' | 'no' | 'unknown'>([...YES.map((p) => [p, 'yes'] as const), ...NO.map((p) => [p, 'no'] as const), ...UNKNOWN.map((p) => [p, 'unknown'] as const)]);
+const CANONICAL = new Map<string, 'yes' | 'no' | 'unknown'>([
+  ...YES.map((p) => [p, 'yes'] as const),
+  ...NO.map((p) => [p, 'no'] as const),
+  ...UNKNOWN.map((p) => [p, 'unknown'] as const),
+]);
 
 type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: number } | { kind: 'unknown-question' } | { kind: 'invalid' };
 
@@ -48,11 +52,26 @@ type Parsed = { kind: 'guess'; item: number } | { kind: 'question'; attribute: n
 const NAMES_BY_LENGTH = [...ITEM_INDEX.keys()].sort((a, b) => b.length - a.length);
 /** The words that read a question as one attribute when it is not a canonical question (exactly one must match). */
 export const GUESS_KEYWORDS: readonly (readonly [RegExp, AttributeKey])[] = [
-  [/\bmammals?\b/, 'mammal'], [/\bbirds?\b/, 'bird'], [/\bfish\b/, 'fish'], [/\breptiles?\b/, 'reptile'], [/\binsects?\b/, 'insect'],
-  [/\bfly\b|\bflies\b|\bflying\b/, 'fly'], [/\bwater\b|\baquatic\b/, 'water'], [/\bfur\b|\bfurry\b/, 'fur'], [/\bmeat\b|\bcarnivor/, 'meat'],
-  [/\bbigger\b|\blarger\b/, 'big'], [/\bsmaller\b/, 'small'], [/\bkept\b|\bdomestic|\bpets?\b/, 'pet'], [/\bnight\b|\bnocturnal\b/, 'night'],
-  [/\beggs?\b/, 'eggs'], [/\bafrica/, 'africa'], [/\bstripe|\bspots?\b|\bspotted\b/, 'pattern'], [/\bfour legs\b|\b4 legs\b/, 'legs4'],
-  [/\bvenom|\bpoison/, 'venom'], [/\bhorns?\b|\bantlers?\b/, 'horns'], [/\bcold\b|\barctic\b/, 'cold'],
+  [/\bmammals?\b/, 'mammal'],
+  [/\bbirds?\b/, 'bird'],
+  [/\bfish\b/, 'fish'],
+  [/\breptiles?\b/, 'reptile'],
+  [/\binsects?\b/, 'insect'],
+  [/\bfly\b|\bflies\b|\bflying\b/, 'fly'],
+  [/\bwater\b|\baquatic\b/, 'water'],
+  [/\bfur\b|\bfurry\b/, 'fur'],
+  [/\bmeat\b|\bcarnivor/, 'meat'],
+  [/\bbigger\b|\blarger\b/, 'big'],
+  [/\bsmaller\b/, 'small'],
+  [/\bkept\b|\bdomestic|\bpets?\b/, 'pet'],
+  [/\bnight\b|\bnocturnal\b/, 'night'],
+  [/\beggs?\b/, 'eggs'],
+  [/\bafrica/, 'africa'],
+  [/\bstripe|\bspots?\b|\bspotted\b/, 'pattern'],
+  [/\bfour legs\b|\b4 legs\b/, 'legs4'],
+  [/\bvenom|\bpoison/, 'venom'],
+  [/\bhorns?\b|\bantlers?\b/, 'horns'],
+  [/\bcold\b|\barctic\b/, 'cold'],
 ];
 
 /** Reads an agent message: "guess: cat" / "is it a mammal?" (exact canonical questions or one keyword). */
@@ -120,7 +139,11 @@ export class GuessEnv extends BaseEnv {
       taskRng,
       spec.split,
       (r) => drawCandidates(r, this.opts.candidates, this.opts.maxTurns - 1),
-      (v) => `${v.candidates.map((i) => ITEMS[i].name).sort().join(',')}|${ITEMS[v.item].name}`,
+      (v) =>
+        `${v.candidates
+          .map((i) => ITEMS[i].name)
+          .sort()
+          .join(',')}|${ITEMS[v.item].name}`,
     );
     this.item = value.item;
     this.candidates = value.candidates;
@@ -163,7 +186,15 @@ export class GuessEnv extends BaseEnv {
     const parsed = parseGuessAction(message);
     const cost = -this.opts.turnCost;
     if (parsed.kind === 'invalid') {
-      return { kind: 'done', result: { observation: `Please ask a yes or no question or guess. ${this.status()}`, reward: cost + this.formatPenalty, done: false, info: stepInfo('invalid-format', { anchor: this.anchor() }, true) } };
+      return {
+        kind: 'done',
+        result: {
+          observation: `Please ask a yes or no question or guess. ${this.status()}`,
+          reward: cost + this.formatPenalty,
+          done: false,
+          info: stepInfo('invalid-format', { anchor: this.anchor() }, true),
+        },
+      };
     }
     if (parsed.kind === 'guess') {
       const correct = parsed.item === this.item;

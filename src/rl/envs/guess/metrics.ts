@@ -43,7 +43,18 @@ interface GuessCounts {
 }
 
 function guessCounts(episodes: readonly Episode[]): GuessCounts {
-  const c: GuessCounts = { episodes: episodes.length, questions: 0, gain: 0, useless: 0, repeated: 0, wrongGuesses: 0, early: 0, ranOut: 0, wasted: 0, withWaste: 0 };
+  const c: GuessCounts = {
+    episodes: episodes.length,
+    questions: 0,
+    gain: 0,
+    useless: 0,
+    repeated: 0,
+    wrongGuesses: 0,
+    early: 0,
+    ranOut: 0,
+    wasted: 0,
+    withWaste: 0,
+  };
   for (const e of episodes) {
     if (e.turns.at(-1)?.info.reason === 'turn-limit') c.ranOut++;
     const w = e.turns.filter(isWastedQuestion).length;

@@ -57,7 +57,13 @@ export class BanditEnv extends BaseEnv {
         `You are playing a bandit game. Goal: maximize your reward by choosing which arm to pull. ` +
         `There are 2 arms, named ${a} and ${b}. Each arm has its own reward distribution, related to its name. ` +
         `Which arm is more likely to give higher rewards on average? Answer like <answer>${a}</answer> or <answer>${b}</answer>.`,
-      hidden: { arms: this.arms, risky: this.risky, safe: this.arms.find((x) => x !== this.risky)!, safeReward: this.opts.safeReward, riskyProb: this.opts.riskyProb },
+      hidden: {
+        arms: this.arms,
+        risky: this.risky,
+        safe: this.arms.find((x) => x !== this.risky)!,
+        safeReward: this.opts.safeReward,
+        riskyProb: this.opts.riskyProb,
+      },
       maxTurns: this.opts.maxTurns,
       key,
     };
@@ -66,7 +72,15 @@ export class BanditEnv extends BaseEnv {
   protected act(message: string): Action {
     const arm = readChoice(message, this.arms);
     if (arm === null) {
-      return { kind: 'done', result: { observation: `Invalid action. Choose ${this.arms[0]} or ${this.arms[1]}.`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', { expectedReward: this.formatPenalty }, true) } };
+      return {
+        kind: 'done',
+        result: {
+          observation: `Invalid action. Choose ${this.arms[0]} or ${this.arms[1]}.`,
+          reward: this.formatPenalty,
+          done: false,
+          info: stepInfo('invalid-format', { expectedReward: this.formatPenalty }, true),
+        },
+      };
     }
     const risky = arm === this.risky;
     const reward = risky ? (this.rng.chance(this.opts.riskyProb) ? 1 : 0) : this.opts.safeReward;
@@ -74,7 +88,12 @@ export class BanditEnv extends BaseEnv {
     const better = expected >= (risky ? this.opts.safeReward : this.opts.riskyProb);
     return {
       kind: 'done',
-      result: { observation: `You pulled ${arm} and got reward ${reward}.`, reward, done: true, info: stepInfo('move', { arm, risky, expectedReward: expected }, false, better) },
+      result: {
+        observation: `You pulled ${arm} and got reward ${reward}.`,
+        reward,
+        done: true,
+        info: stepInfo('move', { arm, risky, expectedReward: expected }, false, better),
+      },
     };
   }
 }

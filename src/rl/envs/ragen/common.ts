@@ -4,7 +4,12 @@
 export const DIRECTIONS = ['Left', 'Down', 'Right', 'Up'] as const;
 
 /** Row and column steps, in DIRECTIONS order. */
-export const DELTAS: readonly (readonly [number, number])[] = [[0, -1], [1, 0], [0, 1], [-1, 0]];
+export const DELTAS: readonly (readonly [number, number])[] = [
+  [0, -1],
+  [1, 0],
+  [0, 1],
+  [-1, 0],
+];
 
 /** The text inside the last <answer>…</answer>, or the whole message when there is none. */
 export function answerText(message: string): string {
@@ -28,7 +33,11 @@ export function renderGrid(cells: readonly string[][]): string {
 export function parseGrid(text: string, marker: string, size: number): string[][] | null {
   const at = text.lastIndexOf(marker);
   if (at < 0) return null;
-  const lines = text.slice(at + marker.length).split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .slice(at + marker.length)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const rows = lines.slice(0, size).map((l) => l.split(' '));
   if (rows.length !== size || rows.some((r) => r.length !== size)) return null;
   return rows;

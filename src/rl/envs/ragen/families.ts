@@ -21,7 +21,10 @@ export const banditFamily: FamilySpec = {
   create: () => new BanditEnv(),
   agents: banditAgents,
   distinctEpisodes: 200,
-  metrics: (eps) => ({ expectedReward: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.expectedReward ?? 0))), riskyRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))) }),
+  metrics: (eps) => ({
+    expectedReward: meanOf(eps.map((e) => Number(e.turns[e.turns.length - 1]?.info.expectedReward ?? 0))),
+    riskyRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))),
+  }),
   informationGain: false,
 };
 

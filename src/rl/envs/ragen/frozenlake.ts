@@ -154,7 +154,12 @@ export class FrozenLakeEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frozenlake', FROZENLAKE_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawMap(r, this.opts), (m) => `${m.cells}@${m.start}`);
+    const { value, key } = drawForSplit(
+      this.taskRng('task'),
+      spec.split,
+      (r) => drawMap(r, this.opts),
+      (m) => `${m.cells}@${m.start}`,
+    );
     this.map = value;
     this.player = value.start;
     return {
@@ -176,7 +181,10 @@ export class FrozenLakeEnv extends BaseEnv {
   protected act(message: string): Action {
     const dir = readChoice(message, DIRECTIONS);
     if (dir === null) {
-      return { kind: 'done', result: { observation: `Invalid action.\n${this.state()}`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) } };
+      return {
+        kind: 'done',
+        result: { observation: `Invalid action.\n${this.state()}`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) },
+      };
     }
     const a = DIRECTIONS.indexOf(dir);
     let u = this.rng.next();
@@ -189,8 +197,13 @@ export class FrozenLakeEnv extends BaseEnv {
     this.player = next;
     const cell = this.map.cells[next];
     const fields = { action: dir, slipped: next !== move(from, a), position: next };
-    if (cell === 'G') return { kind: 'done', result: { observation: `You reached the goal!\n${this.state()}`, reward: 1, done: true, info: stepInfo('solved', fields, false, true) } };
-    if (cell === 'H') return { kind: 'done', result: { observation: `You fell into a hole.\n${this.state()}`, reward: 0, done: true, info: stepInfo('failed', fields) } };
+    if (cell === 'G')
+      return {
+        kind: 'done',
+        result: { observation: `You reached the goal!\n${this.state()}`, reward: 1, done: true, info: stepInfo('solved', fields, false, true) },
+      };
+    if (cell === 'H')
+      return { kind: 'done', result: { observation: `You fell into a hole.\n${this.state()}`, reward: 0, done: true, info: stepInfo('failed', fields) } };
     return { kind: 'done', result: { observation: this.state(), reward: 0, done: false, info: stepInfo('move', fields) } };
   }
 }

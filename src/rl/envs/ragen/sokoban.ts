@@ -130,7 +130,12 @@ export class SokobanEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('sokoban', SOKOBAN_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawRoom(r, this.opts), (m) => `${m.walls}|${m.target}|${m.box}|${m.player}`);
+    const { value, key } = drawForSplit(
+      this.taskRng('task'),
+      spec.split,
+      (r) => drawRoom(r, this.opts),
+      (m) => `${m.walls}|${m.target}|${m.box}|${m.player}`,
+    );
     this.room = { ...value };
     return {
       spec: { family: 'sokoban', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
@@ -139,7 +144,13 @@ export class SokobanEnv extends BaseEnv {
         'When you are next to the box you can push it by moving toward it. You cannot push it into a wall and you cannot pull it. ' +
         'Symbols: # wall, _ empty, O target, X box, √ box on target, P player, S player on target. Actions: Left, Down, Right, Up. Answer like <answer>Left</answer>.\n' +
         this.state(),
-      hidden: { walls: value.walls, target: value.target, box: value.box, player: value.player, optimalMoves: solveSokoban(value.walls, value.target, value.player, value.box)!.length },
+      hidden: {
+        walls: value.walls,
+        target: value.target,
+        box: value.box,
+        player: value.player,
+        optimalMoves: solveSokoban(value.walls, value.target, value.player, value.box)!.length,
+      },
       maxTurns: this.opts.maxTurns,
       key,
     };
@@ -152,7 +163,10 @@ export class SokobanEnv extends BaseEnv {
   protected act(message: string): Action {
     const dir = readChoice(message, DIRECTIONS);
     if (dir === null) {
-      return { kind: 'done', result: { observation: `Invalid action.\n${this.state()}`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) } };
+      return {
+        kind: 'done',
+        result: { observation: `Invalid action.\n${this.state()}`, reward: this.formatPenalty, done: false, info: stepInfo('invalid-format', {}, true) },
+      };
     }
     const before = this.room.box;
     const m = applyMove(this.room.walls, this.room.player, this.room.box, DIRECTIONS.indexOf(dir));
@@ -165,7 +179,12 @@ export class SokobanEnv extends BaseEnv {
     const fields = { action: dir, moved, pushed: m.box !== before };
     return {
       kind: 'done',
-      result: { observation: `${solved ? 'The box is on the target. Solved!\n' : ''}${this.state()}`, reward, done: solved, info: stepInfo(solved ? 'solved' : 'move', fields, false, solved) },
+      result: {
+        observation: `${solved ? 'The box is on the target. Solved!\n' : ''}${this.state()}`,
+        reward,
+        done: solved,
+        info: stepInfo(solved ? 'solved' : 'move', fields, false, solved),
+      },
     };
   }
 }

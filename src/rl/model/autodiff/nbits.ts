@@ -36,9 +36,7 @@ function packedWeight(types: GraphTypes, e: Emit, node: NodeView): PackedWeight 
   const b = e.g.initializerOf(node.inputs[1]);
   const s = e.g.initializerOf(node.inputs[2]);
   if (!b || !s) {
-    throw new AutodiffError(
-      `MatMulNBits "${node.outputs[0]}": backward needs the packed weight and scales as initializers, not graph inputs`,
-    );
+    throw new AutodiffError(`MatMulNBits "${node.outputs[0]}": backward needs the packed weight and scales as initializers, not graph inputs`);
   }
   void types;
   return { k, n, packed: b.data as Uint8Array, scales: s.data as Float32Array };

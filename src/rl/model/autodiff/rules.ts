@@ -33,10 +33,7 @@ function intAttr(c: RuleContext, name: string, fallback: number): number {
 
 /** Builds a rule for a two-input broadcasting op from its two unreduced partials. */
 function binary(da: (c: RuleContext) => string, db: (c: RuleContext) => string): Rule {
-  return (c) => [
-    c.wants(0) ? c.e.sumTo(da(c), c.y.dims, inT(c, 0).dims) : undefined,
-    c.wants(1) ? c.e.sumTo(db(c), c.y.dims, inT(c, 1).dims) : undefined,
-  ];
+  return (c) => [c.wants(0) ? c.e.sumTo(da(c), c.y.dims, inT(c, 0).dims) : undefined, c.wants(1) ? c.e.sumTo(db(c), c.y.dims, inT(c, 1).dims) : undefined];
 }
 
 function minMax(pick: 'GreaterOrEqual' | 'LessOrEqual'): Rule {
@@ -95,16 +92,8 @@ function gemmRule(c: RuleContext): (string | undefined)[] {
   const ta = intAttr(c, 'transA', 0);
   const tb = intAttr(c, 'transB', 0);
   const [A, B, C] = c.node.inputs;
-  const da = c.wants(0)
-    ? ta
-      ? c.e.op('Gemm', [B, c.dy], { alpha, transA: tb, transB: 1 })
-      : c.e.op('Gemm', [c.dy, B], { alpha, transB: 1 - tb })
-    : undefined;
-  const db = c.wants(1)
-    ? tb
-      ? c.e.op('Gemm', [c.dy, A], { alpha, transA: 1, transB: ta })
-      : c.e.op('Gemm', [A, c.dy], { alpha, transA: 1 - ta })
-    : undefined;
+  const da = c.wants(0) ? (ta ? c.e.op('Gemm', [B, c.dy], { alpha, transA: tb, transB: 1 }) : c.e.op('Gemm', [c.dy, B], { alpha, transB: 1 - tb })) : undefined;
+  const db = c.wants(1) ? (tb ? c.e.op('Gemm', [c.dy, A], { alpha, transA: 1, transB: ta }) : c.e.op('Gemm', [A, c.dy], { alpha, transA: 1 - ta })) : undefined;
   let dc: string | undefined;
   if (C && c.wants(2)) {
     const summed = c.e.sumTo(c.dy, c.y.dims, inT(c, 2).dims);
@@ -116,9 +105,18 @@ function gemmRule(c: RuleContext): (string | undefined)[] {
 export const RULES: Record<string, Rule> = {
   Identity: (c) => [c.dy],
   Neg: (c) => [c.e.op('Neg', [c.dy])],
-  Add: binary((c) => c.dy, (c) => c.dy),
-  Sub: binary((c) => c.dy, (c) => c.e.op('Neg', [c.dy])),
-  Mul: binary((c) => c.e.op('Mul', [c.dy, c.node.inputs[1]]), (c) => c.e.op('Mul', [c.dy, c.node.inputs[0]])),
+  Add: binary(
+    (c) => c.dy,
+    (c) => c.dy,
+  ),
+  Sub: binary(
+    (c) => c.dy,
+    (c) => c.e.op('Neg', [c.dy]),
+  ),
+  Mul: binary(
+    (c) => c.e.op('Mul', [c.dy, c.node.inputs[1]]),
+    (c) => c.e.op('Mul', [c.dy, c.node.inputs[0]]),
+  ),
   // y = a / b: da = dy / b, db = −dy · y / b
   Div: binary(
     (c) => c.e.op('Div', [c.dy, c.node.inputs[1]]),
@@ -130,8 +128,10 @@ export const RULES: Record<string, Rule> = {
     const exps = c.types.constFloats(c.node.inputs[1]);
     if (!exps || exps.length !== 1) throw new AutodiffError('Pow: autodiff needs a scalar constant exponent');
     const p = exps[0];
-    const deriv = p === 2 ? c.e.op('Mul', [c.node.inputs[0], c.e.scalar(c.y.dtype, 2)])
-      : c.e.op('Mul', [c.e.op('Pow', [c.node.inputs[0], c.e.scalar(c.y.dtype, p - 1)]), c.e.scalar(c.y.dtype, p)]);
+    const deriv =
+      p === 2
+        ? c.e.op('Mul', [c.node.inputs[0], c.e.scalar(c.y.dtype, 2)])
+        : c.e.op('Mul', [c.e.op('Pow', [c.node.inputs[0], c.e.scalar(c.y.dtype, p - 1)]), c.e.scalar(c.y.dtype, p)]);
     return [c.e.op('Mul', [c.dy, deriv]), undefined];
   },
   Exp: (c) => [c.e.op('Mul', [c.dy, out(c)])],
@@ -218,7 +218,11 @@ export const RULES: Record<string, Rule> = {
     const rest = data.dims.slice(1).reduce((a, b) => a * b, 1);
     // One-hot scatter-add as a MatMul: onehot [V, rows] · dy [rows, rest]. Duplicates add up, and
     // it needs no ScatterND reduction kernel (absent on some EPs).
-    const range = c.e.g.constant(idx.dtype, Array.from({ length: vocab }, (_, i) => i), [vocab, 1]);
+    const range = c.e.g.constant(
+      idx.dtype,
+      Array.from({ length: vocab }, (_, i) => i),
+      [vocab, 1],
+    );
     const flat = c.e.reshape(c.node.inputs[1], [1, rows]);
     const onehot = c.e.op('Cast', [c.e.op('Equal', [range, flat])], { to: castCode(data.dtype) });
     const grad = c.e.op('MatMul', [onehot, c.e.reshape(c.dy, [rows, rest])]);

@@ -123,15 +123,41 @@ export class GraphTypes {
     };
     const op = node.opType;
     switch (op) {
-      case 'Neg': case 'Sqrt': case 'Exp': case 'Log': case 'Sigmoid': case 'Tanh': case 'Relu':
-      case 'Softmax': case 'LogSoftmax': case 'Identity': case 'Clip': case 'Sin': case 'Cos':
-      case 'Abs': case 'Reciprocal': case 'Trilu': case 'Erf':
+      case 'Neg':
+      case 'Sqrt':
+      case 'Exp':
+      case 'Log':
+      case 'Sigmoid':
+      case 'Tanh':
+      case 'Relu':
+      case 'Softmax':
+      case 'LogSoftmax':
+      case 'Identity':
+      case 'Clip':
+      case 'Sin':
+      case 'Cos':
+      case 'Abs':
+      case 'Reciprocal':
+      case 'Trilu':
+      case 'Erf':
         return [t(0)];
       case 'Not':
         return [{ dtype: 'bool', dims: t(0).dims }];
-      case 'Add': case 'Sub': case 'Mul': case 'Div': case 'Pow': case 'Min': case 'Max':
+      case 'Add':
+      case 'Sub':
+      case 'Mul':
+      case 'Div':
+      case 'Pow':
+      case 'Min':
+      case 'Max':
         return [{ dtype: t(0).dtype, dims: node.inputs.slice(1).reduce((d, _, i) => broadcast(d, t(i + 1).dims, op), t(0).dims) }];
-      case 'Equal': case 'Less': case 'Greater': case 'LessOrEqual': case 'GreaterOrEqual': case 'And': case 'Or':
+      case 'Equal':
+      case 'Less':
+      case 'Greater':
+      case 'LessOrEqual':
+      case 'GreaterOrEqual':
+      case 'And':
+      case 'Or':
         return [{ dtype: 'bool', dims: broadcast(t(0).dims, t(1).dims, op) }];
       case 'Where':
         return [{ dtype: t(1).dtype, dims: broadcast(broadcast(t(0).dims, t(1).dims, op), t(2).dims, op) }];
@@ -153,7 +179,9 @@ export class GraphTypes {
         const n = intAttr(node, 'transB', 0) ? b[0] : b[1];
         return [{ dtype: t(0).dtype, dims: [m, n] }];
       }
-      case 'ReduceSum': case 'ReduceMean': case 'ReduceMax': {
+      case 'ReduceSum':
+      case 'ReduceMean':
+      case 'ReduceMax': {
         const x = t(0);
         return [{ dtype: x.dtype, dims: reducedShape(x.dims, this.reduceAxes(node, x.dims.length), intAttr(node, 'keepdims', 1) === 1) }];
       }

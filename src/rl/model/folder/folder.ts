@@ -83,7 +83,12 @@ export async function writeModelFolder(write: WriteBytes, folder: string, conten
 }
 
 /** Writes manifest.json at the models root. */
-export async function writeManifest(write: WriteBytes, models: Record<string, ManifestModel>, forge?: ModelManifest['forge'], path = 'manifest.json'): Promise<ModelManifest> {
+export async function writeManifest(
+  write: WriteBytes,
+  models: Record<string, ManifestModel>,
+  forge?: ModelManifest['forge'],
+  path = 'manifest.json',
+): Promise<ModelManifest> {
   const manifest: ModelManifest = { version: 1, ...(forge ? { forge } : {}), models };
   await write(path, json(manifest));
   return manifest;
@@ -111,7 +116,11 @@ export function parseModelFolder(files: Record<string, Uint8Array>, folder: stri
   const { config, turnwise } = wrap(CONFIG_FILE, () => fromHfConfig(raw, at(CONFIG_FILE)));
   const tokenizer = wrap(TOKENIZER_FILE, () => parseTokenizerJson(text(TOKENIZER_FILE), at(TOKENIZER_FILE)));
   if (tokenizer.vocabSize !== config.vocabSize) {
-    throw new ModelFileError('corrupt', at(TOKENIZER_FILE), `${at(TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${at(CONFIG_FILE)} says vocab_size ${config.vocabSize}`);
+    throw new ModelFileError(
+      'corrupt',
+      at(TOKENIZER_FILE),
+      `${at(TOKENIZER_FILE)} has ${tokenizer.vocabSize} tokens but ${at(CONFIG_FILE)} says vocab_size ${config.vocabSize}`,
+    );
   }
   const { tensors } = wrap(WEIGHTS_FILE, () => readSafetensors(files[WEIGHTS_FILE], at(WEIGHTS_FILE)));
   const heads: HeadsSpec = { value: 'v_head.summary.weight' in tensors };
@@ -119,7 +128,8 @@ export function parseModelFolder(files: Record<string, Uint8Array>, folder: stri
   for (const [name, t] of Object.entries(tensors)) if (t.data instanceof Float32Array) weights[name] = t.data;
   wrap(WEIGHTS_FILE, () => checkWeights(weights, paramSpecs(config, heads)));
   const [adapterConfig, adapterWeights] = SHIPPED_ADAPTER_FILES.map((f) => files[f]);
-  if (!adapterConfig !== !adapterWeights) throw new ModelFileError('missing', at(SHIPPED_ADAPTER_FILES[adapterConfig ? 1 : 0]), `${at('adapter')} needs both ${SHIPPED_ADAPTER_FILES.join(' and ')}`);
+  if (!adapterConfig !== !adapterWeights)
+    throw new ModelFileError('missing', at(SHIPPED_ADAPTER_FILES[adapterConfig ? 1 : 0]), `${at('adapter')} needs both ${SHIPPED_ADAPTER_FILES.join(' and ')}`);
   return { config, tokenizer, weights, heads, ...(turnwise ? { turnwise } : {}), files };
 }
 
@@ -132,10 +142,16 @@ export async function loadModel(read: ReadBytes, name: string, manifestPath = 'm
   if (!mbytes) throw new ModelFileError('missing', manifestPath, `model manifest ${manifestPath} is missing`);
   const manifest = parseManifest(new TextDecoder().decode(mbytes), manifestPath);
   const entry = manifest.models[name];
-  if (!entry) throw new ModelFileError('bad-manifest', manifestPath, `${manifestPath} lists no model "${name}" (it has ${Object.keys(manifest.models).join(', ') || 'none'})`);
+  if (!entry)
+    throw new ModelFileError(
+      'bad-manifest',
+      manifestPath,
+      `${manifestPath} lists no model "${name}" (it has ${Object.keys(manifest.models).join(', ') || 'none'})`,
+    );
   const prefix = entry.folder.replace(/\/$/, '') + '/';
   for (const req of REQUIRED) {
-    if (!entry.files.some((f) => f.path === prefix + req)) throw new ModelFileError('missing', prefix + req, `model file ${prefix + req} is not listed in ${manifestPath}`);
+    if (!entry.files.some((f) => f.path === prefix + req))
+      throw new ModelFileError('missing', prefix + req, `model file ${prefix + req} is not listed in ${manifestPath}`);
   }
   const files: Record<string, Uint8Array> = {};
   for (const f of entry.files) {

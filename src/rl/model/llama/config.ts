@@ -33,7 +33,8 @@ export interface ModelConfig {
 export type ModelConfigInput = Omit<ModelConfig, 'nKvHeads' | 'ropeTheta' | 'normEps' | 'tieEmbeddings'> &
   Partial<Pick<ModelConfig, 'nKvHeads' | 'ropeTheta' | 'normEps' | 'tieEmbeddings'>>;
 
-export type ConfigErrorCode = 'not-positive-int' | 'heads-divide-width' | 'kv-heads-divide-heads' | 'odd-head-dim' | 'bad-number' | 'not-quantisable' | 'bad-hf-config';
+export type ConfigErrorCode =
+  'not-positive-int' | 'heads-divide-width' | 'kv-heads-divide-heads' | 'odd-head-dim' | 'bad-number' | 'not-quantisable' | 'bad-hf-config';
 
 /** A configuration that cannot build a model. `field` names the offending field. */
 export class ConfigError extends Error {
@@ -69,8 +70,10 @@ export function validateConfig(input: ModelConfigInput): ModelConfig {
   if ((cfg.dModel / cfg.nHeads) % 2 !== 0) {
     throw new ConfigError('odd-head-dim', 'nHeads', `model config: head dimension ${cfg.dModel / cfg.nHeads} must be even for rotary positions`);
   }
-  if (!(cfg.ropeTheta > 1) || !Number.isFinite(cfg.ropeTheta)) throw new ConfigError('bad-number', 'ropeTheta', `model config: ropeTheta must be > 1, got ${cfg.ropeTheta}`);
-  if (!(cfg.normEps > 0) || !Number.isFinite(cfg.normEps)) throw new ConfigError('bad-number', 'normEps', `model config: normEps must be > 0, got ${cfg.normEps}`);
+  if (!(cfg.ropeTheta > 1) || !Number.isFinite(cfg.ropeTheta))
+    throw new ConfigError('bad-number', 'ropeTheta', `model config: ropeTheta must be > 1, got ${cfg.ropeTheta}`);
+  if (!(cfg.normEps > 0) || !Number.isFinite(cfg.normEps))
+    throw new ConfigError('bad-number', 'normEps', `model config: normEps must be > 0, got ${cfg.normEps}`);
   if (typeof cfg.tieEmbeddings !== 'boolean') throw new ConfigError('bad-number', 'tieEmbeddings', 'model config: tieEmbeddings must be a boolean');
   return Object.freeze(cfg);
 }
@@ -87,7 +90,11 @@ export function assertQuantisable(cfg: ModelConfig): void {
     ['dFf', cfg.dFf],
   ] as const) {
     if (k % QUANT_BLOCK !== 0) {
-      throw new ConfigError('not-quantisable', field, `model config: ${field} ${k} is not a multiple of ${QUANT_BLOCK}, so it cannot be stored as 4-bit blocks`);
+      throw new ConfigError(
+        'not-quantisable',
+        field,
+        `model config: ${field} ${k} is not a multiple of ${QUANT_BLOCK}, so it cannot be stored as 4-bit blocks`,
+      );
     }
   }
 }
@@ -162,7 +169,8 @@ export function parseModelMeta(raw: unknown, where = 'config.json'): ModelMeta {
   if (!isObject(raw)) return bad('', 'must be an object');
   if (raw.role !== undefined && raw.role !== 'policy' && raw.role !== 'critic') bad('role', 'must be "policy" or "critic"');
   for (const f of ['contextTokens', 'maxReplyTokens'] as const) if (raw[f] !== undefined && !positiveInt(raw[f])) bad(f, 'must be a positive integer');
-  if (raw.families !== undefined && !(Array.isArray(raw.families) && raw.families.every((f) => typeof f === 'string'))) bad('families', 'must be a list of family names');
+  if (raw.families !== undefined && !(Array.isArray(raw.families) && raw.families.every((f) => typeof f === 'string')))
+    bad('families', 'must be a list of family names');
   if (raw.tasks !== undefined && !(isObject(raw.tasks) && Object.values(raw.tasks).every(isObject))) bad('tasks', 'must map family names to option objects');
   if (raw.chat !== undefined && typeof raw.chat !== 'string') bad('chat', 'must be a string');
   return raw as ModelMeta;

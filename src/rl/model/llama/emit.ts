@@ -210,7 +210,11 @@ class Emitter {
     return g.op('Reshape', [e, this.i64([0, nHeads, -1, headDim(this.cfg)])]);
   }
 
-  block(l: number, x: string, io: { cos: string; sin: string; bias: string; past?: { key: string; value: string } }): { x: string; key: string; value: string; fresh: { key: string; value: string } } {
+  block(
+    l: number,
+    x: string,
+    io: { cos: string; sin: string; bias: string; past?: { key: string; value: string } },
+  ): { x: string; key: string; value: string; fresh: { key: string; value: string } } {
     const g = this.g;
     const cfg = this.cfg;
     const hd = headDim(cfg);
@@ -300,7 +304,10 @@ export function emitForward(g: GraphBuilder, cfg: ModelConfig, inputs: ForwardIn
   if (inputs.targets) {
     if (mode !== 'all' || !result.logits) throw new GraphBuildError('emitForward: target log-probs need logits "all"');
     const lsm = g.op('LogSoftmax', [result.logits], { axis: -1 });
-    const vocab = g.constant('int32', Int32Array.from({ length: cfg.vocabSize }, (_, i) => i));
+    const vocab = g.constant(
+      'int32',
+      Int32Array.from({ length: cfg.vocabSize }, (_, i) => i),
+    );
     const onehot = g.op('Cast', [g.op('Equal', [g.op('Unsqueeze', [inputs.targets, e.i64([2])]), vocab])], { to: 1 }); // [B, S, V]
     result.logprobs = g.op('ReduceSum', [g.op('Mul', [lsm, onehot]), e.i64([-1])], { keepdims: 0 });
   }

@@ -110,7 +110,14 @@ export function causalBias(keyMask: Uint8Array, batch: number, seq: number, tota
 }
 
 /** The three token-side feeds of any graph, checked. */
-export function tokenFeeds(cfg: ModelConfig, ids: Int32Array, positions: Int32Array, bias: Float32Array, batch: number, seq: number): Record<string, TensorData> {
+export function tokenFeeds(
+  cfg: ModelConfig,
+  ids: Int32Array,
+  positions: Int32Array,
+  bias: Float32Array,
+  batch: number,
+  seq: number,
+): Record<string, TensorData> {
   if (ids.length !== batch * seq || positions.length !== batch * seq || bias.length % (batch * seq) !== 0) {
     throw new SequenceError('shape', `feeds: ids ${ids.length}, positions ${positions.length}, bias ${bias.length} do not fit [${batch}, ${seq}]`);
   }

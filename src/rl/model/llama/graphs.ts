@@ -81,7 +81,12 @@ export function buildGraph(cfg: ModelConfig, opts: GraphOptions): BuiltGraph {
   const targets = wantTargets ? declare('targets', 'int32', ['batch', 'seq']) : undefined;
   const logits = opts.logits ?? (opts.kind === 'score' ? 'all' : 'last');
 
-  const out: ForwardOutputs = emitForward(g, cfg, { inputIds, positionIds, attentionBias, past, targets }, { params: opts.params, lora: opts.lora, heads: opts.heads, logits });
+  const out: ForwardOutputs = emitForward(
+    g,
+    cfg,
+    { inputIds, positionIds, attentionBias, past, targets },
+    { params: opts.params, lora: opts.lora, heads: opts.heads, logits },
+  );
   for (const p of [...out.paramInputs, ...out.loraInputs]) inputs.push(p.name);
 
   const outputs: string[] = [];

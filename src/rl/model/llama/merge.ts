@@ -17,7 +17,8 @@ export function mergeLora(cfg: ModelConfig, weights: ModelWeights, adapter: { sp
     const w = weights[name];
     if (!a || !b || !w) throw new Error(`mergeLora: ${!w ? name : !a ? p.a.name : p.b.name} is missing`);
     const [outDim, inDim] = [p.b.shape[0], p.a.shape[1]];
-    if (w.length !== outDim * inDim || a.length !== numel(p.a.shape) || b.length !== numel(p.b.shape)) throw new Error(`mergeLora: ${name} does not match its adapter's shapes`);
+    if (w.length !== outDim * inDim || a.length !== numel(p.a.shape) || b.length !== numel(p.b.shape))
+      throw new Error(`mergeLora: ${name} does not match its adapter's shapes`);
     const m = Float32Array.from(w);
     for (let o = 0; o < outDim; o++) {
       for (let k = 0; k < r; k++) {

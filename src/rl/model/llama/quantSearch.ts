@@ -26,7 +26,7 @@ export function quantize4Search(w: Float32Array, k: number, n: number): PackedWe
       let best = maxAbs / 7 || 1;
       let bestErr = Infinity;
       for (const f of FACTORS) {
-        const s = Math.fround(((maxAbs / 7) * f) || 1);
+        const s = Math.fround((maxAbs / 7) * f || 1);
         let err = 0;
         for (let r = 0; r < QUANT_BLOCK; r++) err += (vals[r] - (code(vals[r], s) - 8) * s) ** 2;
         if (err < bestErr) {

@@ -108,7 +108,7 @@ export function referenceForward(cfg: ModelConfig, w: ModelWeights, tokens: read
           max = Math.max(max, scores[j]);
         }
         let sum = 0;
-        for (let j = 0; j <= i; j++) sum += (scores[j] = Math.exp(scores[j] - max));
+        for (let j = 0; j <= i; j++) sum += scores[j] = Math.exp(scores[j] - max);
         for (let j = 0; j <= i; j++) {
           for (let c = 0; c < hd; c++) ctx[i * H * hd + h * hd + c] += (scores[j] / sum) * v[j * KV * hd + kh * hd + c];
         }

@@ -155,13 +155,7 @@ export class GraphBuilder {
    * Appends a node. `outputs` may be a count (fresh names are made) or explicit names.
    * Returns the output names in order.
    */
-  node(
-    opType: string,
-    inputs: readonly string[],
-    outputs: number | readonly string[] = 1,
-    attrs: Record<string, AttrValue> = {},
-    domain = '',
-  ): string[] {
+  node(opType: string, inputs: readonly string[], outputs: number | readonly string[] = 1, attrs: Record<string, AttrValue> = {}, domain = ''): string[] {
     for (const i of inputs) {
       if (i !== '' && !this.names.has(i)) {
         throw new GraphBuildError(`${opType}: input "${i}" is not defined in graph ${this.graphName}`);

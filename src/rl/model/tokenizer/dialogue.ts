@@ -75,7 +75,14 @@ export interface Segment {
  * given, replaces the weight of the n-th agent turn (the forge's DAgger data trains only the turns the
  * expert agrees with, or only the expert's label at the end); a segment with nothing trained is dropped.
  */
-export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, promptWeight = 0, agentWeights?: readonly number[]): Segment[] {
+export function segments(
+  tok: Tokenizer,
+  chat: readonly ChatMessage[],
+  maxLen: number,
+  obsWeight: number,
+  promptWeight = 0,
+  agentWeights?: readonly number[],
+): Segment[] {
   const enc: EncodedChat = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;

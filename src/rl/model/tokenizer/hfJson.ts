@@ -77,14 +77,16 @@ export function parseTokenizerJson(text: string, where = 'tokenizer.json'): Toke
   }
   const model = raw.model;
   if (!model || model.type !== 'BPE' || typeof model.vocab !== 'object') throw new TokenizerError('unsupported', `${where}: expected a BPE model with a vocab`);
-  if (model.merges?.length) throw new TokenizerError('unsupported', `${where}: BPE merges are not supported (Turnwise tokenizers are word-level with byte fallback)`);
+  if (model.merges?.length)
+    throw new TokenizerError('unsupported', `${where}: BPE merges are not supported (Turnwise tokenizers are word-level with byte fallback)`);
   if (!model.byte_fallback) throw new TokenizerError('unsupported', `${where}: byte_fallback must be true`);
   if (raw.pre_tokenizer?.type !== 'Split' || raw.pre_tokenizer.pattern?.Regex !== PRETOKEN_PATTERN) {
     throw new TokenizerError('unsupported', `${where}: the pre-tokenizer is not Turnwise's Split pattern`);
   }
   const vocab: string[] = [];
   for (const [t, id] of Object.entries(model.vocab)) {
-    if (!Number.isInteger(id) || id < 0 || vocab[id] !== undefined) throw new TokenizerError('bad-vocab', `${where}: bad or duplicate id ${id} for ${JSON.stringify(t)}`);
+    if (!Number.isInteger(id) || id < 0 || vocab[id] !== undefined)
+      throw new TokenizerError('bad-vocab', `${where}: bad or duplicate id ${id} for ${JSON.stringify(t)}`);
     vocab[id] = t;
   }
   for (let i = 0; i < vocab.length; i++) if (vocab[i] === undefined) throw new TokenizerError('bad-vocab', `${where}: id ${i} has no token`);

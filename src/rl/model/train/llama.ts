@@ -34,7 +34,6 @@ export interface LlamaTrainSpec {
   outputGradients?: boolean;
 }
 
-
 /** The trainable parameters (names and shapes) of a spec, in a stable order. */
 export function llamaTrainParams(spec: Pick<LlamaTrainSpec, 'cfg' | 'trainable' | 'heads'>): TrainParam[] {
   if (spec.trainable.kind === 'full') return paramSpecs(spec.cfg, spec.heads).map((p) => ({ name: p.name, dims: [...p.shape] }));
@@ -62,12 +61,17 @@ export function buildLlamaTrainStep(spec: LlamaTrainSpec): TrainStepGraph {
       const inputIds = g.input('input_ids', 'int32', [batch, seqLen]);
       const positionIds = g.input('position_ids', 'int32', [batch, seqLen]);
       const attentionBias = g.input('attention_bias', 'float32', [batch, seqLen, seqLen]);
-      const out = emitForward(g, cfg, { inputIds, positionIds, attentionBias }, {
-        params: source,
-        lora: trainable.kind === 'lora' ? trainable.lora : undefined,
-        heads: spec.heads,
-        logits: 'all',
-      });
+      const out = emitForward(
+        g,
+        cfg,
+        { inputIds, positionIds, attentionBias },
+        {
+          params: source,
+          lora: trainable.kind === 'lora' ? trainable.lora : undefined,
+          heads: spec.heads,
+          logits: 'all',
+        },
+      );
       return { logits: out.logits, values: out.values };
     },
   });

@@ -66,7 +66,11 @@ export interface TokenLogProbs {
 /** log π(targets) from logits [B, T, V] and int32 targets [B, T], via a one-hot mask (no GatherElements). */
 export function tokenLogProbs(e: LossEmit, logits: string, targets: string, vocab: number): TokenLogProbs {
   const logSoftmax = e.op('LogSoftmax', [logits], { axis: -1 });
-  const range = e.g.constant('int32', Array.from({ length: vocab }, (_, i) => i), [vocab]);
+  const range = e.g.constant(
+    'int32',
+    Array.from({ length: vocab }, (_, i) => i),
+    [vocab],
+  );
   const onehot = e.asFloat(e.op('Equal', [e.op('Unsqueeze', [targets, e.ints([-1])]), range]));
   return { logSoftmax, logp: e.sumLast(e.op('Mul', [logSoftmax, onehot])) };
 }

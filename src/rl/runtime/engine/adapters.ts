@@ -5,7 +5,16 @@
 // so (α_s/R)·B_slot·A_slot = (α/r)·B·A exactly when c = 1 (same spec) and to float rounding
 // otherwise. The base model (adapter off, the reference policy) is the all-zero slot: exactly the base.
 import type { ModelConfig } from '../../model/llama/config.ts';
-import { adapterParamSpecs, ALL_LORA_TARGETS, loraParams, numel, valueHeadDelta, type HeadsSpec, type LoraSpec, type ParamSpec } from '../../model/llama/weights.ts';
+import {
+  adapterParamSpecs,
+  ALL_LORA_TARGETS,
+  loraParams,
+  numel,
+  valueHeadDelta,
+  type HeadsSpec,
+  type LoraSpec,
+  type ParamSpec,
+} from '../../model/llama/weights.ts';
 import type { TensorData } from '../ort.ts';
 import { AdapterError } from './errors.ts';
 import type { Adapter } from './types.ts';
@@ -26,7 +35,8 @@ export type AdapterFeeds = Record<string, TensorData>;
 /** The all-zero slot: the base model (with a value head, a zero head delta: weights.ts valueHeadDelta). */
 export function zeroFeeds(cfg: ModelConfig, slot: LoraSpec | null, heads: HeadsSpec = {}): AdapterFeeds {
   const feeds: AdapterFeeds = {};
-  for (const s of adapterParamSpecs(cfg, slot ?? undefined, heads)) feeds[s.name] = { type: 'float32', data: new Float32Array(numel(s.shape)), dims: [...s.shape] };
+  for (const s of adapterParamSpecs(cfg, slot ?? undefined, heads))
+    feeds[s.name] = { type: 'float32', data: new Float32Array(numel(s.shape)), dims: [...s.shape] };
   return feeds;
 }
 
@@ -46,7 +56,8 @@ export function adapterFeeds(cfg: ModelConfig, slot: LoraSpec | null, adapter: A
   if (!slot || slot.rank === 0) throw new AdapterError(`adapter "${id}": the model was loaded without an adapter slot (adapterSlot: null)`);
   if (!Number.isInteger(spec.rank) || spec.rank < 1) throw new AdapterError(`adapter "${id}": rank must be a positive integer, got ${spec.rank}`);
   if (!(spec.alpha > 0) || !Number.isFinite(spec.alpha)) throw new AdapterError(`adapter "${id}": alpha must be a positive number, got ${spec.alpha}`);
-  if (spec.rank > slot.rank) throw new AdapterError(`adapter "${id}": rank ${spec.rank} exceeds the model's adapter slot rank ${slot.rank} (load the model with a larger adapterSlot)`);
+  if (spec.rank > slot.rank)
+    throw new AdapterError(`adapter "${id}": rank ${spec.rank} exceeds the model's adapter slot rank ${slot.rank} (load the model with a larger adapterSlot)`);
   const extra = spec.targets.filter((t) => !slot.targets.includes(t));
   if (extra.length) throw new AdapterError(`adapter "${id}": targets ${extra.join(', ')} are not in the model's adapter slot (${slot.targets.join(', ')})`);
   const feeds = zeroFeeds(cfg, slot, heads);

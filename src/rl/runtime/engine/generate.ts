@@ -82,7 +82,18 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   job.prompts.forEach((ids, p) => {
     for (let k = 0; k < n; k++) {
       const budget = Math.min(params.maxNewTokens, lm.cfg.maxSeq - ids.length);
-      rows.push({ prompt: p, sample: k, rng: sampleRng(job.seeds?.[p] ?? params.seed, k), tokens: [], logprobs: [], budget, text: '', stable: 0, emitted: 0, finish: null });
+      rows.push({
+        prompt: p,
+        sample: k,
+        rng: sampleRng(job.seeds?.[p] ?? params.seed, k),
+        tokens: [],
+        logprobs: [],
+        budget,
+        text: '',
+        stable: 0,
+        emitted: 0,
+        finish: null,
+      });
     }
   });
   const timing: Timing = { encodeMs: job.encodeMs, prefillMs: 0, decodeMs: 0, sampleMs: 0, firstTokenMs: 0, totalMs: 0, decodeSteps: 0 };
@@ -97,7 +108,14 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
   let step: EngineStep;
   if (reused.some((r) => r > 0)) {
     const names = Object.keys(kept.find((c) => c)!.past);
-    const cache = assembleRows(kept, reused, names, lm.cfg.nKvHeads, headDim(lm.cfg), runner.mode === 'host' ? Math.max(...job.prompts.map((ids, p) => ids.length - reused[p])) + HOST_HEADROOM : 0);
+    const cache = assembleRows(
+      kept,
+      reused,
+      names,
+      lm.cfg.nKvHeads,
+      headDim(lm.cfg),
+      runner.mode === 'host' ? Math.max(...job.prompts.map((ids, p) => ids.length - reused[p])) + HOST_HEADROOM : 0,
+    );
     step = await runner.extend(
       cache,
       job.prompts.map((ids, p) => ids.slice(reused[p])),
@@ -144,10 +162,20 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
         }
         if (job.onToken) {
           // Hold back an unfinished run of byte tokens and a possible start of a stop string.
-          const visible = row.finish ? row.text.length : Math.max(row.emitted, Math.min(row.stable, row.text.length - pendingStopPrefix(row.text, params.stop)));
+          const visible = row.finish
+            ? row.text.length
+            : Math.max(row.emitted, Math.min(row.stable, row.text.length - pendingStopPrefix(row.text, params.stop)));
           const delta = row.text.slice(row.emitted, visible);
           row.emitted = visible;
-          const ev: TokenEvent = { row: r, prompt: row.prompt, sample: row.sample, token: s.token, logprob: s.logprob, delta, ...(row.finish ? { finishReason: row.finish } : {}) };
+          const ev: TokenEvent = {
+            row: r,
+            prompt: row.prompt,
+            sample: row.sample,
+            token: s.token,
+            logprob: s.logprob,
+            delta,
+            ...(row.finish ? { finishReason: row.finish } : {}),
+          };
           // A callback across comlink returns a promise; generation does not wait for the page.
           void Promise.resolve(job.onToken(ev)).catch(() => undefined);
         }
@@ -188,19 +216,17 @@ export async function runGeneration(job: GenerationJob): Promise<{ generations: 
     runner.release(state);
   }
   timing.totalMs = performance.now() - job.startedAt;
-  const generations = rows.map(
-    (row): Generation => ({
-      prompt: row.prompt,
-      sample: row.sample,
-      text: row.text,
-      tokenIds: row.tokens,
-      logprobs: row.logprobs,
-      promptTokens: job.prompts[row.prompt].length,
-      completionTokens: row.tokens.length,
-      finishReason: row.finish as FinishReason,
-      reusedTokens: reused[row.prompt],
-      ...(row.stop !== undefined ? { stop: row.stop } : {}),
-    }),
-  );
+  const generations = rows.map((row): Generation => ({
+    prompt: row.prompt,
+    sample: row.sample,
+    text: row.text,
+    tokenIds: row.tokens,
+    logprobs: row.logprobs,
+    promptTokens: job.prompts[row.prompt].length,
+    completionTokens: row.tokens.length,
+    finishReason: row.finish as FinishReason,
+    reusedTokens: reused[row.prompt],
+    ...(row.stop !== undefined ? { stop: row.stop } : {}),
+  }));
   return { generations, timing };
 }

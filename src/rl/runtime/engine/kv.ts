@@ -34,8 +34,8 @@ export function selectRows(state: KvState, rows: readonly number[], length = sta
     const data = new Float32Array(rows.length * h * length * hd);
     rows.forEach((r, i) => {
       for (let k = 0; k < h; k++) {
-        const from = ((r * h + k) * len) * hd;
-        data.set(src.subarray(from, from + state.used * hd), ((i * h + k) * length) * hd);
+        const from = (r * h + k) * len * hd;
+        data.set(src.subarray(from, from + state.used * hd), (i * h + k) * length * hd);
       }
     });
     past[name] = { type: 'float32', data, dims: [rows.length, h, length, hd] };
@@ -71,7 +71,14 @@ export function dropRows(state: KvState, keep: readonly number[]): KvState {
   keep.forEach((r, i) => {
     if (r !== i) keyMask.copyWithin(i * state.length, r * state.length, (r + 1) * state.length);
   });
-  return { batch: keep.length, length: state.length, used: state.used, keyMask: keyMask.subarray(0, keep.length * state.length), next: Int32Array.from(keep, (r) => state.next[r]), past };
+  return {
+    batch: keep.length,
+    length: state.length,
+    used: state.used,
+    keyMask: keyMask.subarray(0, keep.length * state.length),
+    next: Int32Array.from(keep, (r) => state.next[r]),
+    past,
+  };
 }
 
 /** Writes a chunk's keys and values (`fresh`, [batch, heads, seq, hd]) into slots [used, used + seq) and advances `used`. */
@@ -82,7 +89,7 @@ export function appendChunk(state: KvState, fresh: Record<string, TensorData>, m
     const src = fresh[name].data as Float32Array;
     for (let r = 0; r < b; r++) {
       for (let k = 0; k < h; k++) {
-        const from = ((r * h + k) * seq) * hd;
+        const from = (r * h + k) * seq * hd;
         dst.set(src.subarray(from, from + seq * hd), ((r * h + k) * len + state.used) * hd);
       }
     }
@@ -113,7 +120,14 @@ export function rowContext(state: KvState, r: number): RowContext {
  * A batch cache from kept contexts: row r holds the first `take[r]` tokens of `contexts[r]` (none
  * when null or 0), right-aligned at slots [T − take[r], T), T = max take; `headroom` free slots follow.
  */
-export function assembleRows(contexts: readonly (RowContext | null)[], take: readonly number[], names: readonly string[], heads: number, hd: number, headroom: number): KvState {
+export function assembleRows(
+  contexts: readonly (RowContext | null)[],
+  take: readonly number[],
+  names: readonly string[],
+  heads: number,
+  hd: number,
+  headroom: number,
+): KvState {
   const used = Math.max(0, ...take);
   const length = used + headroom;
   const batch = contexts.length;

@@ -48,7 +48,12 @@ export class LoadedLm {
     name: string,
     model: LoadedModel,
     runtime: OrtRuntime,
-    opts: { precision: Precision; slot: LoraSpec | null; gpuKv: boolean; info: Omit<ModelInfo, 'name' | 'config' | 'heads' | 'precision' | 'adapterSlot' | 'backend' | 'params'> },
+    opts: {
+      precision: Precision;
+      slot: LoraSpec | null;
+      gpuKv: boolean;
+      info: Omit<ModelInfo, 'name' | 'config' | 'heads' | 'precision' | 'adapterSlot' | 'backend' | 'params'>;
+    },
   ): Promise<LoadedLm> {
     const info: ModelInfo = {
       name,

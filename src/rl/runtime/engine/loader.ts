@@ -53,7 +53,11 @@ async function readBody(res: Response, onBytes: (n: number) => void): Promise<Ui
 }
 
 /** A fetch reader over `baseUrl` that serves and fills Cache Storage, counting files it served. */
-function cachedFetchReader(baseUrl: string, useCache: boolean, onBytes: (path: string, n: number, fromCache: boolean) => void): { read: ReadBytes; fromCache: Set<string>; purge: () => Promise<void> } {
+function cachedFetchReader(
+  baseUrl: string,
+  useCache: boolean,
+  onBytes: (path: string, n: number, fromCache: boolean) => void,
+): { read: ReadBytes; fromCache: Set<string>; purge: () => Promise<void> } {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   const fromCache = new Set<string>();
   const store = useCache ? cacheStorage() : null;

@@ -35,7 +35,8 @@ export function encodePrompt(tok: Tokenizer, prompt: Prompt, where = 'prompt', w
   if (prompt && 'ids' in prompt && Array.isArray(prompt.ids)) {
     if (prompt.ids.length === 0) throw new EngineInputError(`${where}: token ids must not be empty`);
     prompt.ids.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0 || id >= tok.vocabSize) throw new EngineInputError(`${where}: ids[${i}] = ${id} is outside the vocabulary [0, ${tok.vocabSize})`);
+      if (!Number.isInteger(id) || id < 0 || id >= tok.vocabSize)
+        throw new EngineInputError(`${where}: ids[${i}] = ${id} is outside the vocabulary [0, ${tok.vocabSize})`);
     });
     return [...prompt.ids];
   }
@@ -45,13 +46,21 @@ export function encodePrompt(tok: Tokenizer, prompt: Prompt, where = 'prompt', w
 /** Throws PromptTooLongError unless the prompt leaves one position free for the reply. */
 export function checkPromptFits(tokens: number, maxSeq: number, where: string): void {
   if (tokens >= maxSeq) {
-    throw new PromptTooLongError(tokens, maxSeq, `${where} has ${tokens} tokens; a prompt may have at most ${maxSeq - 1} (the model's context window is ${maxSeq} tokens and one must stay free for the reply)`);
+    throw new PromptTooLongError(
+      tokens,
+      maxSeq,
+      `${where} has ${tokens} tokens; a prompt may have at most ${maxSeq - 1} (the model's context window is ${maxSeq} tokens and one must stay free for the reply)`,
+    );
   }
 }
 
 /** Throws PromptTooLongError unless a scored sequence fits the context window. */
 export function checkSequenceFits(tokens: number, maxSeq: number, where: string): void {
   if (tokens > maxSeq) {
-    throw new PromptTooLongError(tokens, maxSeq, `${where} has ${tokens} tokens; context and continuation together may have at most ${maxSeq} (the model's context window)`);
+    throw new PromptTooLongError(
+      tokens,
+      maxSeq,
+      `${where} has ${tokens} tokens; context and continuation together may have at most ${maxSeq} (the model's context window)`,
+    );
   }
 }

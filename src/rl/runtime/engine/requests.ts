@@ -23,7 +23,11 @@ export class Ticket {
   /** Throws CancelledError when the request was cancelled, superseded, or its engine disposed. */
   check(): void {
     if (!this.reason) return;
-    const why = { cancelled: 'was cancelled', superseded: `was superseded by a newer request on channel "${this.channel}"`, disposed: 'was stopped because the engine was disposed' }[this.reason];
+    const why = {
+      cancelled: 'was cancelled',
+      superseded: `was superseded by a newer request on channel "${this.channel}"`,
+      disposed: 'was stopped because the engine was disposed',
+    }[this.reason];
     throw new CancelledError(this.id, this.reason, `request "${this.id}" ${why}`);
   }
 

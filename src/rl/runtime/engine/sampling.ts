@@ -39,7 +39,8 @@ export function resolveSampling(input: Partial<SamplingParams> = {}): SamplingPa
   // Absent and undefined fields take the defaults (a CLI passes undefined for options not given).
   const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== undefined)) as Partial<SamplingParams>;
   const p: SamplingParams = { ...DEFAULT_SAMPLING, ...given, stop: [...(given.stop ?? DEFAULT_SAMPLING.stop)] };
-  const bad = (field: string, rule: string, v: unknown) => new SamplingParamsError(field, `sampling: ${field} must be ${rule}, got ${JSON.stringify(v) ?? String(v)}`);
+  const bad = (field: string, rule: string, v: unknown) =>
+    new SamplingParamsError(field, `sampling: ${field} must be ${rule}, got ${JSON.stringify(v) ?? String(v)}`);
   if (typeof p.temperature !== 'number' || !Number.isFinite(p.temperature) || p.temperature < 0 || p.temperature > SAMPLING_LIMITS.maxTemperature) {
     throw bad('temperature', `a number in [0, ${SAMPLING_LIMITS.maxTemperature}] (0 = greedy)`, p.temperature);
   }

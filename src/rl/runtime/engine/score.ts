@@ -64,12 +64,18 @@ export async function scoreItems(lm: LoadedLm, feeds: AdapterFeeds, ticket: Tick
     const cont = typeof item.continuation === 'string' ? tok.encode(item.continuation) : item.continuation;
     if (!Array.isArray(cont)) throw new EngineInputError(`score item ${i}: continuation must be text or token ids`);
     cont.forEach((id, j) => {
-      if (!Number.isInteger(id) || id < 0 || id >= tok.vocabSize) throw new EngineInputError(`score item ${i}: continuation[${j}] = ${id} is outside the vocabulary [0, ${tok.vocabSize})`);
+      if (!Number.isInteger(id) || id < 0 || id >= tok.vocabSize)
+        throw new EngineInputError(`score item ${i}: continuation[${j}] = ${id} is outside the vocabulary [0, ${tok.vocabSize})`);
     });
     checkSequenceFits(context.length + cont.length, lm.cfg.maxSeq, `score item ${i}`);
     return { context, cont };
   });
-  const scores = await scoreSequences(lm, feeds, ticket, parts.map((p) => [...p.context, ...p.cont]));
+  const scores = await scoreSequences(
+    lm,
+    feeds,
+    ticket,
+    parts.map((p) => [...p.context, ...p.cont]),
+  );
   return parts.map((p, i) => {
     const logprobs = Array.from(scores[i].logprobs.subarray(p.context.length));
     const v = scores[i].values;
@@ -79,7 +85,13 @@ export async function scoreItems(lm: LoadedLm, feeds: AdapterFeeds, ticket: Tick
 }
 
 /** Per turn of `role`: log-probs of its content and <|end|>, and the value at its role token. */
-export async function scoreTurns(lm: LoadedLm, feeds: AdapterFeeds, ticket: Ticket, episodes: readonly ChatMessage[][], role: ChatMessage['role']): Promise<TurnScore[][]> {
+export async function scoreTurns(
+  lm: LoadedLm,
+  feeds: AdapterFeeds,
+  ticket: Ticket,
+  episodes: readonly ChatMessage[][],
+  role: ChatMessage['role'],
+): Promise<TurnScore[][]> {
   if (!Array.isArray(episodes) || episodes.length === 0) throw new EngineInputError('scoreTurns: episodes must be a non-empty list');
   const encoded = episodes.map((messages, e) => {
     encodePrompt(lm.tokenizer, { messages }, `episode ${e}`); // validates the messages

@@ -193,8 +193,7 @@ export interface Adapter {
  *    they are verified, otherwise `folder` is read as a plain Hugging Face-layout folder.
  */
 export type ModelSource =
-  | { kind: 'url'; baseUrl: string; name: string; cache?: boolean }
-  | { kind: 'files'; files: Record<string, Uint8Array>; name?: string; folder?: string };
+  { kind: 'url'; baseUrl: string; name: string; cache?: boolean } | { kind: 'files'; files: Record<string, Uint8Array>; name?: string; folder?: string };
 
 export interface LoadOptions {
   /** Weights in fp32, or the blocks' linears in 4 bits. 'auto': 4-bit on WebGPU, fp32 on CPUs (faster there; docs/model.md). */

@@ -37,7 +37,13 @@ function batch(): Record<string, TensorData> {
   const rng = new Rng('train-step-check');
   const rows = Array.from({ length: B }, () => Array.from({ length: S + 1 }, () => rng.int(CFG.vocabSize)));
   return {
-    ...prefillFeeds(CFG, leftPad(rows.map((r) => r.slice(0, S)), 0)),
+    ...prefillFeeds(
+      CFG,
+      leftPad(
+        rows.map((r) => r.slice(0, S)),
+        0,
+      ),
+    ),
     targets: { type: 'int32', data: Int32Array.from(rows.flatMap((r) => r.slice(1))), dims: [B, S] },
     loss_mask: { type: 'float32', data: new Float32Array(B * S).fill(1), dims: [B, S] },
   };

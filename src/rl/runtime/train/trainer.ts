@@ -82,7 +82,13 @@ export class Trainer {
    * Opens a session for `graph` and takes ownership of copies of `init` (one Float32Array per
    * parameter, in the parameter's shape). Moments start at zero.
    */
-  static async create(runtime: OrtRuntime, graph: TrainStepGraph, init: Record<string, Float32Array>, config: Partial<AdamWConfig> = {}, options: TrainerOptions = {}): Promise<Trainer> {
+  static async create(
+    runtime: OrtRuntime,
+    graph: TrainStepGraph,
+    init: Record<string, Float32Array>,
+    config: Partial<AdamWConfig> = {},
+    options: TrainerOptions = {},
+  ): Promise<Trainer> {
     if (graph.dtype !== 'float32') throw new TrainerError('bad-param', `Trainer runs float32 graphs, got ${graph.dtype}`);
     for (const p of graph.params) {
       const size = p.dims.reduce((a, b) => a * b, 1);
@@ -108,8 +114,11 @@ export class Trainer {
    */
   async addGraph(graph: TrainStepGraph): Promise<void> {
     if (this.sessions.has(graph)) return;
-    const same = graph.params.length === this.graph.params.length && graph.params.every((p, i) => p.name === this.graph.params[i].name && p.dims.join() === this.graph.params[i].dims.join());
-    if (!same || graph.dtype !== this.graph.dtype) throw new TrainerError('bad-param', 'a graph added to a trainer must have the same parameters as its first graph');
+    const same =
+      graph.params.length === this.graph.params.length &&
+      graph.params.every((p, i) => p.name === this.graph.params[i].name && p.dims.join() === this.graph.params[i].dims.join());
+    if (!same || graph.dtype !== this.graph.dtype)
+      throw new TrainerError('bad-param', 'a graph added to a trainer must have the same parameters as its first graph');
     // On WebGPU, onnxruntime-web 1.30's graph optimiser (level 'basic' and up) makes the step's token
     // log-probs 0 (nll 0, no gradient) while the forward is right; unoptimised it equals wasm within
     // 1e-5 (test/browser/trainStep.test.ts). wasm and onnxruntime-node keep every optimisation.

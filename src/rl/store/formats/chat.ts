@@ -64,7 +64,10 @@ export function toChatRecord(e: EpisodeRecord): ChatRecord {
 }
 
 /** The chat JSONL of the episodes among `records` (runs are skipped), one line per yielded string. */
-export async function* encodeChatJsonl(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
+export async function* encodeChatJsonl(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  onProgress?: (p: EncodeProgress) => void,
+): AsyncGenerator<string> {
   let n = 0;
   let bytes = 0;
   for await (const r of records) {

@@ -38,7 +38,10 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'obj
 function exportOnly(x: unknown): string | null {
   if (!isObject(x)) return null;
   const what = 'messages' in x ? 'chat-messages JSONL (for TRL)' : 'chosen' in x && 'rejected' in x ? 'preference pairs (for DPO)' : null;
-  return what && `${what}, a format the lab exports but cannot import back: it leaves out the task and each turn's reward. Import the Turnwise JSONL export of the same episodes instead`;
+  return (
+    what &&
+    `${what}, a format the lab exports but cannot import back: it leaves out the task and each turn's reward. Import the Turnwise JSONL export of the same episodes instead`
+  );
 }
 
 /** The format of one parsed record, or null when it is neither ours nor SWEET-RL's. */
@@ -78,18 +81,34 @@ export async function arrayLines(lines: AsyncIterable<LineEvent>, maxArrayBytes:
   for await (const ev of lines) {
     if (ev.kind === 'error') return { detection: { format: null, line: ev.line, message: `a JSON array file: line ${ev.line}: ${ev.message}` }, lines: [] };
     size += ev.text.length + 1;
-    if (size > maxArrayBytes) return { detection: { format: null, line: ev.line, message: `a JSON array longer than ${maxArrayBytes} bytes: convert it to JSONL (one record per line) to import it` }, lines: [] };
+    if (size > maxArrayBytes)
+      return {
+        detection: {
+          format: null,
+          line: ev.line,
+          message: `a JSON array longer than ${maxArrayBytes} bytes: convert it to JSONL (one record per line) to import it`,
+        },
+        lines: [],
+      };
     parts.push(ev.text);
   }
   // One level more than a line allows: the array itself.
   const parsed = parseJsonLine(parts.join('\n'), LIMITS.maxDepth + 1);
-  if (!parsed.ok || !Array.isArray(parsed.value)) return { detection: { format: null, line: 1, message: `the file opens a JSON array but is not one (${parsed.ok ? 'not an array' : parsed.message})` }, lines: [] };
+  if (!parsed.ok || !Array.isArray(parsed.value))
+    return {
+      detection: { format: null, line: 1, message: `the file opens a JSON array but is not one (${parsed.ok ? 'not an array' : parsed.message})` },
+      lines: [],
+    };
   const items = parsed.value as unknown[];
   if (items.length === 0) return { detection: { format: null, line: 1, message: 'the file is an empty JSON array: nothing to import' }, lines: [] };
   const f = formatOf(items[0]);
   if (!f) return { detection: { format: null, line: 1, message: `cannot tell the format of the array's first element: ${EXPECTED}` }, lines: [] };
   return {
-    detection: { format: f.format, container: 'json-array', message: `a JSON array of ${items.length} ${f.format === 'sweet' ? 'SWEET-RL / ColBench records' : 'Turnwise records'} (element 1 has ${f.why}); line numbers below are element numbers` },
+    detection: {
+      format: f.format,
+      container: 'json-array',
+      message: `a JSON array of ${items.length} ${f.format === 'sweet' ? 'SWEET-RL / ColBench records' : 'Turnwise records'} (element 1 has ${f.why}); line numbers below are element numbers`,
+    },
     lines: items.map((x, i): LineEvent => ({ kind: 'line', line: i + 1, text: JSON.stringify(x) })),
   };
 }

@@ -13,7 +13,7 @@ import { encodeDpo, encodeTurnDpo, noPairsReason, type PairingSummary } from './
 export type ExportFormat = 'jsonl' | 'chat' | 'sweet' | 'parquet' | 'dpo' | 'turn-dpo';
 
 export const EXPORT_FORMATS: Record<ExportFormat, { extension: string; mime: string; description: string }> = {
-  jsonl: { extension: '.turnwise.jsonl', mime: 'application/x-ndjson', description: "Turnwise JSONL: everything, versioned; re-importable" },
+  jsonl: { extension: '.turnwise.jsonl', mime: 'application/x-ndjson', description: 'Turnwise JSONL: everything, versioned; re-importable' },
   chat: { extension: '.chat.jsonl', mime: 'application/x-ndjson', description: 'chat messages (TRL conversational) with reward and credit' },
   sweet: { extension: '.sweet.jsonl', mime: 'application/x-ndjson', description: 'SWEET-RL / ColBench trajectory records' },
   parquet: { extension: '.parquet', mime: 'application/vnd.apache.parquet', description: 'Parquet with veRL multi-turn columns' },

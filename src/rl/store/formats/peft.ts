@@ -25,7 +25,8 @@ export function adapterRowFields(adapter: LoraAdapter): { config: JsonObject; te
 export function adapterFromRow(row: Pick<AdapterRow, 'id' | 'config' | 'tensors'>): LoraAdapter {
   const { rank, alpha, targets } = row.config;
   const where = `adapter ${row.id}`;
-  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1) throw new PeftError('bad-config', where, `${where}: config.rank must be a positive integer`);
+  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1)
+    throw new PeftError('bad-config', where, `${where}: config.rank must be a positive integer`);
   if (typeof alpha !== 'number' || !(alpha > 0)) throw new PeftError('bad-config', where, `${where}: config.alpha must be a positive number`);
   if (!Array.isArray(targets) || !targets.every((t): t is LoraTarget => typeof t === 'string' && (ALL_LORA_TARGETS as readonly string[]).includes(t))) {
     throw new PeftError('bad-config', where, `${where}: config.targets must list projections among ${ALL_LORA_TARGETS.join(', ')}`);
@@ -36,7 +37,11 @@ export function adapterFromRow(row: Pick<AdapterRow, 'id' | 'config' | 'tensors'
 }
 
 /** PEFT folder files (adapter_model.safetensors, adapter_config.json) of a stored adapter. */
-export function exportAdapterRow(cfg: ModelConfig, row: Pick<AdapterRow, 'id' | 'config' | 'tensors' | 'baseModel'>, baseRef = row.baseModel): Record<string, Uint8Array> {
+export function exportAdapterRow(
+  cfg: ModelConfig,
+  row: Pick<AdapterRow, 'id' | 'config' | 'tensors' | 'baseModel'>,
+  baseRef = row.baseModel,
+): Record<string, Uint8Array> {
   return exportPeftAdapter(cfg, adapterFromRow(row), { baseModel: baseRef, metadata: { turnwise_adapter_id: row.id } });
 }
 

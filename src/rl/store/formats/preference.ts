@@ -129,9 +129,14 @@ export function noPairsReason(s: PairingSummary): string | null {
   if (s.finished === 0) return `none of the ${plural(s.episodes, 'episode')} is finished (complete, with an outcome), and only finished episodes are paired`;
   const one = s.finished === 1;
   const finished = one ? 'the one finished episode' : `the ${s.finished} finished episodes`;
-  if (s.level === 'turn' && s.credit !== null && s.scoredTurns === 0) return `${finished} ${one ? 'carries' : 'carry'} no stored "${s.credit}" credit to rank replies by`;
+  if (s.level === 'turn' && s.credit !== null && s.scoredTurns === 0)
+    return `${finished} ${one ? 'carries' : 'carry'} no stored "${s.credit}" credit to rank replies by`;
   if (s.candidates === 0) {
-    const spread = one ? 'is of one task, played once' : s.tasks === s.finished ? `are of ${s.tasks} different tasks, each played once` : `are of ${plural(s.tasks, 'task')}`;
+    const spread = one
+      ? 'is of one task, played once'
+      : s.tasks === s.finished
+        ? `are of ${s.tasks} different tasks, each played once`
+        : `are of ${plural(s.tasks, 'task')}`;
     return s.level === 'episode'
       ? `${finished} ${spread}: a pair needs two finished episodes of the same task (family, split, seed and options)`
       : `${finished} ${spread}, and no two episodes answer the same task and history with different replies: a pair needs that`;
@@ -181,7 +186,19 @@ export function pairEpisodes(episodes: Iterable<EpisodeRecord>, opts: PairOption
     }
   }
   const finishedCount = [...groups.values()].reduce((n, g) => n + g.length, 0);
-  return { pairs: out, summary: { level: 'episode', episodes: all.length, finished: finishedCount, tasks: groups.size, candidates, scoredTurns: 0, credit: null, pairs: out.length } };
+  return {
+    pairs: out,
+    summary: {
+      level: 'episode',
+      episodes: all.length,
+      finished: finishedCount,
+      tasks: groups.size,
+      candidates,
+      scoredTurns: 0,
+      credit: null,
+      pairs: out.length,
+    },
+  };
 }
 
 /** The per-turn score of agent turn `i` of `e`: the named estimator's credit, else the episode's return. */
@@ -261,11 +278,19 @@ export function pairTurns(episodes: Iterable<EpisodeRecord>, opts: PairOptions =
     const ranked = [...replies.values()].sort((a, b) => mean(b) - mean(a) || (a.text < b.text ? -1 : 1));
     for (const [c, r] of halves(ranked, mean, margin, max)) {
       out.push(
-        turnPairRecord(prompt, { text: c.text, score: mean(c), episode: c.episode }, { text: r.text, score: mean(r), episode: r.episode }, { key: taskKey(e), family: e.task.family, hidden: e.task.hidden, systemPrompt: e.turns[0]?.role === 'system' }),
+        turnPairRecord(
+          prompt,
+          { text: c.text, score: mean(c), episode: c.episode },
+          { text: r.text, score: mean(r), episode: r.episode },
+          { key: taskKey(e), family: e.task.family, hidden: e.task.hidden, systemPrompt: e.turns[0]?.role === 'system' },
+        ),
       );
     }
   }
-  return { pairs: out, summary: { level: 'turn', episodes: seen, finished: done, tasks: tasks.size, candidates, scoredTurns, credit: opts.credit ?? null, pairs: out.length } };
+  return {
+    pairs: out,
+    summary: { level: 'turn', episodes: seen, finished: done, tasks: tasks.size, candidates, scoredTurns, credit: opts.credit ?? null, pairs: out.length },
+  };
 }
 
 /** Options of the dpo and turn-dpo encoders: how pairs are formed, and who hears what pairing saw. */
@@ -296,11 +321,19 @@ async function* encodePairs(
 }
 
 /** The dpo JSONL (episode-level pairs) of the episodes among `records`. */
-export function encodeDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairEncodeOptions = {}): AsyncGenerator<string> {
+export function encodeDpo(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  onProgress?: (p: EncodeProgress) => void,
+  opts: PairEncodeOptions = {},
+): AsyncGenerator<string> {
   return encodePairs(records, (eps) => pairEpisodes(eps, opts), onProgress, opts.onSummary);
 }
 
 /** The turn-dpo JSONL (per-turn pairs) of the episodes among `records`. */
-export function encodeTurnDpo(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void, opts: PairEncodeOptions = {}): AsyncGenerator<string> {
+export function encodeTurnDpo(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  onProgress?: (p: EncodeProgress) => void,
+  opts: PairEncodeOptions = {},
+): AsyncGenerator<string> {
   return encodePairs(records, (eps) => pairTurns(eps, opts), onProgress, opts.onSummary);
 }

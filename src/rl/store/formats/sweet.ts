@@ -61,7 +61,9 @@ export function toSweetRecord(e: EpisodeRecord): SweetRecord {
   const hidden = e.task.hidden;
   const firstPrompt = e.turns.find((t) => t.role !== 'agent')?.text ?? '';
   const colbench = isObject(hidden) && typeof hidden.problem_description === 'string';
-  const task: JsonObject = colbench ? hidden : { problem_description: firstPrompt, ground_truth: JSON.stringify(hidden), family: e.task.family, split: e.task.split, seed: e.task.seed };
+  const task: JsonObject = colbench
+    ? hidden
+    : { problem_description: firstPrompt, ground_truth: JSON.stringify(hidden), family: e.task.family, split: e.task.split, seed: e.task.seed };
   return {
     task,
     dialogue_history: e.turns.map((t) => ({ role: t.role === 'agent' ? 'assistant' : t.role === 'system' ? 'system' : 'user', content: t.text })),
@@ -84,7 +86,10 @@ export function toSweetRecord(e: EpisodeRecord): SweetRecord {
 }
 
 /** SWEET-RL JSONL of the episodes among `records`. */
-export async function* encodeSweet(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
+export async function* encodeSweet(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  onProgress?: (p: EncodeProgress) => void,
+): AsyncGenerator<string> {
   let n = 0;
   let bytes = 0;
   for await (const r of records) {
@@ -191,11 +196,18 @@ export function fromSweetRecord(raw: v.InferOutput<typeof SweetRecordSchema>, li
     runId: null,
     status: 'complete',
     task: meta
-      ? { family: meta.family, split: meta.split, seed: meta.seed, options: meta.options, hidden: ourHidden(v.parse(JsonObjectSchema, raw.task), meta.groundTruth) }
+      ? {
+          family: meta.family,
+          split: meta.split,
+          seed: meta.seed,
+          options: meta.options,
+          hidden: ourHidden(v.parse(JsonObjectSchema, raw.task), meta.groundTruth),
+        }
       : { family: opts.family ?? 'colbench', split: opts.split ?? 'train', seed: line, options: {}, hidden: v.parse(JsonObjectSchema, raw.task) },
     model: meta ? meta.model : { policy: 'unknown', adapter: null, critic: null },
     turns,
-    outcome: reward === null ? null : { success: meta?.success ?? reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
+    outcome:
+      reward === null ? null : { success: meta?.success ?? reward >= 1, totalReward: reward, turns: history.filter((m) => m.role === 'assistant').length },
     credit: [],
     createdAt: at,
     updatedAt: at,

@@ -9,7 +9,18 @@
 // family's and whose values differ in type between tasks (a backend test expects a number in one task
 // and a string in another), is JSON text, as in the chat export.
 import * as v from 'valibot';
-import { EpisodeSchema, FORMAT_NAME, FORMAT_VERSION, HeaderSchema, LIMITS, READABLE_VERSIONS, RunSchema, type CreditRecord, type HeaderRecord, type PortableRecord } from '../schema.ts';
+import {
+  EpisodeSchema,
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  HeaderSchema,
+  LIMITS,
+  READABLE_VERSIONS,
+  RunSchema,
+  type CreditRecord,
+  type HeaderRecord,
+  type PortableRecord,
+} from '../schema.ts';
 import { jsonLines, parseJsonLine, type LineEvent } from './lines.ts';
 
 /** One problem with one line. `path` is the field, e.g. "turns[3].reward" ("" for the whole line). */
@@ -55,8 +66,10 @@ export function creditLine(c: CreditRecord): CreditLine {
 export function creditFromLine(x: unknown, turnCount: number): { ok: true; credit: unknown } | { ok: false; path: string; message: string } {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return { ok: true, credit: x }; // valibot reports it
   const { turns, values, ...rest } = x as Record<string, unknown>;
-  if (!Array.isArray(turns) || !Array.isArray(values)) return { ok: false, path: 'turns', message: 'a version 3 credit annotation needs "turns" (message indices) and "values" arrays' };
-  if (turns.length !== values.length) return { ok: false, path: 'values', message: `"turns" has ${turns.length} entries and "values" ${values.length}; they must pair up` };
+  if (!Array.isArray(turns) || !Array.isArray(values))
+    return { ok: false, path: 'turns', message: 'a version 3 credit annotation needs "turns" (message indices) and "values" arrays' };
+  if (turns.length !== values.length)
+    return { ok: false, path: 'values', message: `"turns" has ${turns.length} entries and "values" ${values.length}; they must pair up` };
   const dense: (number | null)[] = new Array<number | null>(turnCount).fill(null);
   let last = -1;
   for (let k = 0; k < turns.length; k++) {
@@ -77,7 +90,10 @@ export function toLine(r: PortableRecord): unknown {
 }
 
 /** Our JSONL, one line per yielded string (each ends in "\n"), header first. */
-export async function* encodeTurnwise(records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>, onProgress?: (p: EncodeProgress) => void): AsyncGenerator<string> {
+export async function* encodeTurnwise(
+  records: AsyncIterable<PortableRecord> | Iterable<PortableRecord>,
+  onProgress?: (p: EncodeProgress) => void,
+): AsyncGenerator<string> {
   let bytes = 0;
   let n = 0;
   const first = `${JSON.stringify(header())}\n`;

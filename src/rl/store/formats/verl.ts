@@ -22,11 +22,26 @@ export interface VerlRow {
   prompt: Message[];
   ability: string;
   reward_model: { style: string; ground_truth: string };
-  extra_info: { split: string; index: bigint; episode_id: string; family: string; seed: bigint; reward: number | null; success: boolean | null; turns: number; options: string };
+  extra_info: {
+    split: string;
+    index: bigint;
+    episode_id: string;
+    family: string;
+    seed: bigint;
+    reward: number | null;
+    success: boolean | null;
+    turns: number;
+    options: string;
+  };
   messages: Message[];
 }
 
-const str = (name: string, repetition: 'REQUIRED' | 'OPTIONAL' = 'REQUIRED'): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: repetition });
+const str = (name: string, repetition: 'REQUIRED' | 'OPTIONAL' = 'REQUIRED'): SchemaElement => ({
+  name,
+  type: 'BYTE_ARRAY',
+  converted_type: 'UTF8',
+  repetition_type: repetition,
+});
 
 /** A LIST of {role, content} structs, in the standard three-level layout. */
 const messageList = (name: string): SchemaElement[] => [
