@@ -140,6 +140,29 @@ describe('lab qualities', () => {
     }
   });
 
+  it("keeps the Train form's fields inside their card, each checkbox beside its words", async () => {
+    const b = await launch({ webgpu: false, viewport: { width: 1280, height: 800 } });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/train`);
+      await page.getByTestId('algo').selectOption('grpo');
+      await page.getByLabel('Family').selectOption('guess');
+      const card = (await page.getByRole('complementary', { name: 'Training settings' }).boundingBox())!;
+      for (const el of [page.getByTestId('credit'), page.getByTestId('credit-step')]) {
+        const box = (await el.boundingBox())!;
+        expect(box.x + box.width, await el.getAttribute('data-testid')).toBeLessThanOrEqual(card.x + card.width);
+      }
+      // beside its words: at the label's left edge, on its first line (it sat centred above them)
+      const box = (await page.getByTestId('train-store').boundingBox())!;
+      const label = (await page.locator('label', { has: page.getByTestId('train-store') }).boundingBox())!;
+      expect(box.x - label.x, 'checkbox at the left of its label').toBeLessThan(6);
+      expect(box.y - label.y, 'checkbox on the first line').toBeLessThan(box.height);
+      expect(label.height, 'words and help beside the box, not under it').toBeLessThan(3 * box.height + 30);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('has no serious accessibility violations and fits a phone screen, Credit with an episode open', async () => {
     for (const viewport of [
       { width: 1280, height: 800 },
