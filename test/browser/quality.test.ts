@@ -150,7 +150,7 @@ describe('lab qualities', () => {
       const card = (await page.getByRole('complementary', { name: 'Training settings' }).boundingBox())!;
       for (const el of [page.getByTestId('credit'), page.getByTestId('credit-step')]) {
         const box = (await el.boundingBox())!;
-        expect(box.x + box.width, await el.getAttribute('data-testid')).toBeLessThanOrEqual(card.x + card.width);
+        expect(box.x + box.width, (await el.getAttribute('data-testid')) ?? '').toBeLessThanOrEqual(card.x + card.width);
       }
       // beside its words: at the label's left edge, on its first line (it sat centred above them)
       const box = (await page.getByTestId('train-store').boundingBox())!;
