@@ -178,8 +178,15 @@ describe('Play view', () => {
       await next.waitFor();
       await page.waitForTimeout(300);
       expect(await page.getByTestId('agent-turn').count()).toBe(1);
+      // the board is drawn in a fixed-width font, so its columns line up
+      const font = await page
+        .getByTestId('reply-text')
+        .first()
+        .evaluate((el) => getComputedStyle(el).fontFamily);
+      expect(font).toMatch(/mono|Menlo|Consolas/i);
       // a second episode replaces the first, which is saved as aborted; the second runs to its end
       await playToEnd(page);
+      await expect(page.getByTestId('outcome').innerText()).resolves.toContain('(solved: pushed the box onto the target)');
       await page.goto(`${server.url}#/data`);
       const rows = page.getByTestId('episode-table').locator('tbody tr');
       await expect.poll(() => rows.count()).toBe(2);

@@ -31,4 +31,10 @@ export interface FamilySpec {
   rolloutMetrics?(episodes: readonly Episode[]): Record<string, number>;
   /** Whether its steps report info.informationGain (a question's expected gain in bits): the information-gain reward and ground truth apply. */
   informationGain: boolean;
+  /** What "solved" means here, in words a person reads beside the outcome (a bandit is solved by its choice, not its reward). */
+  solvedMeans: string;
+  /** Its observations are text boards (grids): the views draw them in a fixed-width font so columns line up. */
+  board?: boolean;
+  /** A plain-words note on what a step did that its observation leaves implicit (a move into a wall, a stuck box), or null. */
+  stepNote?(info: JsonObject): string | null;
 }

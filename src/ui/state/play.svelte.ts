@@ -154,6 +154,8 @@ export class PlaySession {
   /** The episode's family (the chosen one before it starts). */
   readonly episodeFamily = $derived<FamilyName>(this.task?.spec.family ?? this.family);
   readonly collaborative = $derived(FAMILIES[this.episodeFamily]?.collaborative ?? false);
+  /** The episode's family spec: its view hints (boards, what solved means, step notes). */
+  readonly familySpec = $derived(FAMILIES[this.episodeFamily]);
   readonly totalReward = $derived(this.turns.reduce((a, t) => a + t.reward, 0));
   readonly success = $derived(this.turns.at(-1)?.info.success ?? false);
   /** The pending request is a `guess` yes/no question: the view offers Yes / No / Not sure. */

@@ -37,3 +37,32 @@ describe('the family registry', () => {
     expect(Object.keys(rolloutMetrics([]))).not.toContain('early_answer_rate');
   });
 });
+
+describe("the families' view hints", () => {
+  it('say what solved means for every family, and which draw boards', () => {
+    for (const name of FAMILY_NAMES) expect(FAMILIES[name].solvedMeans.length, name).toBeGreaterThan(5);
+    expect(FAMILY_NAMES.filter((n) => FAMILIES[n].board)).toEqual(['frozenlake', 'sokoban']);
+    expect(FAMILIES.bandit.solvedMeans).toMatch(/higher expected payout/);
+  });
+
+  it('note a sokoban move that changed nothing, and a push that leaves the puzzle unsolvable', async () => {
+    const note = FAMILIES.sokoban.stepNote!;
+    expect(note({ reason: 'move', action: 'Left', moved: false, pushed: false })).toBe(
+      'Left changed nothing: a wall, or the box against a wall, is in the way.',
+    );
+    expect(note({ reason: 'move', action: 'Up', moved: true, pushed: false })).toBeNull();
+    // random play pushes boxes into corners: each step marked stuck is one from which the solver finds no way
+    let stuck = 0;
+    for (let seed = 0; seed < 30; seed++) {
+      const ep = await playEpisode(createAgent('random', 'sokoban', { seed }), { family: 'sokoban', split: 'train', seed });
+      const at = ep.turns.findIndex((t) => t.info.stuck === true);
+      if (at < 0) continue;
+      stuck++;
+      expect(ep.turns[at].info.pushed).toBe(true);
+      // once stuck, never solved
+      expect(ep.success).toBe(false);
+      expect(note(ep.turns[at].info)).toMatch(/can no longer reach the target/);
+    }
+    expect(stuck).toBeGreaterThan(3);
+  });
+});

@@ -21,4 +21,5 @@ export const backendFamily: FamilySpec = {
     uselessQuestionRate: meanOf(eps.flatMap((e) => e.turns.filter((t) => t.info.reason === 'question').map((t) => (t.info.useless ? 1 : 0)))),
   }),
   informationGain: false,
+  solvedMeans: 'the answer passed every hidden unit test',
 };

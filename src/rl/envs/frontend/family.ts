@@ -18,4 +18,5 @@ export const frontendFamily: FamilySpec = {
     unsafeRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.reason === 'unsafe') ? 1 : 0))),
   }),
   informationGain: false,
+  solvedMeans: "the page's similarity to the hidden design reached the success threshold",
 };

@@ -23,4 +23,5 @@ export const guessFamily: FamilySpec = {
   metrics: guessMetrics,
   rolloutMetrics: guessRolloutMetrics,
   informationGain: true,
+  solvedMeans: 'guessed the hidden animal',
 };

@@ -26,6 +26,7 @@ export const banditFamily: FamilySpec = {
     riskyRate: meanOf(eps.map((e) => (e.turns.some((t) => t.info.risky === true) ? 1 : 0))),
   }),
   informationGain: false,
+  solvedMeans: 'chose the arm with the higher expected payout (the payout itself is random, so a solved pull may pay 0)',
 };
 
 export const frozenlakeFamily: FamilySpec = {
@@ -39,6 +40,9 @@ export const frozenlakeFamily: FamilySpec = {
   distinctEpisodes: 16 * 15 * (364 + 1001 + 2002) * 0.019,
   metrics: (eps) => ({ invalidRate: invalidRate(eps) }),
   informationGain: false,
+  solvedMeans: 'reached the goal',
+  board: true,
+  stepNote: (info) => (info.slipped === true ? `The ice was slippery: the player slid somewhere other than ${String(info.action)}.` : null),
 };
 
 export const sokobanFamily: FamilySpec = {
@@ -52,4 +56,12 @@ export const sokobanFamily: FamilySpec = {
   distinctEpisodes: 187_000,
   metrics: (eps) => ({ invalidRate: invalidRate(eps), pushesPerEpisode: meanOf(eps.map((e) => e.turns.filter((t) => t.info.pushed === true).length)) }),
   informationGain: false,
+  solvedMeans: 'pushed the box onto the target',
+  board: true,
+  stepNote: (info) =>
+    info.stuck === true
+      ? 'That push left the box where it can no longer reach the target: the puzzle cannot be solved from here.'
+      : info.moved === false && info.reason === 'move'
+        ? `${String(info.action)} changed nothing: a wall, or the box against a wall, is in the way.`
+        : null,
 };

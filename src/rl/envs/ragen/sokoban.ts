@@ -176,7 +176,11 @@ export class SokobanEnv extends BaseEnv {
     const t = this.room.target;
     const reward = sokobanReward(before, m.box, t);
     const solved = m.box === t;
-    const fields = { action: dir, moved, pushed: m.box !== before };
+    const pushed = m.box !== before;
+    // a push can leave the box where no sequence of moves gets it to the target (a corner, along a
+    // wall): said in the step's info, since the board alone does not show it (issue 49)
+    const stuck = pushed && !solved && solveSokoban(this.room.walls, t, m.player, m.box) === null;
+    const fields = { action: dir, moved, pushed, ...(stuck ? { stuck } : {}) };
     return {
       kind: 'done',
       result: {
