@@ -265,6 +265,9 @@ describe('Play view', () => {
       const hidden = await page.evaluate(() => document.querySelector('[data-testid=hidden-info] dd')?.textContent ?? '');
       const target = rasterize(parseHtml(hidden));
       expect(pixels[0]).toEqual(Array.from(target));
+      // the words the rasteriser draws as marks are listed as text a person can read
+      const words = parseHtml(hidden).blocks.map((bl) => bl.text || '(no text)');
+      await expect(renders.first().getByTestId('design-blocks').locator('.words').allInnerTexts()).resolves.toEqual(words);
       for (const p of pixels.slice(1)) expect(new Set(p).size).toBeGreaterThan(1); // every draft drew something
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
     } finally {
