@@ -49,11 +49,14 @@ describe.runIf(shipped)(
         }
         await page.getByTestId('outcome').waitFor({ timeout: 120_000 });
         expect(await page.getByTestId('credit-gutter').count()).toBeGreaterThan(0);
-        await expect.poll(() => page.getByTestId('credit-gutter').last().innerText(), { timeout: 60_000 }).toMatch(/GAE \(turn\)[\s\S]*SWEET-RL/);
+        await expect.poll(() => page.getByTestId('credit-gutter').last().innerText(), { timeout: 60_000 }).toMatch(/GAE \(turn\)[\s\S]*Bi-level GAE/);
+        // the shipped critic has no SWEET-RL adapter: its credit would be 0 on every turn, so it is not drawn, and its chip says why
+        expect(await page.getByTestId('credit-gutter').last().innerText()).not.toContain('SWEET-RL');
+        await expect(page.getByRole('button', { name: 'SWEET-RL' }).getAttribute('title')).resolves.toMatch(/the loaded critic has no SWEET-RL adapter/);
         await page.getByText('λ = 0.95').waitFor();
-        // per-token strips (bi-level GAE, SWEET-RL) under every agent turn; a token's number on focus
+        // per-token strips (bi-level GAE) under every agent turn; a token's number on focus
         const strips = page.getByTestId('token-strip');
-        await expect.poll(() => strips.count(), { timeout: 60_000 }).toBe(2 * (await page.getByTestId('agent-turn').count()));
+        await expect.poll(() => strips.count(), { timeout: 60_000 }).toBe(await page.getByTestId('agent-turn').count());
         const first = strips.filter({ hasText: 'Bi-level GAE' }).first().locator('button');
         await first.first().focus();
         await page.keyboard.press('ArrowRight');
