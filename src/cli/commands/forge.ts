@@ -33,7 +33,7 @@ export const forge: Command = {
     "--first-stage JSON sets the first stage's shares and rows,",
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
-    '(any of the four; widths multiples of 32; measuring what d and layers buy, docs/forge.md).',
+    '(any of the four; widths multiples of 32; measuring what d and layers buy, docs/experiments/2026-12-03-forge-six-f-dagger-guess.md).',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',

@@ -16,7 +16,8 @@ export interface SweetConfig {
    * How the critic's trajectory pairs are built (groups.ts). 'rank': the i-th best vs the i-th worst
    * episode of a task by realised return, SWEET-RL's construction (arXiv 2503.15478 §4); it ignores
    * the size of the return gap and, with stochastic rewards, prefers a safe mediocre action over an
-   * unlucky better one (bandit 59.5 → 8.0%, docs/training.md). 'gap' (default; our deviation for
+   * unlucky better one (bandit 59.5 → 8.0%,
+   * docs/experiments/2026-11-30-trajectory-pairs-rank-vs-gap.md). 'gap' (default; our deviation for
    * stochastic rewards): ⌊K/2⌋·G pairs in all, drawn over the iteration's G groups with probability
    * ∝ r_i − r_j by the iteration's seeded rng, so the expected signal on an episode is ∝ r_i − mean
    * r; two episodes with the same agent replies are not paired (margin 0 by construction).
@@ -36,7 +37,7 @@ export interface SweetConfig {
   /**
    * Iterations at the start that train only the critic. The paper trains the critic on the whole
    * offline data first; online, a fresh critic ranks candidates by noise, and DPO on noise pairs
-   * moves the policy far (docs/training.md, calibration).
+   * moves the policy far (docs/experiments/2026-11-30-grpo-first-runs-and-step-size.md).
    */
   criticWarmup: number;
   /** Pairs need a critic-advantage gap above this (0: any strict gap). */
@@ -99,8 +100,9 @@ export interface StarpoConfig {
    * grpo: divide each step group's advantages by the group's std, as GiGPO's default. Off by
    * default: a step group's returns often differ only by the 0.01 turn cost, and ÷ std blows that
    * into a full unit of advantage for whatever was one turn shorter (the length bias Dr. GRPO, arXiv
-   * 2503.20783, removes by not dividing). Measured on guess (train split, docs/training.md): with ÷ std
-   * the step credit lowered wasted questions 0.72 → 0.48 but raised early guesses 0.01 → 0.30.
+   * 2503.20783, removes by not dividing). Measured on guess (train split,
+   * docs/experiments/2026-12-02-turn-level-credit-guess.md): with ÷ std the step credit lowered wasted
+   * questions 0.72 → 0.48 but raised early guesses 0.01 → 0.30.
    */
   stepDivideByStd: boolean;
   /**
@@ -223,7 +225,9 @@ export const RFT_DEFAULTS: RftConfig = { keep: 'above-mean', epochs: 1, batch: 8
  * Default AdamW learning rate of the critics' LoRA adapters (PPO's and StarPO's value critic,
  * SWEET-RL's critic). With A at 1/√d_model, 1e-3 moved the first-generation policy steadily (KL to
  * the base 0.005 → 0.11 over 8 GRPO iterations on guess, no collapse in 16) and lifted bandit's
- * held-out success 59.5% → 87% in 10 iterations; 2e-4 barely moved it (docs/training.md, calibration).
+ * held-out success 59.5% → 87% in 10 iterations; 2e-4 barely moved it (KL:
+ * docs/experiments/2026-11-30-grpo-first-runs-and-step-size.md; bandit:
+ * docs/experiments/2026-11-30-bandit-four-stage-policy.md; 2e-4: docs/training.md, "Algorithms and defaults").
  */
 export const CRITIC_LR = 1e-3;
 
@@ -233,7 +237,7 @@ export const CRITIC_LR = 1e-3;
  * iterations (seed 1) its 64 validation tasks scored on average 0.87–0.90 at 3e-4 against 0.79–0.85 at
  * 1e-3 on guess (start 0.86; GRPO, GRPO + info-gain, GRPO + re-roll, PPO, StarPO) and 0.93–0.95
  * against 0.88–0.90 on backend (start 0.92; GRPO, StarPO, RFT): at 1e-3 the sharper policy drifted
- * below where it began (docs/training.md, "Learning rate for six-f").
+ * below where it began (docs/experiments/2026-12-03-learning-rate-six-f.md).
  */
 export const POLICY_LR = 3e-4;
 
@@ -241,6 +245,7 @@ export const POLICY_LR = 3e-4;
  * Default policy learning rate of the pairwise, DPO-loss methods (multi-turn DPO and SWEET-RL's
  * actor), as DPO is usually run with a much smaller step than policy gradient. At 1e-3 their
  * training diverged on bandit (gradient norm 25–67× its median, replies 9 → 48 tokens, KL to the
- * base 13 by iteration 5; docs/training.md); their critics keep CRITIC_LR.
+ * base 13 by iteration 5; docs/experiments/2026-11-30-trajectory-pairs-rank-vs-gap.md); their critics
+ * keep CRITIC_LR.
  */
 export const PAIRWISE_LR = 1e-4;

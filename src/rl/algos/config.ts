@@ -50,8 +50,8 @@ export interface RollbackConfig {
    * validation.ts ValidationGuard.confirm). validateEvery 0 turns
    * the guard off; validateDrop 1 only its rollbacks. 128 tasks, not 64: a rise of 4–5 points is short of
    * 2 standard errors of 64 tasks (GRPO on backend, six-g, seed 1: 0.906 → 0.95 and the run ended
-   * on its start, 72.5% held-out; with 128 it kept iteration 48's adapters, 81.5%; docs/training.md,
-   * "A validation set of 128 tasks").
+   * on its start, 72.5% held-out; with 128 it kept iteration 48's adapters, 81.5%;
+   * docs/experiments/2026-12-04-validation-128-tasks.md).
    */
   validateEvery: number;
   validateTasks: number;
@@ -111,7 +111,8 @@ export interface LoopConfig {
    * 1/√d_model, the order of PEFT's Kaiming-uniform A. AdamW moves every entry by about lr per step
    * whatever the gradient's size, so A's scale sets how fast A is rewritten relative to itself: at
    * 0.02 (initLora's default) and lr 3e-3 the shipped policy's A changed by several times its own
-   * size in one iteration and the policy collapsed (docs/training.md, calibration).
+   * size in one iteration and the policy collapsed
+   * (docs/experiments/2026-11-30-grpo-first-runs-and-step-size.md).
    */
   loraInitStd?: number;
   /** Policy learning rate (AdamW). */

@@ -32,7 +32,7 @@ export function validationDrop(current: readonly number[], best: readonly number
  * standard errors of the mean paired difference, the bar for taking their place. A bare "higher"
  * keeps the luckiest of a run's validations: StarPO on guess (seed 1) ended on adapters that
  * scored 0.88 against the start's 0.86 and fell 2.5 greedy points under its base on the test split
- * (docs/training.md, "The validation guard").
+ * (docs/experiments/2026-12-04-validation-guard-design.md).
  */
 export function validationGain(current: readonly number[], best: readonly number[]): boolean {
   const { n, fell, se } = pairedFall(current, best);
@@ -45,10 +45,10 @@ export function validationGain(current: readonly number[], best: readonly number
  * iteration's n tasks and the spread the recent iterations showed between themselves. Each iteration
  * draws new tasks, so its success swings with their difficulty beyond the binomial error: on guess with 16
  * tasks, iterations of one healthy run ranged 55–93%, and a guard measured from the best of them
- * rolled healthy runs back (docs/training.md, "The success guard"). n counts tasks, not episodes: a
- * task's K episodes share its difficulty, so they are not K independent draws. Counted by episodes
- * (64), the guard rolled back every algorithm on guess seed 1 at the same iteration 7, whose 8 tasks
- * the policy won 53–64% of the time against a mean of 86% (six-f, 2026-12-03).
+ * rolled healthy runs back (docs/experiments/2026-12-02-turn-level-credit-guess.md, "The success guard"). n
+ * counts tasks, not episodes: a task's K episodes share its difficulty, so they are not K independent
+ * draws. Counted by episodes (64), the guard rolled back every algorithm on guess seed 1 at the same
+ * iteration 7, whose 8 tasks the policy won 53–64% of the time against a mean of 86% (six-f, 2026-12-03).
  */
 export function successCollapse(success: number, n: number, history: readonly number[], drop: number): SuccessFall | null {
   if (!history.length || drop >= 1) return null;
@@ -78,7 +78,9 @@ export function describeFall(f: SuccessFall, verb: 'collapsed' | 'fell'): string
  * a reference clearly better (by more than half of `drop` and 2 standard errors of the mean paired
  * difference) confirms it. One iteration's 8 tasks can be hard for every adapter: on guess seed 1,
  * iteration 7's drew 53–64% from every algorithm against a recent mean of 86–89%, and the guard
- * rolled each run back and halved its learning rate (docs/training.md, "The success guard").
+ * rolled each run back and halved its learning rate
+ * (docs/experiments/2026-12-02-turn-level-credit-guess.md, "The success guard";
+ * docs/experiments/2026-12-03-learning-rate-six-f.md, "The success guard asks the same tasks").
  */
 export function collapseConfirmed(current: readonly number[], reference: readonly number[], drop: number): boolean {
   const { n, fell, se } = pairedFall(current, reference);

@@ -138,7 +138,7 @@ export class ValidationGuard {
    * The candidate is also the luckiest of several validations. On guess, seed 3, four algorithms kept
    * adapters that had risen 3–4 points above the start's 0.855 on the validation tasks, and all four
    * ended 0.5–2.5 points below their base on the test split; with the second draw three of them end
-   * on their start (docs/training.md, "A second draw for the validation guard"). Each side's
+   * on their start (docs/experiments/2026-12-04-validation-second-draw.md). Each side's
    * outcomes are pooled over its draws (the mean of the standing and the fresh one), and the pooled
    * gain must again pass validationGain. Null when the run was stopped during it.
    */

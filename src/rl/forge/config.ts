@@ -30,7 +30,7 @@ export function dataOptions(m: FamilyMix): JsonObject | undefined {
  * A later policy stage: the SFT continued, with a fresh AdamW state, on new shares of the mixture's
  * families (their options unchanged). The shipped forge first learns every family, then leans on the
  * ones whose replies are long or whose decision is one token (backend, bandit), which the first stage
- * under-trains (docs/forge.md).
+ * under-trains (docs/experiments/2026-11-30-forge-first-generation.md).
  */
 export interface RefineStage {
   steps: number;
@@ -43,7 +43,8 @@ export interface RefineStage {
   /**
    * Mistake rate of this stage's noisy experts by family (default: the config's `noise`). The
    * shipped stage 5 imitates a cleaner bandit teacher: at 0.3 the teacher itself succeeds 70% of
-   * the time, so a sampled imitator sat within 7 points of random (51%; docs/forge.md).
+   * the time, so a sampled imitator sat within 7 points of random (51%;
+   * docs/experiments/2026-11-30-forge-first-generation.md).
    */
   noise?: Partial<Record<FamilyName, number>>;
   /** Share of this stage's teacher episodes played by the noise-free expert (default: the config's `expertShare`). */
@@ -131,19 +132,19 @@ export interface ForgeConfig {
   /**
    * Policy stages after the DAgger rounds (default none). The shipped forge ends with a noise-free
    * one: SFT on the expert's dialogues alone narrows what the noisy teacher's 30% of random moves
-   * spread (docs/forge.md "A noise-free last stage").
+   * spread (docs/experiments/2026-12-03-forge-six-e-noise-free-finish.md).
    */
   afterDagger?: RefineStage[];
   /**
    * DAgger rounds after the `afterDagger` stages (default none): the finished policy plays again and
    * the expert labels its states. The shipped forge ends with guess rounds: guess's errors are states
-   * the teacher's dialogues never reach (docs/forge.md "DAgger on guess").
+   * the teacher's dialogues never reach (docs/experiments/2026-12-03-forge-six-f-dagger-guess.md).
    */
   finalDagger?: DaggerConfig | null;
   /**
    * Policy stages after the final DAgger rounds (default none). The shipped forge ends with the long
    * games on the noise-free expert's dialogues: frozenlake and sokoban need far more of their own rows
-   * than the six-family stages gave them (docs/forge.md "The long games, given their steps").
+   * than the six-family stages gave them (docs/experiments/2026-12-04-forge-six-h-long-games.md).
    */
   finish?: RefineStage[];
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
@@ -237,7 +238,8 @@ export const FIRST_GENERATION_FORGE: ForgeConfig = {
  * and the previous draft in view), half the teacher episodes played by the noise-free expert, varied
  * collaborator phrasings, and a curriculum: the short families (guess, backend, bandit) first, on
  * 256-token rows, to the first generation's level (from scratch on all six at 512, 1,000 steps left
- * the policy on the "ignore the context" plateau everywhere: docs/forge.md), then all six on 512-token
+ * the policy on the "ignore the context" plateau everywhere:
+ * docs/experiments/2026-12-02-forge-six-family-first-runs.md), then all six on 512-token
  * rows, then DAgger rounds on the policy's own states, a noise-free finish and DAgger rounds on
  * guess. The 700-step six-family stage's episode shares are chosen for token shares of roughly guess
  * 0.15, backend 0.15, bandit 0.05, frontend 0.25, frozenlake 0.2, sokoban 0.2 (the long games'
@@ -248,7 +250,8 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
-    // half of the forge's own backend tasks take free values, so numbers are copied, not recalled (docs/forge.md "Copying numbers")
+    // half of the forge's own backend tasks take free values, so numbers are copied, not recalled
+    // (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
     { family: 'backend', weight: 0.2, augment: { freeValues: 0.5 } },
     { family: 'bandit', weight: 0.15 },
     { family: 'frontend', weight: 0.14 },
@@ -268,7 +271,8 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   ],
   dagger: { rounds: 2, episodes: 800, steps: 150, lr: 5e-4, share: 0.5 },
   // a noise-free finish: the short families on the expert's dialogues alone, then a short six-family
-  // stage (short families still noise-free) so frontend's replies are not forgotten (docs/forge.md)
+  // stage (short families still noise-free) so frontend's replies are not forgotten
+  // (docs/experiments/2026-12-03-forge-six-e-noise-free-finish.md)
   afterDagger: [
     { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
     {
@@ -278,16 +282,19 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
       promptWeight: 0.25,
       noise: { guess: 0, backend: 0, bandit: 0 },
     },
-    // the short families again, noise-free, backend with free values (docs/forge.md "Copying numbers")
+    // the short families again, noise-free, backend with free values
+    // (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
     { steps: 400, lr: 5e-4, weights: { guess: 0.3, backend: 0.5, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
   ],
   // then the policy's own states on guess and backend: it plays, the expert labels every state it
   // visited; a fifth of the rows stay the noise-free teacher's dialogues of all six families
-  // (docs/forge.md "DAgger on guess", "Copying numbers")
+  // (docs/experiments/2026-12-03-forge-six-f-dagger-guess.md,
+  // docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
   finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 0.5, backend: 0.5 } },
   // then the long games on the noise-free expert's dialogues, the short families and frontend beside
   // them so they are not forgotten: 900 frozenlake-heavy steps (two stages, each its own warm-up and
-  // decay, as they were measured), 600 sokoban-heavy ones (docs/forge.md "The long games, given their steps")
+  // decay, as they were measured), 600 sokoban-heavy ones
+  // (docs/experiments/2026-12-04-forge-six-h-long-games.md)
   finish: [
     { steps: 300, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
     { steps: 600, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },

@@ -41,7 +41,8 @@ export interface SweetCriticConfig {
   /**
    * λ of the ridge on per-token advantages added to the Bradley–Terry loss (model/train/losses.ts):
    * pulls the log-ratio toward 0 on turns the pairs do not contrast, so that levels might compare across
-   * states; measured at 0.1–10 it did not reliably improve turn ranking (docs/forge.md). 0: none.
+   * states; measured at 0.1–10 it did not reliably improve turn ranking
+   * (docs/experiments/2026-12-04-sweet-critic-ridge-and-ceiling.md, "A ridge on the log-ratio"). 0: none.
    */
   ridge: number;
 }

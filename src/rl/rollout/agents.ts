@@ -1,5 +1,5 @@
 // Agents that act for many episodes at once, behind one interface, so the rollout loop batches a
-// step of every live episode into a single engine call (docs/design.md "rollout/: batching K×T").
+// step of every live episode into a single engine call (docs/design.md "Architecture": rollout/, batching K×T).
 //  - PolicyBatchAgent: the engine's policy, the one way the lab plays it (Play, training, evaluation,
 //    the forge's check). The dialogues become the model's chat as the forge trained it
 //    (model/tokenizer/dialogue.ts toChat, the sliding window) and turn t of an episode with seed s

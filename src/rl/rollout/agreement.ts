@@ -2,7 +2,7 @@
 // (a function of the visible dialogue only, envs/agent.ts) would have sent from the same state, and
 // whether the agent sent exactly that. The forge's DAgger rounds label states with it (forge/dagger.ts);
 // `eval --agent policy` reports the share of agreeing turns, which says how far imitation got where
-// success alone is too coarse (docs/forge.md "The long games, given their steps").
+// success alone is too coarse (docs/experiments/2026-12-04-forge-six-h-long-games.md).
 import { dialogueOf } from '../envs/episode.ts';
 import { FAMILIES } from '../envs/registry.ts';
 import type { Episode, Message } from '../envs/types.ts';

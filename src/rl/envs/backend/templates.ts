@@ -357,7 +357,8 @@ export const TEMPLATE_BY_FN: ReadonlyMap<string, Template> = new Map(TEMPLATES.m
  * starts at 0, or the list's own minimum for one that reaches below 0; for a string, the
  * parameter's `free` list. The template lists step by 5 or 10, and digits are single tokens, so a
  * policy forged on them alone learns that a number's last digit is 0 or 5 and misreads "55" as 50
- * on held-out tasks (docs/forge.md "Copying numbers"); any whole number leaves no last digit to guess.
+ * on held-out tasks (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md); any whole number leaves no
+ * last digit to guess.
  */
 export function freeValuesOf(p: Param): readonly Value[] {
   if (p.values.every((v) => typeof v === 'string')) return p.free ?? p.values;

@@ -60,7 +60,7 @@ export interface BradleyTerryLoss {
    * turn_weights), the mean over turns of each turn's mean a². Bradley–Terry sees only differences of
    * Σ_t A between two trajectories, so a turn's level is free wherever pairs do not contrast it; the
    * ridge pulls it toward 0 there. On the SWEET-RL critic it gave no reliable gain in turn ranking
-   * (docs/forge.md "A ridge on the log-ratio"). 0 or absent: none.
+   * (docs/experiments/2026-12-04-sweet-critic-ridge-and-ceiling.md, "A ridge on the log-ratio"). 0 or absent: none.
    */
   ridge?: number;
 }

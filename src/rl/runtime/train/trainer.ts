@@ -28,7 +28,7 @@ export interface TrainerOptions {
    * length bucket turns it off: on onnxruntime-node every bucket's session kept a block for all of its
    * graph's intermediates, 0.5–1 GB each for the shipped policy at B 8 (`npx turnwise bench
    * train-memory`). Turning the arena off instead freed that too, but made frozenlake's train steps
-   * 3.5× slower (docs/training.md).
+   * 3.5× slower (docs/experiments/2026-12-04-learner-memory-pattern.md).
    */
   memPattern?: boolean;
 }
