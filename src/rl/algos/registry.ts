@@ -6,6 +6,7 @@ import type { AlgoSettings } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import type { Algorithm } from './algorithm.ts';
 import type { AlgoSpec } from './spec.ts';
+import { daggerSpec } from './specs/dagger.ts';
 import { mtdpoSpec } from './specs/mtdpo.ts';
 import { rftSpec } from './specs/rft.ts';
 import { grpoSpec, ppoSpec, starpoSpec } from './specs/starpo.ts';
@@ -13,7 +14,7 @@ import { sweetSpec } from './specs/sweet.ts';
 import { AlgoError } from './types.ts';
 
 /** Every algorithm, in display order. */
-export const ALGO_SPECS = [sweetSpec, starpoSpec, grpoSpec, ppoSpec, mtdpoSpec, rftSpec] as const;
+export const ALGO_SPECS = [sweetSpec, starpoSpec, grpoSpec, ppoSpec, mtdpoSpec, rftSpec, daggerSpec] as const;
 
 /** The algorithms `turnwise train --algo` runs. */
 export type AlgoName = (typeof ALGO_SPECS)[number]['name'];

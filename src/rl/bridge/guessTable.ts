@@ -25,7 +25,14 @@ export function guessRecipeTable(): GuessRecipeTable {
     items: ITEMS.map((it) => ({ name: it.name, facts: [...it.facts] })),
     replies: { yes: [...GUESS_REPLIES.yes], no: [...GUESS_REPLIES.no], unknown: [...GUESS_REPLIES.unknown] },
     keywords: GUESS_KEYWORDS.map(([re, key]) => [re.source, key]),
-    defaults: { ...GUESS_DEFAULTS },
+    // the pool option (a narrower draw of candidates) is the lab's; the Python collaborator plays the tasks it is given
+    defaults: {
+      candidates: GUESS_DEFAULTS.candidates,
+      maxTurns: GUESS_DEFAULTS.maxTurns,
+      turnCost: GUESS_DEFAULTS.turnCost,
+      uselessCost: GUESS_DEFAULTS.uselessCost,
+      noise: GUESS_DEFAULTS.noise,
+    },
   };
 }
 

@@ -5,7 +5,7 @@
 import { BaseEnv, stepInfo, type Action } from '../base.ts';
 import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
-import type { JsonObject, StepResult, Task, TaskSpec } from '../types.ts';
+import { EnvError, type JsonObject, type StepResult, type Task, type TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
 import { CANONICAL_PHRASINGS, choosePhrasing, FACT_SENTENCES, withFact, type GuessPhrasings } from '../phrasings.ts';
 import { readReply } from './answers.ts';
@@ -24,16 +24,54 @@ export interface GuessOptions {
   uselessCost: number;
   /** Simulated collaborator's error rate: half wrong answers, half "I don't know". */
   noise: number;
+  /**
+   * Animals the candidates are drawn from: 0 (default) draws from all of the table; N > 0 from a
+   * fixed pool of N spread evenly over the table (guessPool), so that the tasks of both splits are
+   * candidate sets of the same N animals and what is learned about them recurs on held-out tasks
+   * (issue #45: the lesson's world). A task's spec names it only when it is not 0.
+   */
+  pool: number;
 }
 
-export const GUESS_DEFAULTS: GuessOptions = { candidates: 8, maxTurns: 5, turnCost: 0.01, uselessCost: 0.05, noise: 0 };
+export const GUESS_DEFAULTS: GuessOptions = { candidates: 8, maxTurns: 5, turnCost: 0.01, uselessCost: 0.05, noise: 0, pool: 0 };
 const BOUNDS: { [K in keyof GuessOptions]: OptionBound } = {
   candidates: { min: 2, max: 32, integer: true },
   maxTurns: { min: 1, max: 40, integer: true },
   turnCost: { min: 0, max: 1, integer: false },
   uselessCost: { min: 0, max: 1, integer: false },
   noise: { min: 0, max: 1, integer: false },
+  pool: { min: 0, max: ITEMS.length, integer: true },
 };
+
+/**
+ * The table indices of a pool of `size` animals (0: the whole table): every (ITEMS.length / size)-th
+ * animal, i.e. ⌊i · ITEMS.length / size⌋ for i < size, so a pool is fixed by its size alone and
+ * spreads over the table's classes (mammals, birds, fish, …) as the table orders them.
+ */
+export function guessPool(size: number): number[] {
+  if (size === 0) return ITEMS.map((_, j) => j);
+  return Array.from({ length: size }, (_, i) => Math.floor((i * ITEMS.length) / size));
+}
+
+/**
+ * Checks the options that bounds alone cannot: a pool must hold `candidates` animals that the
+ * table tells apart (distinct attribute signatures), else no task could be drawn from it.
+ */
+function checkPool(o: GuessOptions): void {
+  if (o.pool === 0) return;
+  const distinct = new Set(guessPool(o.pool).map(signature)).size;
+  if (distinct < o.candidates) {
+    throw new EnvError(
+      `guess: option "pool" of ${o.pool} animals holds ${distinct} that the table tells apart, fewer than the ${o.candidates} candidates a task names (use pool 0 for all ${ITEMS.length}, or at least ${o.candidates})`,
+    );
+  }
+}
+
+/** The options as a task's spec names them: pool only when a pool is set, so tasks without one read as before it existed. */
+function guessOptionsJson(o: GuessOptions): JsonObject {
+  const { pool, ...rest } = o;
+  return optionsJson(pool === 0 ? rest : o);
+}
 
 const { yes: YES, no: NO, unknown: UNKNOWN } = CANONICAL_PHRASINGS.guess;
 
@@ -104,10 +142,10 @@ export function readAnswer(reply: string, attribute?: number): 'yes' | 'no' | 'u
   return r.kind === 'unsure' ? 'unknown' : r.kind;
 }
 
-function drawCandidates(rng: Rng, k: number, maxQuestions: number): { candidates: number[]; item: number } | null {
+function drawCandidates(rng: Rng, pool: readonly number[], k: number, maxQuestions: number): { candidates: number[]; item: number } | null {
   const picked: number[] = [];
   const seen = new Set<string>();
-  for (const i of rng.shuffle(ITEMS.map((_, j) => j))) {
+  for (const i of rng.shuffle(pool)) {
     const s = signature(i);
     if (seen.has(s)) continue;
     seen.add(s);
@@ -134,11 +172,13 @@ export class GuessEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('guess', GUESS_DEFAULTS, BOUNDS, spec.options);
+    checkPool(this.opts);
+    const pool = guessPool(this.opts.pool);
     const taskRng = this.taskRng('task');
     const { value, key } = drawForSplit(
       taskRng,
       spec.split,
-      (r) => drawCandidates(r, this.opts.candidates, this.opts.maxTurns - 1),
+      (r) => drawCandidates(r, pool, this.opts.candidates, this.opts.maxTurns - 1),
       (v) =>
         `${v.candidates
           .map((i) => ITEMS[i].name)
@@ -153,7 +193,7 @@ export class GuessEnv extends BaseEnv {
     const facts: JsonObject = {};
     ATTRIBUTES.forEach((a, j) => (facts[a.key] = ITEMS[this.item].facts[j]));
     return {
-      spec: { family: 'guess', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      spec: { family: 'guess', split: spec.split, seed: spec.seed, options: guessOptionsJson(this.opts) },
       prompt:
         `Guess the animal I am thinking of. Candidates: ${names.join(', ')}. ` +
         `Each turn ask one yes or no question, like: does it have fur? Or guess, like: guess: ${names[0]}. ` +
