@@ -68,7 +68,7 @@ function checkPool(o: GuessOptions): void {
 }
 
 /** The options as a task's spec names them: pool only when a pool is set, so tasks without one read as before it existed. */
-function guessOptionsJson(o: GuessOptions): JsonObject {
+export function guessOptionsJson(o: GuessOptions): JsonObject {
   const { pool, ...rest } = o;
   return optionsJson(pool === 0 ? rest : o);
 }

@@ -2,7 +2,7 @@
 // exact information gain per question (the ground truth of credit) and its figures (metrics.ts).
 import type { FamilySpec } from '../family.ts';
 import { guessAgents } from './agents.ts';
-import { GuessEnv, GUESS_DEFAULTS } from './env.ts';
+import { GuessEnv, GUESS_DEFAULTS, guessOptionsJson } from './env.ts';
 import { guessMetrics, guessRolloutMetrics } from './metrics.ts';
 import { ATTRIBUTES, ITEMS } from './table.ts';
 
@@ -16,7 +16,8 @@ export const guessFamily: FamilySpec = {
   name: 'guess',
   description: `twenty questions over a ${ITEMS.length}-animal × ${ATTRIBUTES.length}-attribute table; 8 candidates named, T = 5`,
   collaborative: true,
-  defaults: { ...GUESS_DEFAULTS },
+  // as a task names them (no pool unless one is set), so a task of the defaults reads its family's defaults
+  defaults: guessOptionsJson(GUESS_DEFAULTS),
   create: (p) => new GuessEnv(p.guess),
   agents: guessAgents,
   distinctEpisodes: binomial(ITEMS.length, 8) * 8,
