@@ -20,12 +20,8 @@ import { createAlgorithm } from '../../../src/rl/algos/registry.ts';
 import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
 import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
 import type { AlgoName } from '../../../src/rl/algos/types.ts';
-import { createEnv } from '../../../src/rl/envs/registry.ts';
-import { stepInfo } from '../../../src/rl/envs/base.ts';
-import { dialogueOf } from '../../../src/rl/envs/episode.ts';
-import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { SCRIPTED } from '../../../src/rl/envs/turn.ts';
 import { tinyModels } from '../engine/fixtures.ts';
+import { BAD, GOOD, group, replyLogp } from './banditGroup.ts';
 
 const engine = new PolicyEngine();
 let runtime: OrtRuntime;
@@ -44,36 +40,6 @@ afterAll(async () => {
   await engine.dispose();
   await runtime.dispose();
 });
-
-const task = createEnv('bandit').reset({ family: 'bandit', split: 'train', seed: 4 });
-const GOOD = 'GUESS: apple';
-const BAD = 'Is it red? Yes.';
-
-/** One-turn episodes of the bandit task with the given replies and returns (no recorded log-probs). */
-function group(replies: [string, number][]): RolloutEpisode[] {
-  return replies.map(([action, reward], i) => ({
-    task,
-    agent: 'policy',
-    turns: [{ action, reply: null, replySource: null, observation: '', reward, done: true, info: stepInfo('move', {}, false, reward > 0), ...SCRIPTED }],
-    totalReward: reward,
-    success: reward > 0,
-    slot: i,
-    seed: i,
-    prefixTurns: 0,
-    truncated: false,
-  }));
-}
-
-/** Mean per-token log-prob of each reply after the prompt, under the adapter `id` (null: base). */
-async function replyLogp(ctx: AlgoContext, id: string | null, replies: string[]): Promise<number[]> {
-  const prompt = ctx.policyPrompt(dialogueOf(task.prompt, []));
-  const r = await engine.score({
-    model: 'policy',
-    adapter: id,
-    items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })),
-  });
-  return r.items.map((it) => it.mean);
-}
 
 /**
  * The engine, except that generate answers every prompt with GOOD and BAD in turn (N of them): SWEET-RL's
@@ -146,7 +112,7 @@ async function oneUpdate(algo: AlgoName, rGood: number, rBad: number): Promise<{
     const policy = algorithm.learners.policy!;
     await engine.setAdapter(ids.policy, policy.adapter(), { model: 'policy', activate: false });
     if (algorithm.learners.critic) await engine.setAdapter(ids.critic, algorithm.learners.critic.adapter(), { model: 'critic', activate: false });
-    const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+    const before = await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]);
     const r = await algorithm.update(ctx, {
       episodes: group([
         [GOOD, rGood],
@@ -160,7 +126,7 @@ async function oneUpdate(algo: AlgoName, rGood: number, rBad: number): Promise<{
     });
     expect(r.skipped).toBeUndefined();
     await engine.setAdapter(ids.policy, policy.adapter(), { model: 'policy', activate: false });
-    return { before, after: await replyLogp(ctx, ids.policy, [GOOD, BAD]), stats: r.stats };
+    return { before, after: await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]), stats: r.stats };
   } finally {
     for (const l of learners) await l?.dispose();
   }

@@ -11,12 +11,8 @@ import { AlgoContext } from '../../../src/rl/algos/context.ts';
 import { Starpo } from '../../../src/rl/algos/starpo.ts';
 import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
 import { defaultLoopConfig } from '../../../src/rl/algos/config.ts';
-import { createEnv } from '../../../src/rl/envs/registry.ts';
-import { stepInfo } from '../../../src/rl/envs/base.ts';
-import { dialogueOf } from '../../../src/rl/envs/episode.ts';
-import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { SCRIPTED } from '../../../src/rl/envs/turn.ts';
 import { tinyModels } from '../engine/fixtures.ts';
+import { BAD, GOOD, group, replyLogp } from './banditGroup.ts';
 
 const engine = new PolicyEngine();
 let runtime: OrtRuntime;
@@ -34,36 +30,6 @@ afterAll(async () => {
   await engine.dispose();
   await runtime.dispose();
 });
-
-const task = createEnv('bandit').reset({ family: 'bandit', split: 'train', seed: 4 });
-const GOOD = 'GUESS: apple';
-const BAD = 'Is it red? Yes.';
-
-/** One-turn episodes of the bandit task with the given replies and returns (no recorded log-probs). */
-function group(replies: [string, number][]): RolloutEpisode[] {
-  return replies.map(([action, reward], i) => ({
-    task,
-    agent: 'policy',
-    turns: [{ action, reply: null, replySource: null, observation: '', reward, done: true, info: stepInfo('move', {}, false, reward > 0), ...SCRIPTED }],
-    totalReward: reward,
-    success: reward > 0,
-    slot: i,
-    seed: i,
-    prefixTurns: 0,
-    truncated: false,
-  }));
-}
-
-/** Mean per-token log-prob of each reply after the prompt, under the adapter `id` (null: base). */
-async function replyLogp(ctx: AlgoContext, id: string | null, replies: string[]): Promise<number[]> {
-  const prompt = ctx.policyPrompt(dialogueOf(task.prompt, []));
-  const r = await engine.score({
-    model: 'policy',
-    adapter: id,
-    items: replies.map((t) => ({ context: { ids: prompt }, continuation: ctx.replyIds({ action: t } as never) })),
-  });
-  return r.items.map((it) => it.mean);
-}
 
 describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
   it.each([
@@ -92,8 +58,8 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
       const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
       const learner = algo.learners.policy!;
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-      const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
-      const base = await replyLogp(ctx, null, [GOOD, BAD]);
+      const before = await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]);
+      const base = await replyLogp(engine, ctx, null, [GOOD, BAD]);
       // a fresh adapter (B = 0) is the base model
       expect(before[0]).toBeCloseTo(base[0], 4);
       const r = await algo.update(ctx, {
@@ -110,7 +76,7 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
       expect(r.skipped).toBeUndefined();
       expect(r.stats.train_rows).toBe(4);
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-      const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const after = await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]);
       const [up, down] = rGood > rBad ? [0, 1] : [1, 0];
       expect(after[up]).toBeGreaterThan(before[up]);
       expect(after[down]).toBeLessThan(before[down]);
@@ -150,7 +116,7 @@ describe('GRPO with Monte-Carlo re-roll credit', () => {
       const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
       const learner = algo.learners.policy!;
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
-      const before = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const before = await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]);
       const r = await algo.update(ctx, {
         episodes: group([
           [GOOD, 1],
@@ -166,7 +132,7 @@ describe('GRPO with Monte-Carlo re-roll credit', () => {
       expect(r.stats.reroll_seconds).toBeGreaterThan(0);
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
       // the re-rolls score both replies alike (neither is a bandit answer), so the episode advantage decides
-      const after = await replyLogp(ctx, ids.policy, [GOOD, BAD]);
+      const after = await replyLogp(engine, ctx, ids.policy, [GOOD, BAD]);
       expect(after[0]).toBeGreaterThan(before[0]);
       expect(after[1]).toBeLessThan(before[1]);
       await learner.dispose();
