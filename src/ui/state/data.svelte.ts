@@ -27,6 +27,11 @@ export interface Progress {
 
 const PAGE = 50;
 
+/** Ends an interrupted episode for good (stored as aborted, its turns kept): the Data view's Discard and the lab's banner alike. */
+export function discardInterrupted(store: Pick<TrajectoryStore, 'abortEpisode'>, id: string): Promise<unknown> {
+  return store.abortEpisode(id, 'discarded after an interruption');
+}
+
 /** The run filter's value for episodes that belong to no run. */
 export const NO_RUN = '(none)';
 
@@ -114,7 +119,7 @@ export class DataState {
     const store = this.store();
     if (!store) return;
     try {
-      await store.abortEpisode(id, 'discarded after an interruption');
+      await discardInterrupted(store, id);
       this.message = 'Discarded the interrupted episode (kept as aborted, with its turns).';
     } catch (e) {
       this.message = `Could not discard it: ${(e as Error).message}`;

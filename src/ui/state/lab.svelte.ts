@@ -13,6 +13,7 @@ import { TrainState } from './train.svelte.ts';
 import { PlaySession } from './play.svelte.ts';
 import { LiveCredit } from './liveCredit.svelte.ts';
 import { AdapterShelf } from './adapters.svelte.ts';
+import { discardInterrupted } from './data.svelte.ts';
 
 export const VIEWS = ['play', 'credit', 'train', 'evaluate', 'data', 'settings'] as const;
 export type ViewId = (typeof VIEWS)[number];
@@ -145,7 +146,7 @@ export class Lab {
       ? `A ${latest.task.family} episode was interrupted when the lab last closed.`
       : `${found.length} episodes were interrupted when the lab last closed.`;
     const discard = async () => {
-      for (const e of found) await store.abortEpisode(e.id, 'discarded after an interruption').catch(() => undefined);
+      for (const e of found) await discardInterrupted(store, e.id).catch(() => undefined);
     };
     this.notify(text, [
       { label: one ? 'Resume it' : `Resume the latest (${latest.task.family})`, run: () => this.resumeEpisode(latest.id) },
