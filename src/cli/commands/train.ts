@@ -15,7 +15,8 @@ import { ensurePolicyTakes } from '../policyFit.ts';
 import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
 import type { AlgoSpec } from '../../rl/algos/spec.ts';
 import type { IterationReport } from '../../rl/algos/types.ts';
-import { heldOutSeed, type HeldOutResult } from '../../rl/rollout/evaluate.ts';
+import { heldOutSeed, type HeldOutResult, type PolicyMode } from '../../rl/rollout/evaluate.ts';
+import { pairedDifference } from '../../rl/rollout/successStats.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
 import { nodeReader } from '../../rl/model/folder/nodeIo.ts';
@@ -40,6 +41,20 @@ function evalLine(name: string, r: HeldOutResult): string {
       ? ''
       : `; sampled early ${r.sampled.early_answer_rate.toFixed(2)}, useless ${r.sampled.useless_question_rate.toFixed(2)}, repeated ${r.sampled.repeated_question_rate.toFixed(2)}`;
   return `${name}: held-out success sampled ${p(r.sampled)}, greedy ${p(r.greedy)}${extra}`;
+}
+
+/** after − before held-out success per mode with its paired 95% interval: both played the same tasks (issue #45 reports this interval per seed). */
+function heldOutGain(before: HeldOutResult, after: HeldOutResult): Record<PolicyMode, ReturnType<typeof pairedDifference>> {
+  return {
+    sampled: pairedDifference(before.perTask.sampled, after.perTask.sampled),
+    greedy: pairedDifference(before.perTask.greedy, after.perTask.greedy),
+  };
+}
+
+function gainLine(g: ReturnType<typeof heldOutGain>): string {
+  const pts = (x: number | null) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`);
+  const one = (m: PolicyMode) => `${m} ${pts(g[m].estimate)} [${pts(g[m].low)}, ${pts(g[m].high)}]`;
+  return `gain (paired 95% over tasks): ${one('sampled')}, ${one('greedy')}`;
 }
 
 /**
@@ -159,6 +174,8 @@ export const train: Command = {
       const reports = await service.train(iterations, (r) => log(line(r)));
       const after = evalTasks ? await service.evaluate('trained', evalTasks, evalSeed, evalSplit) : null;
       if (after) log(evalLine('after', after));
+      const gain = before && after ? heldOutGain(before, after) : null;
+      if (gain) log(gainLine(gain));
       if (values.out && loaded.policy) {
         const files = exportPeftAdapter(loaded.policy, await service.adapter('policy'), {
           baseModel: resolve(root, 'policy'),
@@ -172,7 +189,7 @@ export const train: Command = {
       if (values.json)
         report(
           true,
-          { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after }, reports },
+          { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after, gain }, reports },
           () => '',
         );
     } finally {

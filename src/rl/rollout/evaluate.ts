@@ -14,6 +14,7 @@ import type { FamilyName, JsonObject, Split, TaskSpec } from '../envs/types.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent, type BatchAgent } from './agents.ts';
 import { passKTAt, passKTGrid } from './passkt.ts';
+import { perTaskSuccess } from './successStats.ts';
 import { rollout, successTurns, taskSpecs, type RolloutEpisode, type RolloutOptions } from './rollout.ts';
 
 /**
@@ -162,6 +163,8 @@ export interface HeldOutResult {
   adapter: string | null;
   sampled: Record<string, number>;
   greedy: Record<string, number>;
+  /** Each task's success (1 or 0), in task order: two results over the same tasks pair up (successStats.ts pairedDifference). */
+  perTask: Record<PolicyMode, number[]>;
 }
 
 /** Plays the held-out tasks with `adapter` (null = the base policy), sampled and greedy. */
@@ -175,7 +178,14 @@ export async function evaluateHeldOut(engine: GenerateApi, adapter: string | nul
     ...(cfg.turnLimit ? { turnLimit: cfg.turnLimit } : {}),
   };
   const r = await evaluatePolicy(engine, config, { adapter, maxNewTokens: cfg.maxNewTokens });
-  return { adapter, sampled: (r.sampled as PolicyModeResult).figures, greedy: (r.greedy as PolicyModeResult).figures };
+  const sampled = r.sampled as PolicyModeResult;
+  const greedy = r.greedy as PolicyModeResult;
+  return {
+    adapter,
+    sampled: sampled.figures,
+    greedy: greedy.figures,
+    perTask: { sampled: perTaskSuccess(sampled.episodes, 1), greedy: perTaskSuccess(greedy.episodes, 1) },
+  };
 }
 
 /** A Pass@(K,T) evaluation: n episodes of each task, each run to tMax turns. */

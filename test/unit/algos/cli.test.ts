@@ -18,14 +18,21 @@ import { capture } from '../capture.ts';
 const out = mkdtempSync(join(tmpdir(), 'turnwise-train-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+interface HeldOut {
+  sampled: Record<string, number>;
+  greedy: Record<string, number>;
+  perTask: Record<'sampled' | 'greedy', number[]>;
+}
+
 interface TrainJson {
   command: string;
   config: { lr: number; criticLr: number };
   evaluation: {
     split: string;
     tasks: number;
-    before: { sampled: Record<string, number>; greedy: Record<string, number> };
-    after: { sampled: Record<string, number>; greedy: Record<string, number> };
+    before: HeldOut;
+    after: HeldOut;
+    gain: Record<'sampled' | 'greedy', { estimate: number; low: number; high: number }>;
   };
   reports: IterationReport[];
 }
@@ -63,6 +70,16 @@ describe('turnwise train', () => {
     // one episode on each of the 4 held-out tasks: success is a count of them over 4
     for (const e of [r.evaluation.before, r.evaluation.after])
       for (const mode of ['sampled', 'greedy'] as const) expect([0, 0.25, 0.5, 0.75, 1], `${mode} success ${e[mode].success}`).toContain(e[mode].success);
+    // the gain pairs the same 4 tasks: its estimate is the mean of the per-task differences, inside its interval
+    for (const mode of ['sampled', 'greedy'] as const) {
+      const [b, a] = [r.evaluation.before.perTask[mode], r.evaluation.after.perTask[mode]];
+      expect(b).toHaveLength(4);
+      expect(b.reduce((s, x) => s + x, 0) / 4).toBeCloseTo(r.evaluation.before[mode].success, 9);
+      const g = r.evaluation.gain[mode];
+      expect(g.estimate).toBeCloseTo(a.reduce((s, x, i) => s + x - b[i], 0) / 4, 9);
+      expect(g.low).toBeLessThanOrEqual(g.estimate);
+      expect(g.high).toBeGreaterThanOrEqual(g.estimate);
+    }
     expect(r.command).toContain('--algo grpo');
     const policy = await loadModel(nodeReader(modelsDir()), 'policy');
     const files = {
