@@ -8,14 +8,17 @@
 //   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (the policy's lr; default each algorithm's, defaultLr),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
+// A family may be one of its lessons (envs/family.ts Lesson, issue #45), family@lesson: the lesson's
+// options for training, validation and the held-out tasks, e.g. LEARNING_FAMILIES=guess@turns-decide or
+// the case grpo:guess@turns-decide:1 (without it a case plays the options the policy was forged on).
 // Parallel shards (one case per process, each on one core):
-//   LEARNING_CASES=grpo:guess:1,sweet:bandit:2   only these cases (algo:family:seed), instead of the product;
+//   LEARNING_CASES=grpo:guess:1,sweet:bandit:2   only these cases (algo:family[@lesson]:seed), instead of the product;
 //   LEARNING_JOBS=16                             run the cases in that many child processes at once
 //                                                (pinned to one core each with taskset where present);
 //   LEARNING_SHARD_DIR=DIR                       every finished case also writes DIR/<algo>-<family>-<seed>.json;
 //   LEARNING_MERGE=DIR                           run nothing: the table from the case files in DIR;
 //   LEARNING_BASE_CACHE=DIR                      cases of one family and seed share the base policy's evaluation.
-// A child is `node --import tsx bench/entries/learning.ts <algo:family:seed> <out.json>` with the same
+// A child is `node --import tsx bench/entries/learning.ts <algo:family[@lesson]:seed> <out.json>` with the same
 // LEARNING_* variables; it writes one case file and no bench result.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,6 +35,7 @@ import { heldOutSeed, type HeldOutResult } from '../../src/rl/rollout/evaluate.t
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { ALGO_NAMES, needsCritic, type AlgoName } from '../../src/rl/algos/registry.ts';
 import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../src/rl/envs/types.ts';
+import { FAMILIES, findLesson } from '../../src/rl/envs/registry.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 
@@ -53,6 +57,8 @@ export interface LearningCase {
   /** A CREDIT_VARIANTS key, or none for the algorithm's defaults. */
   variant?: string;
   family: FamilyName;
+  /** One of the family's lessons (FamilySpec.lessons) by name, or none for the options the policy was forged on. */
+  lesson?: string;
   seed: number;
 }
 
@@ -89,25 +95,32 @@ const num = (name: string, fallback: number) => Number(process.env[name] ?? fall
 /** The behaviour rates a family may report beside success (guess: issue #8's collapse modes). */
 const RATES = ['early_answer_rate', 'ran_out_of_turns_rate', 'wasted_questions_mean', 'useless_question_rate', 'repeated_question_rate'];
 
-/** Parses "algo[+variant]:family:seed". */
+/** Parses "algo[+variant]:family[@lesson]:seed". */
 export function parseCase(s: string): LearningCase {
-  const [name, family, seed] = s.split(':');
+  const [name, place, seed] = s.split(':');
   const [algo, variant] = (name ?? '').split('+');
+  const [family, lesson] = (place ?? '').split('@');
   const known = variant === undefined || CREDIT_VARIANTS[variant]?.algos.includes(algo as AlgoName);
   if (!ALGO_NAMES.includes(algo as AlgoName) || !known || !FAMILY_NAMES.includes(family as FamilyName) || !Number.isInteger(Number(seed))) {
     const variants = Object.entries(CREDIT_VARIANTS)
       .map(([v, d]) => `${d.algos.join('|')}+${v}`)
       .join(', ');
     throw new Error(
-      `learning case "${s}" is not algo[+variant]:family:seed (algos ${ALGO_NAMES.join('|')}; variants ${variants}; families ${FAMILY_NAMES.join('|')})`,
+      `learning case "${s}" is not algo[+variant]:family[@lesson]:seed (algos ${ALGO_NAMES.join('|')}; variants ${variants}; families ${FAMILY_NAMES.join('|')})`,
     );
   }
-  return { algo: algo as AlgoName, ...(variant ? { variant } : {}), family: family as FamilyName, seed: Number(seed) };
+  if (lesson !== undefined && !FAMILIES[family as FamilyName].lessons?.some((l) => l.name === lesson)) {
+    const lessons = FAMILIES[family as FamilyName].lessons?.map((l) => `${family}@${l.name}`) ?? [];
+    throw new Error(`learning case "${s}": ${family} has no lesson "${lesson}" (its lessons: ${lessons.join(', ') || 'none'})`);
+  }
+  return { algo: algo as AlgoName, ...(variant ? { variant } : {}), family: family as FamilyName, ...(lesson ? { lesson } : {}), seed: Number(seed) };
 }
 
 /** "algo" or "algo+variant": the table's row key. */
 export const algoKey = (c: LearningCase) => (c.variant ? `${c.algo}+${c.variant}` : c.algo);
-const caseName = (c: LearningCase) => `${algoKey(c)}-${c.family}-${c.seed}`;
+/** "family" or "family@lesson": the table's family column, and how a case names its place. */
+export const placeKey = (c: LearningCase) => (c.lesson ? `${c.family}@${c.lesson}` : c.family);
+const caseName = (c: LearningCase) => `${algoKey(c)}-${placeKey(c)}-${c.seed}`;
 
 /** The cases the environment asks for: LEARNING_CASES, else families × algorithms × seeds. */
 export function casesFromEnv(): LearningCase[] {
@@ -163,7 +176,8 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
       return engine.loadedModel(name);
     };
     const policy = await load('policy');
-    let config = resolveLoopConfig({ algo: c.algo, family: c.family, seed: c.seed, ...lr, tasksPerIteration: tasks, k }, policy.turnwise);
+    const options = c.lesson ? { options: findLesson(c.lesson).options } : {};
+    let config = resolveLoopConfig({ algo: c.algo, family: c.family, seed: c.seed, ...lr, ...options, tasksPerIteration: tasks, k }, policy.turnwise);
     for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
     if (c.variant) config = overrideConfig(config, CREDIT_VARIANTS[c.variant].config);
     const critic = needsCritic(config.settings);
@@ -171,14 +185,14 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
     const runtime = engine.sharedRuntime();
     const loop = await TrainingLoop.create({ engine, runtime, models, config });
     const evalSeed = heldOutSeed(split, c.seed);
-    const before = await baseEvaluation(`${c.family}-${c.seed}-${evalTasks}-${split}`, () =>
+    const before = await baseEvaluation(`${placeKey(c)}-${c.seed}-${evalTasks}-${split}`, () =>
       loop.evaluate('base', { tasks: evalTasks, seed: evalSeed, split }),
     );
     const reports = await loop.run(iterations);
     const after = await loop.evaluate('trained', { tasks: evalTasks, seed: evalSeed, split });
     await loop.dispose();
     const minutes = (performance.now() - start) / 60_000;
-    const label = `${c.family} ${algoKey(c)} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
+    const label = `${placeKey(c)} ${algoKey(c)} seed ${c.seed} (${iterations} it × ${tasks} tasks × K ${k}, lr ${config.lr}, eval ${evalTasks}${split === 'train' ? ' train-split' : ''})`;
     const note = `rollbacks ${reports.at(-1)?.metrics.rollbacks ?? 0}, ${minutes.toFixed(1)} min`;
     const modes = ['sampled', 'greedy'] as const;
     const pct = (mode: 'sampled' | 'greedy'): [number, number] => [100 * before[mode].success, 100 * after[mode].success];
@@ -186,7 +200,7 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
       Object.fromEntries(RATES.filter((m) => after[mode][m] !== undefined).map((m) => [m, [before[mode][m], after[mode][m]] as [number, number]]));
     const figures: CaseFigures = {
       algo: algoKey(c),
-      family: c.family,
+      family: placeKey(c),
       seed: c.seed,
       success: { sampled: pct('sampled'), greedy: pct('greedy') },
       rates: { sampled: rates('sampled'), greedy: rates('greedy') },
@@ -228,7 +242,7 @@ async function writeCase(dir: string, r: CaseResult): Promise<void> {
 export async function readShards(dir: string): Promise<CaseResult[]> {
   const out: CaseResult[] = [];
   for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as CaseResult);
-  const key = (c: LearningCase) => `${c.family}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${c.variant ?? ''}\u0000${String(c.seed).padStart(6, '0')}`;
+  const key = (c: LearningCase) => `${placeKey(c)}\u0000${ALGO_NAMES.indexOf(c.algo)}\u0000${c.variant ?? ''}\u0000${String(c.seed).padStart(6, '0')}`;
   return out.sort((a, b) => key(a.case).localeCompare(key(b.case)));
 }
 
@@ -244,7 +258,7 @@ async function runChildren(cases: LearningCase[], jobs: number, dir: string, log
     while (next < cases.length) {
       const c = cases[next++];
       const out = join(dir, `${caseName(c)}.json`);
-      const args = ['--import', 'tsx', SELF, `${algoKey(c)}:${c.family}:${c.seed}`, out];
+      const args = ['--import', 'tsx', SELF, `${algoKey(c)}:${placeKey(c)}:${c.seed}`, out];
       const [cmd, argv] = pin ? ['/usr/bin/taskset', ['-c', String(slot % cores), process.execPath, ...args]] : [process.execPath, args];
       const code = await new Promise<number>((resolve) => {
         const child = spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
@@ -293,7 +307,7 @@ export const learning: BenchEntry = {
   },
 };
 
-// `node --import tsx bench/entries/learning.ts algo:family:seed out.json`: one case, one file.
+// `node --import tsx bench/entries/learning.ts algo:family[@lesson]:seed out.json`: one case, one file.
 if (process.argv[1] === SELF) {
   const [spec, out] = process.argv.slice(2);
   const r = await runCase(parseCase(spec ?? ''));

@@ -12,6 +12,8 @@ import { launch, playToEnd, serveApp } from './harness.ts';
 import { readCredit, readDb } from './storeDb.ts';
 import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
+import { guessPool } from '../../src/rl/envs/guess/env.ts';
+import { ITEMS } from '../../src/rl/envs/guess/table.ts';
 
 /** The shipped policy's metadata: its families, and the context and reply reserve the policy-fit check reads (rl/model/fit.ts). */
 const SHIPPED = (
@@ -155,6 +157,32 @@ describe('Play view', () => {
       await outcome.waitFor({ timeout: 60_000 });
       expect(await page.getByTestId('agent-turn').count()).toBeGreaterThan(turns);
       expect(b.errors.filter((e) => !e.includes('404'))).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("offers guess's lesson in the family menu, says why, and plays its tasks: 8 animals from the pool of 13", async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      await page.goto(`${server.url}#/play`);
+      const menu = page.getByTestId('family');
+      await expect(menu.locator('optgroup[label=Lessons] option').allInnerTexts()).resolves.toEqual([
+        'Guess, 8 animals from 13, 4 turns: where one question decides',
+      ]);
+      expect(await page.getByTestId('family-lesson').count()).toBe(0);
+      await menu.selectOption('guess@turns-decide');
+      await expect(page.getByTestId('family-lesson').innerText()).resolves.toMatch(/starts from the shipped policy\. Measured .* 30\.5 points/);
+      await page.getByTestId('agent-kind').selectOption('expert');
+      await page.getByTestId('new-episode').click();
+      const candidates = (await page.getByTestId('hidden-info').locator('dt:text-is("candidates") + dd').innerText()).split(', ');
+      const pool = guessPool(13).map((j) => ITEMS[j].name);
+      expect(candidates).toHaveLength(8);
+      for (const c of candidates) expect(pool).toContain(c);
+      // the forged setting is still there, and back to it the lesson's note goes
+      await menu.selectOption('guess');
+      expect(await page.getByTestId('family-lesson').count()).toBe(0);
     } finally {
       await b.close();
     }

@@ -2,14 +2,16 @@
 // promises — (1) the person answers the learned policy's yes/no questions about the animal in the
 // hidden information on the left; (2) Credit opens that episode with the information-gain truth
 // outlined; (3) back in Play the same episode is still there and sliding γ down shrinks the credit of
-// its early turns; (4) three GRPO iterations on guess draw success, reward spread and gradient norm;
-// (5) Pass@(K,T) of the base policy and the new adapter, and their difference. The step panel sits
+// its early turns; (4) GRPO iterations on guess's lesson (turns-decide, chosen in Train's family menu
+// with its measurement shown) draw success, reward spread and gradient norm; (5) Pass@(K,T) of the base
+// policy and the new adapter on the lesson, and their difference with its paired interval. The step panel sits
 // above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
 // the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time:
 // WORKSHOP_FULL=1 keeps the views' defaults (8 tasks × 8 per iteration, 8 tasks × 4), as a class would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
+import { WORKSHOP_TRAINING } from '../../src/ui/state/workshop.svelte.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -111,17 +113,22 @@ describe('workshop mode', () => {
       expect(after.at(-1)).toBeCloseTo(before.at(-1)!, 5); // the last turn's return is its own reward
       mark('step 3');
 
-      // 4. Train: three GRPO iterations on guess; success, reward spread and gradient norm charted
+      // 4. Train: GRPO on guess's lesson at the workshop's budget; success, reward spread and gradient norm charted
       await next(4);
+      await expect(text.innerText()).resolves.toMatch(/GRPO on guess's lesson — 8 animals from 13, 4 turns/);
       await expect(page.getByTestId('algo').inputValue()).resolves.toBe('grpo');
-      await expect(page.getByLabel('Family').inputValue()).resolves.toBe('guess');
-      await expect(page.getByTestId('iterations').inputValue()).resolves.toBe('3');
+      await expect(page.getByTestId('train-family').inputValue()).resolves.toBe('guess@turns-decide');
+      await expect(page.getByTestId('train-family-lesson').innerText()).resolves.toMatch(/"pool":13.* 30\.5 points of win probability/);
+      await expect(page.getByTestId('iterations').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.iterations));
       if (!FULL) {
         await page.getByLabel('Tasks per iteration').fill('2');
         await page.getByLabel('K episodes per task').fill('4');
       }
       await page.getByTestId('train-start').click();
-      await page.locator('[data-testid=train-progress][data-iterations="3"], [data-testid=train-error]').first().waitFor({ timeout: 480_000 });
+      await page
+        .locator(`[data-testid=train-progress][data-iterations="${WORKSHOP_TRAINING.iterations}"], [data-testid=train-error]`)
+        .first()
+        .waitFor({ timeout: 480_000 });
       expect(await page.getByTestId('train-error').count()).toBe(0);
       const run = await page.getByTestId('train-progress').getAttribute('data-run');
       for (const title of ['Success (rollouts) and validation', 'Reward mean ± spread within groups', 'Gradient norm']) {
@@ -132,7 +139,9 @@ describe('workshop mode', () => {
 
       // 5. Evaluate: base and the new adapter, and where they differ
       await next(5);
-      await expect(page.getByTestId('eval-family').inputValue()).resolves.toBe('guess');
+      await expect(text.innerText()).resolves.toMatch(/paired 95% interval/);
+      await expect(page.getByTestId('eval-family').inputValue()).resolves.toBe('guess@turns-decide');
+      await expect(page.getByTestId('eval-family-lesson').innerText()).resolves.toMatch(/Guess, 8 animals from 13, 4 turns/);
       await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toBe(`${run}/policy`);
       if (!FULL) {
         await page.getByTestId('eval-tasks').fill('2');
@@ -144,6 +153,9 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
+      await expect(page.getByTestId('success-diff').innerText()).resolves.toMatch(
+        /points .*(within|beyond) noise \(paired 95% bootstrap interval over tasks\)/,
+      );
       // The difference map's colours say no more than its statistics: a fixed range, and every cell
       // whose paired interval includes 0 grey and hatched (a zero difference always is).
       const diffMap = page.getByTestId('passkt-diff');

@@ -23,6 +23,7 @@ import { ensurePolicyTakes } from '../policyFit.ts';
 import { runWithinState, WITHIN_STATE_USAGE } from './withinState.ts';
 import { centredAdvantage, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import { sampleCandidateTurns, sweetAtStates, type StatePick } from '../../rl/rollout/withinState.ts';
+import { lessonUsage } from '../lesson.ts';
 
 function fmt(i: Interval): string {
   const f = (x: number | null) => (x === null ? '  n/a' : x.toFixed(2).padStart(5));
@@ -82,9 +83,11 @@ export const creditReport: Command = {
   usage: [
     'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
-    '                                  [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
+    '                                  [--options JSON | --lesson NAME] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR]',
+    '                                  [--backend node|wasm]',
     '                                  [--phrasings FILE.json] [--reliability] [--sweet-centre K] [--json]',
-    '       npx turnwise credit-report --family F --within-state [--states 32] [--candidates 8] [--m 16] [--options JSON] [--seed S] [--models DIR] [--json]',
+    '       npx turnwise credit-report --family F --within-state [--states 32] [--candidates 8] [--m 16] [--options JSON | --lesson NAME] [--seed S]',
+    '                                  [--models DIR] [--json]',
     '',
     "Rolls out held-out tasks (K episodes each, for GRPO's groups) with the agent (default: the shipped",
     "policy), computes each estimator's per-turn credit (critic-based ones from the shipped critic), and",
@@ -92,6 +95,7 @@ export const creditReport: Command = {
     'counterfactual ground truth. Prints Spearman and Kendall (pooled over turns, and within episodes)',
     "with 95% bootstrap intervals over episodes; for guess also against each question's information gain.",
     "Default --options: the family options the shipped policy was forged on; --options '{}' for the family defaults.",
+    ...lessonUsage(),
     '--phrasings FILE.json: the simulated collaborator (in the rollouts and the re-rolls) words its answers by sampling from the file (docs/envs.md).',
     '--reliability: re-rolls every turn a second time with fresh seeds and reports how well the two draws of the',
     'counterfactual truth agree (pooled Spearman r) and √r, the most any estimator can be expected to reach against',

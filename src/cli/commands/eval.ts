@@ -16,6 +16,7 @@ import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
 import { phrasingsOption } from '../phrasings.ts';
 import { expertAgreement } from '../../rl/rollout/agreement.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
+import { lessonOption, lessonUsage } from '../lesson.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Agent kinds `--agent` accepts, in the order "all" plays them. */
@@ -40,11 +41,12 @@ export const evalCommand: Command = {
   summary: 'evaluate an agent (scripted or the forged policy) on held-out tasks: success, reward, turns, Pass@(1,T)',
   usage: [
     'Usage: npx turnwise eval --family F --agent expert|noisy|random|policy [--split train|test] [--episodes N] [--seed S]',
-    '                         [--noise P] [--options JSON] [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
+    '                         [--noise P] [--options JSON | --lesson NAME] [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
     '',
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
     'Defaults: --split test, --episodes 200, --seed 1, --noise 0.3 (noisy expert). Task i uses seed S + i.',
     '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'.',
+    ...lessonUsage(),
     '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md),',
     '  e.g. test/fixtures/phrasings-heldout.json, phrasings the forge never trained on.',
     '--out writes the played episodes as Turnwise JSONL (header, a run record per family × agent, its episodes):',
@@ -61,6 +63,7 @@ export const evalCommand: Command = {
       seed: { type: 'string' },
       noise: { type: 'string' },
       options: { type: 'string' },
+      lesson: { type: 'string' },
       out: { type: 'string' },
       temperature: { type: 'string' },
       'sample-seed': { type: 'string' },
@@ -70,9 +73,10 @@ export const evalCommand: Command = {
     const temperature = values.temperature === undefined ? 1 : Number(values.temperature);
     if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
     const sampleSeed = intOption(values['sample-seed'], 'sample-seed', 1, 0, 2 ** 31);
-    if (values.family === undefined) throw new UsageError('--family is required');
+    const lesson = lessonOption(values);
+    if (values.family === undefined && !lesson) throw new UsageError('--family (or --lesson) is required');
     if (values.out) await prepareOutFile(values.out);
-    const families = list(values.family, FAMILY_NAMES, '', 'family') as FamilyName[];
+    const families = (lesson ? [lesson.family] : list(values.family, FAMILY_NAMES, '', 'family')) as FamilyName[];
     const agents = list(values.agent, EVAL_AGENTS, 'expert', 'agent');
     const split = (values.split ?? 'test') as Split;
     if (split !== 'train' && split !== 'test') throw new UsageError(`--split must be train or test, got "${values.split}"`);
@@ -80,7 +84,7 @@ export const evalCommand: Command = {
     const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
     const noise = values.noise === undefined ? DEFAULT_NOISE : Number(values.noise);
     if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${values.noise}"`);
-    const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    const options = lesson ? lesson.options : values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     const phrasings = await phrasingsOption(values.phrasings);
     const summaries: EvalSummary[] = [];
     const played: PlayedRun[] = [];
@@ -118,6 +122,7 @@ export const evalCommand: Command = {
                 episodes,
                 seed,
                 options: options ?? {},
+                ...(lesson ? { lesson: lesson.name } : {}),
                 ...(values.phrasings ? { phrasings: values.phrasings } : {}),
                 ...(policy ? { temperature, sampleSeed } : kind === 'noisy' ? { noise } : {}),
               },

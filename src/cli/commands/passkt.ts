@@ -12,6 +12,7 @@ import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import type { Phrasings } from '../../rl/envs/phrasings.ts';
 import { phrasingsOption } from '../phrasings.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
+import { lessonOption, lessonUsage } from '../lesson.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 
 /** Options shared by the rollout commands. */
@@ -26,6 +27,7 @@ export function rolloutOptions() {
     models: { type: 'string' },
     backend: { type: 'string' },
     options: { type: 'string' },
+    lesson: { type: 'string' },
     phrasings: { type: 'string' },
   } as const;
 }
@@ -40,8 +42,10 @@ export interface CommonRolloutArgs {
   temperature: number;
   models: string;
   backend: 'node' | 'wasm';
-  /** Family options of the tasks: --options, else those the policy was forged on (its config.json turnwise.tasks). */
+  /** Family options of the tasks: --options or --lesson's, else those the policy was forged on (its config.json turnwise.tasks). */
   options: JsonObject | undefined;
+  /** The --lesson name, for reports. */
+  lesson: string | undefined;
   /** --phrasings FILE: how the simulated collaborator words its answers (undefined: canonical). */
   phrasings: Phrasings | undefined;
   /** The --phrasings path, for reports. */
@@ -50,7 +54,15 @@ export interface CommonRolloutArgs {
 
 /** What every rollout command's JSON summary opens with: the task set and who played it. */
 export function rolloutHeader(a: CommonRolloutArgs, agent: string) {
-  return { family: a.family, agent, split: a.split, seed: a.seed, options: a.options ?? {}, ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}) };
+  return {
+    family: a.family,
+    agent,
+    split: a.split,
+    seed: a.seed,
+    options: a.options ?? {},
+    ...(a.lesson ? { lesson: a.lesson } : {}),
+    ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}),
+  };
 }
 
 /** Validates the rollout commands' shared flags. */
@@ -59,8 +71,9 @@ export async function commonArgs(
   defaultAgent: AgentKindName,
 ): Promise<CommonRolloutArgs> {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const family = str('family');
-  if (family === undefined) throw new UsageError('--family is required');
+  const lesson = lessonOption({ lesson: str('lesson'), family: str('family'), options: str('options') });
+  const family = lesson?.family ?? str('family');
+  if (family === undefined) throw new UsageError('--family (or --lesson) is required');
   if (!(FAMILY_NAMES as readonly string[]).includes(family)) throw new UsageError(`unknown family "${family}" (known: ${FAMILY_NAMES.join(', ')})`);
   const agent = str('agent') ?? defaultAgent;
   if (!(AGENT_KINDS as readonly string[]).includes(agent)) throw new UsageError(`unknown agent "${agent}" (known: ${AGENT_KINDS.join(', ')})`);
@@ -75,7 +88,8 @@ export async function commonArgs(
   const models = str('models') ?? modelsDir();
   const phrasings = await phrasingsOption(str('phrasings'));
   let options: JsonObject | undefined;
-  if (str('options') !== undefined) {
+  if (lesson) options = lesson.options;
+  else if (str('options') !== undefined) {
     try {
       options = JSON.parse(str('options') as string) as JsonObject;
     } catch {
@@ -94,6 +108,7 @@ export async function commonArgs(
     models,
     backend,
     options,
+    lesson: lesson?.name,
     phrasings,
     phrasingsFile: str('phrasings'),
   };
@@ -120,14 +135,15 @@ export const passkt: Command = {
   summary: 'Pass@(K,T) grid over held-out tasks (n episodes per task, every K ≤ n, T ≤ T_max)',
   usage: [
     'Usage: npx turnwise passkt --family F [--n 16] [--tasks 50] [--agent policy|expert|noisy|random] [--t-max T]',
-    '                           [--options JSON] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR] [--backend node|wasm]',
-    '                           [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
+    '                           [--options JSON | --lesson NAME] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR]',
+    '                           [--backend node|wasm] [--phrasings FILE.json] [--out FILE.turnwise.jsonl] [--json]',
     '',
     'Plays n episodes of each task (environment stream k and agent seed per episode) in one batched',
     "rollout, each up to T_max turns (default: the family's T), and prints the unbiased Pass@(K,T).",
     'Default agent: policy (the shipped model in --models, default public/models; sampled at --temperature 1).',
     'Default --options: the family options the shipped policy was forged on (guess: {"candidates":4,"maxTurns":4});',
     "--options '{}' plays the family's own defaults.",
+    ...lessonUsage(),
     '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md).',
     '--out writes the n × tasks episodes as Turnwise JSONL (as `turnwise eval --out`; the input of credit and export).',
   ].join('\n'),

@@ -12,6 +12,7 @@ import { CRITIC_LR } from '../../rl/algos/algoSettings.ts';
 import { TrainerService } from '../../rl/algos/service.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
+import { lessonOption, lessonUsage } from '../lesson.ts';
 import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
 import type { AlgoSpec } from '../../rl/algos/spec.ts';
 import type { IterationReport } from '../../rl/algos/types.ts';
@@ -80,13 +81,16 @@ export const train: Command = {
   summary: 'train a LoRA adapter with SWEET-RL, StarPO(-S)/PPO/GRPO, multi-turn DPO or rejection fine-tuning',
   usage: [
     `Usage: npx turnwise train --algo ${ALGO_NAMES.join('|')} --family F [--iterations N] [--seed S] [--out DIR] [--json]`,
-    '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON] [--config JSON]',
-    '                          [--eval-split test|train]',
+    '                          [--tasks N] [--k K] [--eval N] [--lr X] [--models DIR] [--backend node|wasm] [--options JSON | --lesson NAME]',
+    '                          [--config JSON] [--eval-split test|train] [--fixed-tasks N]',
     `F: ${FAMILY_NAMES.join(', ')}. Defaults: --iterations 10, --seed 1, --tasks 8 (task groups per iteration), --k 8 (episodes per task),`,
     `--eval 50 (held-out test tasks, before and after, sampled and greedy; 0 skips), --models public/models, --backend node.`,
     ...algorithmUsage(),
     '--config JSON overrides loop fields and the algorithm\'s section, e.g. \'{"criticLr":1e-3,"starpo":{"divideByStd":false}}\' (src/rl/algos/config.ts).',
     '--out DIR writes the trained policy adapter as PEFT files (adapter_model.safetensors, adapter_config.json).',
+    ...lessonUsage(),
+    '--fixed-tasks N: the overfit check; the iterations draw their tasks from one fixed set of N train tasks (N ≥ --tasks;',
+    '  default 0, new tasks every iteration). A loop that works takes rollout success on a handful of tasks near 1.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -102,12 +106,15 @@ export const train: Command = {
       models: { type: 'string' },
       backend: { type: 'string' },
       options: { type: 'string' },
+      lesson: { type: 'string' },
       config: { type: 'string' },
       'eval-split': { type: 'string' },
+      'fixed-tasks': { type: 'string' },
     });
     const algo = values.algo as AlgoName;
     if (!ALGO_NAMES.includes(algo)) throw new UsageError(`--algo must be one of ${ALGO_NAMES.join(', ')}, got "${values.algo ?? ''}"`);
-    const family = values.family as FamilyName;
+    const lesson = lessonOption(values);
+    const family = (lesson?.family ?? values.family) as FamilyName;
     if (!FAMILY_NAMES.includes(family)) throw new UsageError(`--family must be one of ${FAMILY_NAMES.join(', ')}, got "${values.family ?? ''}"`);
     const iterations = intOption(values.iterations, 'iterations', 10, 0, 100_000);
     const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
@@ -119,20 +126,25 @@ export const train: Command = {
     const lr = values.lr === undefined ? defaultLr(algo) : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     // Task options default to those the policy was forged on (its model metadata; guess: 4 candidates, T = 4).
-    const options = values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    const options = lesson ? lesson.options : values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     let overrides: JsonObject | undefined;
     if (values.config !== undefined) {
       const over = jsonOption(values.config, 'config', 'a JSON object');
       if (typeof over !== 'object' || over === null || Array.isArray(over)) throw new UsageError('--config must be a JSON object');
       overrides = over as JsonObject;
     }
+    const tasksPerIteration = intOption(values.tasks, 'tasks', 8, 1, 10_000);
+    const fixedTasks = intOption(values['fixed-tasks'], 'fixed-tasks', 0, 0, 1_000_000);
+    if (fixedTasks > 0 && fixedTasks < tasksPerIteration)
+      throw new UsageError(`--fixed-tasks ${fixedTasks} is fewer than --tasks ${tasksPerIteration}: a task would play twice in one iteration`);
     const request = {
       algo,
       family,
       seed,
       lr,
-      tasksPerIteration: intOption(values.tasks, 'tasks', 8, 1, 10_000),
+      tasksPerIteration,
       k: intOption(values.k, 'k', 8, 2, 1024),
+      fixedTasks,
       ...(options ? { options } : {}),
       ...(overrides ? { overrides } : {}),
     };
@@ -189,7 +201,17 @@ export const train: Command = {
       if (values.json)
         report(
           true,
-          { command, algo, family, seed, iterations, config, evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after, gain }, reports },
+          {
+            command,
+            algo,
+            family,
+            ...(lesson ? { lesson: lesson.name } : {}),
+            seed,
+            iterations,
+            config,
+            evaluation: { split: evalSplit, tasks: evalTasks, seed: evalSeed, before, after, gain },
+            reports,
+          },
           () => '',
         );
     } finally {

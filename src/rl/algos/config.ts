@@ -89,6 +89,13 @@ export interface LoopConfig {
   seed: number;
   /** Task groups per iteration. */
   tasksPerIteration: number;
+  /**
+   * The overfit check (issue #45): when N > 0 the iterations draw their tasks from one fixed set of N
+   * train tasks instead of new ones each time (iterationTasks), so a loop that learns at all must
+   * master them; a loop that cannot overfit a handful of tasks cannot generalise. 0 = off; at least
+   * tasksPerIteration, so no task plays twice in one iteration.
+   */
+  fixedTasks: number;
   /** K: episodes per task (the group). */
   k: number;
   /** Turn limit T (default: the task's own). */
@@ -145,6 +152,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
     family,
     seed: 1,
     tasksPerIteration: 8,
+    fixedTasks: 0,
     k: 8,
     lora: DEFAULT_LORA,
     lr: defaultLr(algo),
@@ -177,6 +185,8 @@ export interface RunRequest {
   lr?: number;
   tasksPerIteration: number;
   k: number;
+  /** LoopConfig.fixedTasks (the CLI's --fixed-tasks); default 0, new tasks every iteration. */
+  fixedTasks?: number;
   /** Task options; default: those the policy was forged on (its config.json turnwise.tasks). */
   options?: JsonObject;
   /** Overrides of any config field (the CLI's --config, the form's overrides box), checked by overrideConfig. */
@@ -193,6 +203,7 @@ export function resolveLoopConfig(req: RunRequest, policy: ModelMeta | undefined
     seed: req.seed,
     tasksPerIteration: req.tasksPerIteration,
     k: req.k,
+    ...(req.fixedTasks !== undefined ? { fixedTasks: req.fixedTasks } : {}),
     ...(req.lr !== undefined ? { lr: req.lr } : {}),
     ...(options ? { options } : {}),
   });
@@ -255,6 +266,11 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
   if (!FAMILY_NAMES.includes(c.family)) throw new AlgoError('bad-config', `unknown family "${c.family}"`);
   positive('tasksPerIteration', c.tasksPerIteration, true);
   positive('k', c.k, true);
+  if (!(Number.isInteger(c.fixedTasks) && (c.fixedTasks === 0 || c.fixedTasks >= c.tasksPerIteration)))
+    throw new AlgoError(
+      'bad-config',
+      `fixedTasks must be 0 (off) or a whole number ≥ tasksPerIteration (${c.tasksPerIteration}), so no task plays twice in one iteration; got ${c.fixedTasks}`,
+    );
   if (c.k < 2) throw new AlgoError('bad-config', `k must be at least 2 (groups compare episodes of one task), got ${c.k}`);
   // the same range as the CLI's --lr, checked here so that --config and the form's overrides cannot pass it
   for (const [field, lr] of [
@@ -298,12 +314,18 @@ export function validationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'optio
   }));
 }
 
-/** The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can check them before a run starts. */
-export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'options'>, it: number): TaskSpec[] {
+/**
+ * The training tasks of iteration `it` (train split, seeds hashed from the run seed), so a caller can
+ * check them before a run starts. With fixedTasks N the iterations walk one fixed set of N tasks in
+ * turn (task j of the set has seed hash(fixed/seed/j)), tasksPerIteration at a time, so every task
+ * comes back every N / tasksPerIteration iterations.
+ */
+export function iterationTasks(cfg: Pick<LoopConfig, 'family' | 'seed' | 'tasksPerIteration' | 'fixedTasks' | 'options'>, it: number): TaskSpec[] {
   return Array.from({ length: cfg.tasksPerIteration }, (_, i) => ({
     family: cfg.family,
     split: 'train',
-    seed: hashString(`train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
+    seed:
+      hashString(cfg.fixedTasks > 0 ? `fixed/${cfg.seed}/${(it * cfg.tasksPerIteration + i) % cfg.fixedTasks}` : `train/${cfg.seed}/${it}/${i}`) & 0x7fffffff,
     ...(cfg.options ? { options: cfg.options } : {}),
   }));
 }

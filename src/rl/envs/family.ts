@@ -2,10 +2,36 @@
 // figures evaluation and training report for it, and the hints the views read. Each family's spec
 // lives in its own folder (guess/family.ts, backend/family.ts, frontend/family.ts, ragen/families.ts);
 // registry.ts lists them, and the views and commands loop over that list. To add a family: its folder
-// with a spec, its name in types.ts FAMILY_NAMES, and one line in registry.ts.
+// with a spec, its name in types.ts FAMILY_NAMES, and one line in registry.ts. A family may name
+// lessons (issue #45): settings chosen by measurement where learning can show, offered by name in the
+// views, the CLI's --lesson and the learning benchmark beside the forged settings.
 import type { FamilyAgents } from './agent.ts';
 import type { Phrasings } from './phrasings.ts';
 import type { Env, Episode, FamilyName, JsonObject } from './types.ts';
+
+/**
+ * The policy a lesson starts from: the shipped policy (public/models/policy). Issue #45 also allows a
+ * named earlier checkpoint of the same forge (a "student"); it would join this union with its folder.
+ */
+export type LessonStart = 'shipped';
+
+/**
+ * A lesson: one setting of a family's options where one bad turn costs a lot, the starting policy has
+ * headroom below its teachers, and the best-signal learner gains within a case's budget (issue #45's
+ * (a)–(d)), each figure measured and cited in `why`.
+ */
+export interface Lesson {
+  /** Kebab-case, unique over every family's lessons (`--lesson NAME`, the benchmark's `algo:family@NAME:seed`). */
+  name: string;
+  /** Plain words for the menus: the family, the setting, what makes it a lesson. */
+  label: string;
+  /** The family options the lesson's tasks use (train and held-out alike). */
+  options: JsonObject;
+  /** One sentence: the measurements that chose it, and where they are written. */
+  why: string;
+  /** Which policy the lesson starts from. */
+  start: LessonStart;
+}
 
 /** One task family. */
 export interface FamilySpec {
@@ -37,4 +63,6 @@ export interface FamilySpec {
   board?: boolean;
   /** A plain-words note on what a step did that its observation leaves implicit (a move into a wall, a stuck box), or null. */
   stepNote?(info: JsonObject): string | null;
+  /** Its lessons, each measured (docs/experiments); none where no setting has been measured to meet issue #45's checks. */
+  lessons?: readonly Lesson[];
 }

@@ -3,7 +3,7 @@
 // FAMILY_NAMES and add one line here (a missing line is a type error).
 import { DEFAULT_NOISE, scriptedAgent } from './agent.ts';
 import { backendFamily } from './backend/family.ts';
-import type { FamilySpec } from './family.ts';
+import type { FamilySpec, Lesson } from './family.ts';
 import { frontendFamily } from './frontend/family.ts';
 import { guessFamily } from './guess/family.ts';
 import { banditFamily, frozenlakeFamily, sokobanFamily } from './ragen/families.ts';
@@ -20,6 +20,21 @@ export const FAMILIES: Record<FamilyName, FamilySpec> = {
   frozenlake: frozenlakeFamily,
   sokoban: sokobanFamily,
 };
+
+/** A lesson with the family it belongs to. */
+export interface FamilyLesson extends Lesson {
+  family: FamilyName;
+}
+
+/** Every family's lessons (FamilySpec.lessons), in FAMILY_NAMES's order: the menus, `--lesson` and the learning benchmark read this list. */
+export const LESSONS: readonly FamilyLesson[] = FAMILY_NAMES.flatMap((family) => (FAMILIES[family].lessons ?? []).map((l) => ({ ...l, family })));
+
+/** The lesson of that name; EnvError naming the known ones otherwise. */
+export function findLesson(name: string): FamilyLesson {
+  const lesson = LESSONS.find((l) => l.name === name);
+  if (!lesson) throw new EnvError(`unknown lesson "${name}" (known: ${LESSONS.map((l) => `${l.name} (${l.family})`).join(', ') || 'none'})`);
+  return lesson;
+}
 
 /** How an environment is set up beyond its task. */
 export interface EnvSettings {

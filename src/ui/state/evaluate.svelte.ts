@@ -12,7 +12,8 @@ import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
-import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
+import { choiceOptions } from './lessonChoice.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { AdapterShelf } from './adapters.svelte.ts';
@@ -44,6 +45,8 @@ export interface FamilyRow {
 
 export class EvaluateState {
   family = $state<FamilyName>('guess');
+  /** The family's lesson chosen in the menu (lessonChoice.ts): Pass@(K,T) plays its tasks; null for those the policy was forged on. */
+  lesson = $state<string | null>(null);
   /** n: episodes per task (every K ≤ n is estimated). */
   n = $state(4);
   tasks = $state(8);
@@ -89,39 +92,44 @@ export class EvaluateState {
   /** The families the loaded policy was forged on. */
   readonly families = $derived(this.forgedFamilies());
 
-  readonly tMax = $derived(this.turnLimit(this.family));
+  /** The options of the chosen family's Pass@(K,T) tasks: the lesson's, else the policy's forged ones. */
+  readonly options = $derived(this.chosenOptions());
+  readonly tMax = $derived(this.turnLimit(this.family, this.options));
   /** adapter − base success over the same tasks, with its paired 95% interval. */
   readonly successDiff = $derived(this.base && this.tuned ? pairedDifference(this.base.perTask, this.tuned.perTask) : null);
   /** adapter − base per Pass@(K,T) cell, each with its own paired 95% interval over tasks. */
   readonly diff = $derived(this.base && this.tuned ? pairedGridDifference(this.base.taskGrids, this.tuned.taskGrids) : null);
 
+  private chosenOptions(): JsonObject | undefined {
+    return choiceOptions(this.policy(), this.family, this.lesson);
+  }
+
   private forgedFamilies(): FamilyName[] {
     return (this.policy()?.families ?? []).filter((f): f is FamilyName => (FAMILY_NAMES as readonly string[]).includes(f));
   }
 
-  private turnLimit(family: FamilyName): number {
-    const t = taskOptions(this.policy(), family)?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
+  private turnLimit(family: FamilyName, options: JsonObject | undefined): number {
+    const t = options?.maxTurns ?? FAMILIES[family].defaults.maxTurns;
     return typeof t === 'number' ? t : 10;
   }
 
-  /** Plays n episodes on each held-out task with one policy (adapter null = base). */
-  private async grid(family: FamilyName, adapter: string | null, label: string, tasks: number, n: number): Promise<PassGrid> {
+  /** Plays n episodes on each held-out task (of `options`; undefined: the family's defaults) with one policy (adapter null = base). */
+  private async grid(family: FamilyName, options: JsonObject | undefined, adapter: string | null, label: string, tasks: number, n: number): Promise<PassGrid> {
     const engine = this.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     if (adapter !== null) await this.adapters()?.ensureLoaded(adapter);
     const agent = await PolicyBatchAgent.create(engine, { adapter });
-    const tMax = this.turnLimit(family);
+    const tMax = this.turnLimit(family, options);
     const total = tasks * n;
     let done = 0;
     this.progress = { label, done, total };
-    const options = taskOptions(this.policy(), family);
     const store = this.storeRollouts ? this.store() : null;
     const run = {
       name: `Evaluate ${label} on ${family} (test)`,
       models: { policy: 'policy', critic: null },
       adapterId: adapter,
       algorithm: 'evaluate',
-      settings: { family, split: 'test', tasks, n, turnLimit: tMax },
+      settings: { family, split: 'test', tasks, n, turnLimit: tMax, ...(options ? { options } : {}) },
       seed: this.seed,
     };
     const sink = store ? await openRunSink(store, run, { policy: 'policy', adapter, critic: null }) : null;
@@ -145,9 +153,10 @@ export class EvaluateState {
     this.base = null;
     this.tuned = null;
     const adapter = this.adapter; // the live adapter may change while the base plays
+    const options = this.options;
     try {
-      this.base = await this.grid(this.family, null, 'base policy', this.tasks, this.n);
-      if (adapter) this.tuned = await this.grid(this.family, adapter, `adapter ${adapter}`, this.tasks, this.n);
+      this.base = await this.grid(this.family, options, null, 'base policy', this.tasks, this.n);
+      if (adapter) this.tuned = await this.grid(this.family, options, adapter, `adapter ${adapter}`, this.tasks, this.n);
     } catch (e) {
       this.error = (e as Error).message;
     } finally {
@@ -155,7 +164,7 @@ export class EvaluateState {
     }
   }
 
-  /** Held-out success (one episode per task) of base and adapter on every family the policy was forged on. */
+  /** Held-out success (one episode per task) of base and adapter on every family the policy was forged on, at its forged options. */
   async runFamilies(families: FamilyName[]): Promise<void> {
     this.error = null;
     this.storedRuns = [];
@@ -164,8 +173,9 @@ export class EvaluateState {
     const adapter = this.adapter;
     try {
       for (const family of families) {
-        const base = await this.grid(family, null, `${family}: base`, this.tasks, 1);
-        const tuned = adapter ? await this.grid(family, adapter, `${family}: adapter`, this.tasks, 1) : null;
+        const options = taskOptions(this.policy(), family);
+        const base = await this.grid(family, options, null, `${family}: base`, this.tasks, 1);
+        const tuned = adapter ? await this.grid(family, options, adapter, `${family}: adapter`, this.tasks, 1) : null;
         rows.push({
           family,
           base: base.interval,

@@ -23,7 +23,8 @@ import type { PolicyFit } from '../../rl/model/fit.ts';
 import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
 import { turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
-import { taskOptions, type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
+import { type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
+import { choiceOptions, chosenLesson } from './lessonChoice.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
 import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
@@ -110,6 +111,8 @@ export class PlaySession {
   }
 
   family = $state<FamilyName>('guess');
+  /** The family's lesson the person chose in the menu (lessonChoice.ts), or null for the options the policy was forged on. */
+  lesson = $state<string | null>(null);
   split = $state<Split>('test');
   seed = $state(1);
   /** The agent the person chose; `agent` says which one actually plays a new episode. */
@@ -143,7 +146,10 @@ export class PlaySession {
   readonly families = Object.keys(FAMILIES) as FamilyName[];
   /** Who plays a new episode of the chosen family, and why when it is not the chosen agent. */
   /** The loaded policy's held-out record on the chosen family, in words (null: none recorded, or another agent plays). */
-  readonly policyRecord = $derived.by(() => (this.agentKind === 'policy' ? forgedNote(forgedRecord(this.ctx.policyMeta(), this.family), this.family) : null));
+  // a lesson's own figures are in its note (FamilyMenu); the forged record is of other tasks
+  readonly policyRecord = $derived.by(() =>
+    this.agentKind === 'policy' && !chosenLesson(this.family, this.lesson) ? forgedNote(forgedRecord(this.ctx.policyMeta(), this.family), this.family) : null,
+  );
   readonly agent = $derived.by(() =>
     agentInUse(
       this.agentKind,
@@ -161,9 +167,9 @@ export class PlaySession {
   /** The pending request is a `guess` yes/no question: the view offers Yes / No / Not sure. */
   readonly asksYesNo = $derived(this.request?.family === 'guess' && this.request.parsed.kind === 'question');
 
-  /** The task a new episode of the chosen family plays: the options the loaded policy learned (e.g. guess with 4 candidates), else the family's defaults. */
+  /** The task a new episode of the chosen family plays: the chosen lesson's options, else those the loaded policy learned (e.g. guess with 4 candidates), else the family's defaults. */
   private specFor(seed: number): TaskSpec {
-    const options = taskOptions(this.ctx.policyMeta(), this.family);
+    const options = choiceOptions(this.ctx.policyMeta(), this.family, this.lesson);
     return { family: this.family, split: this.split, seed, ...(options ? { options } : {}) };
   }
 

@@ -26,6 +26,7 @@ import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';
 import { backendPreference } from '../engine/backendPreference.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
+import { chosenLesson } from './lessonChoice.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
 
@@ -62,6 +63,8 @@ export class TrainState {
     this.credit = { ...defaultCreditChoice(a), infoGain: this.credit.infoGain };
   }
   family = $state<FamilyName>('guess');
+  /** The family's lesson chosen in the menu (lessonChoice.ts): its options train and evaluate; null for those the policy was forged on. */
+  lesson = $state<string | null>(null);
   iterations = $state(10);
   tasksPerIteration = $state(8);
   k = $state(8);
@@ -146,9 +149,18 @@ export class TrainState {
       }
       if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error('the config overrides must be a JSON object');
     }
-    // The tasks the loaded policy learned come from its model metadata.
+    // The tasks: the chosen lesson's options, else those the loaded policy learned (its model metadata).
     const policy = (await this.policy()?.models())?.find((m) => m.name === 'policy')?.turnwise;
-    const request = { algo: this.algo, family: this.family, seed: this.seed, tasksPerIteration: this.tasksPerIteration, k: this.k, lr: this.lr };
+    const lesson = chosenLesson(this.family, this.lesson);
+    const request = {
+      algo: this.algo,
+      family: this.family,
+      seed: this.seed,
+      tasksPerIteration: this.tasksPerIteration,
+      k: this.k,
+      lr: this.lr,
+      ...(lesson ? { options: lesson.options } : {}),
+    };
     // the credit group's fields are overrides too; the JSON box is merged over them and wins a field both set
     const merged = mergeOverrides(creditOverrides(this.credit, this.algo, this.family), (overrides ?? {}) as JsonObject);
     return resolveLoopConfig({ ...request, overrides: merged }, policy);

@@ -2,15 +2,28 @@
 // sentence and one action. An action opens the right view with the right settings (a preset the
 // view applies once); the person then presses the view's own buttons, so nothing is faked. The
 // steps lean on state that outlives a view: the episode of step 1 is still in Play at step 3 (the
-// Lab owns it), and the adapter step 4 trains is the live one Evaluate compares at step 5.
+// Lab owns it), and the adapter step 4 trains is the live one Evaluate compares at step 5. Steps 4
+// and 5 train and evaluate on guess's lesson (issue #45), where one wasted question decides a game and
+// the shipped policy has room to learn; its forged setting (4 candidates) leaves it little.
 import type { Lab, ViewId } from './lab.svelte.ts';
+import { findLesson } from '../../rl/envs/registry.ts';
+
+/** The lesson steps 4 and 5 train and evaluate on (guess/family.ts). */
+export const WORKSHOP_LESSON = findLesson('turns-decide');
+
+/**
+ * The workshop's training budget, step 4's preset (the Train view's defaults for tasks and K): set
+ * here alone, from measurements of what moves Pass@(K,T) on the lesson within a class's minutes.
+ */
+export const WORKSHOP_TRAINING = { algo: 'grpo', iterations: 3, tasksPerIteration: 8, k: 8 } as const;
 
 /** Settings a view applies when it opens, then forgets. */
 export interface Presets {
   /** A family and agent to choose, whether to start an episode, a credit slider to bring into view and focus. */
   play?: { family?: 'guess'; agentKind?: 'policy' | 'noisy'; start?: boolean; focus?: { estimator: 'mc'; param: 'gamma' } };
-  train?: { algo: 'grpo' | 'sweet'; family: 'guess'; iterations: number };
-  evaluate?: { family: 'guess' };
+  /** An algorithm, family (and lesson: its name) and budget to set; tasks and K stay as they are when left out. */
+  train?: { algo: 'grpo' | 'sweet'; family: 'guess'; lesson?: string; iterations: number; tasksPerIteration?: number; k?: number };
+  evaluate?: { family: 'guess'; lesson?: string };
   /** A stored episode to open. */
   credit?: { episode: string };
 }
@@ -50,17 +63,17 @@ export const WORKSHOP_STEPS: WorkshopStep[] = [
   },
   {
     title: 'Train a few iterations',
-    text: 'Start three iterations of GRPO on guess and watch success, reward spread and the gradient norm move as the adapter learns.',
+    text: `Start ${WORKSHOP_TRAINING.iterations} iterations of GRPO on guess's lesson — 8 animals from 13, 4 turns, where one wasted question decides the game — and watch success, reward spread and the gradient norm move as the adapter learns.`,
     action: 'Set up training',
     view: 'train',
-    presets: () => ({ train: { algo: 'grpo', family: 'guess', iterations: 3 } }),
+    presets: () => ({ train: { ...WORKSHOP_TRAINING, family: 'guess', lesson: WORKSHOP_LESSON.name } }),
   },
   {
     title: 'See Pass@(K,T) change',
-    text: 'Compute Pass@(K,T) for the base policy and the new adapter: the difference map shows where training helped — more tasks solved, or the same ones faster.',
+    text: "Compute Pass@(K,T) for the base policy and the new adapter on the lesson's held-out tasks: the difference map shows where training helped — more tasks solved, or the same ones faster — and the line above it gives the change in success with its paired 95% interval; “within noise” means the interval includes zero.",
     action: 'Open Evaluate',
     view: 'evaluate',
-    presets: () => ({ evaluate: { family: 'guess' } }),
+    presets: () => ({ evaluate: { family: 'guess', lesson: WORKSHOP_LESSON.name } }),
   },
 ];
 

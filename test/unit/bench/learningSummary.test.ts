@@ -1,7 +1,7 @@
 // The learning table's summary over seeds: means, gains and Student-t intervals computed by hand.
 import { describe, expect, it } from 'vitest';
 import { algoLabel, learningTables, meanInterval, summaryRows } from '../../../bench/learningSummary.ts';
-import { algoKey, parseCase } from '../../../bench/entries/learning.ts';
+import { algoKey, parseCase, placeKey } from '../../../bench/entries/learning.ts';
 
 describe('learning summary', () => {
   it('gives the mean and the 95% t half-width over seeds', () => {
@@ -65,5 +65,14 @@ describe('learning summary', () => {
     // a variant the algorithm has no use for, or no such variant, is refused with the list
     expect(() => parseCase('mtdpo+gigpo:guess:1')).toThrow(/grpo\+gigpo/);
     expect(() => parseCase('grpo+magic:guess:1')).toThrow(/variants/);
+  });
+
+  it("reads a case on a family's lesson, and refuses a lesson the family does not have", () => {
+    const c = parseCase('grpo+gigpo:guess@turns-decide:3');
+    expect(c).toEqual({ algo: 'grpo', variant: 'gigpo', family: 'guess', lesson: 'turns-decide', seed: 3 });
+    expect(placeKey(c)).toBe('guess@turns-decide');
+    expect(placeKey(parseCase('rft:guess:1'))).toBe('guess');
+    expect(() => parseCase('grpo:guess@nope:1')).toThrow('guess has no lesson "nope" (its lessons: guess@turns-decide)');
+    expect(() => parseCase('grpo:bandit@turns-decide:1')).toThrow('bandit has no lesson "turns-decide" (its lessons: none)');
   });
 });

@@ -2,7 +2,8 @@
 // keyed by its name in FAMILY_NAMES's order; the views and commands read the registry. Guess's
 // figures are counted once (envs/guess/metrics.ts) and read two ways, which must agree.
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
+import { existsSync } from 'node:fs';
+import { FAMILIES, LESSONS, createAgent, createEnv, findLesson } from '../../../src/rl/envs/registry.ts';
 import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
 import { rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
 import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
@@ -35,6 +36,29 @@ describe('the family registry', () => {
     expect(rollout.early_answer_rate).toBeGreaterThanOrEqual(0);
     // a family without such figures adds none
     expect(Object.keys(rolloutMetrics([]))).not.toContain('early_answer_rate');
+  });
+});
+
+describe("the families' lessons", () => {
+  it('are named once over every family, say why from a written measurement, and pose tasks the expert solves', async () => {
+    expect(LESSONS.map((l) => `${l.family}@${l.name}`)).toContain('guess@turns-decide');
+    expect(new Set(LESSONS.map((l) => l.name)).size).toBe(LESSONS.length);
+    for (const l of LESSONS) {
+      expect(l.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(FAMILIES[l.family].lessons).toContainEqual({ name: l.name, label: l.label, options: l.options, why: l.why, start: l.start });
+      expect(l.label.length).toBeGreaterThan(0);
+      const doc = /docs\/experiments\/[\w.-]+\.md/.exec(l.why)?.[0];
+      expect(doc && existsSync(doc), `${l.name}'s why cites a measurement in docs/experiments/`).toBe(true);
+      // the options are the family's own: a task of them resets, and the scripted expert wins it
+      const task = { family: l.family, split: 'test', seed: 3, options: l.options } as const;
+      expect(createEnv(l.family).reset(task).spec.options).toMatchObject(l.options);
+      expect((await playEpisode(createAgent('expert', l.family, { seed: 3 }), task)).success).toBe(true);
+    }
+  });
+
+  it('name the known lessons when asked for an unknown one', () => {
+    expect(findLesson('turns-decide')).toMatchObject({ family: 'guess', options: { candidates: 8, maxTurns: 4, pool: 13 }, start: 'shipped' });
+    expect(() => findLesson('nope')).toThrow('unknown lesson "nope" (known: turns-decide (guess))');
   });
 });
 

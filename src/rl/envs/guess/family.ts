@@ -25,4 +25,16 @@ export const guessFamily: FamilySpec = {
   rolloutMetrics: guessRolloutMetrics,
   informationGain: true,
   solvedMeans: 'guessed the hidden animal',
+  lessons: [
+    {
+      name: 'turns-decide',
+      label: 'Guess, 8 animals from 13, 4 turns: where one question decides',
+      options: { candidates: 8, maxTurns: 4, pool: 13 },
+      why:
+        'Measured 2026-12-06 (docs/experiments/2026-12-06-lesson-settings.md): a wasted question costs 30.5 points of win probability, ' +
+        "the shipped policy wins 62.5% sampled and 64% greedy against the noisy teacher's 75.5% and the expert's 100%, " +
+        "and the expert's label on every state it visits (DAgger) gains +24 points sampled at a 15-minute budget.",
+      start: 'shipped',
+    },
+  ],
 };
