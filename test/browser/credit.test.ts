@@ -2,6 +2,8 @@
 // with the information-gain ground truth, and the fidelity table covers them. Played with the critic
 // loaded, an episode keeps the critic's scores, so the view recomputes GAE, bi-level GAE and
 // SWEET-RL from them — per token inside each turn — and a slider changes them with no critic call.
+// A token strip averages to its turn's bar and is coloured on the bars' range (issue 49, item 6).
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
 
@@ -23,6 +25,13 @@ describe('Credit view', () => {
       // strips are drawn and its scores stored
       await page.getByRole('button', { name: 'Bi-level GAE' }).click();
       await expect.poll(() => page.getByTestId('token-strip').count(), { timeout: 120_000 }).toBe(await page.getByTestId('agent-turn').count());
+      // a strip is drawn on the turn bars' scale and averages to its turn's bar (issue 49, item 6)
+      const firstTurn = page.getByTestId('agent-turn').first();
+      const barScale = Number(await firstTurn.getByRole('meter', { name: 'Bi-level GAE credit' }).getAttribute('aria-valuemax'));
+      const playStrip = firstTurn.getByTestId('token-strip').filter({ hasText: 'Bi-level GAE' });
+      await expect(playStrip.getByTestId('strip-range').innerText()).resolves.toBe(`±${barScale.toPrecision(2)} as the bars`);
+      const bar = Number(/: (-?\d+\.\d+)$/.exec((await firstTurn.locator('.bar-row', { hasText: 'Bi-level GAE' }).getAttribute('title')) ?? '')?.[1]);
+      expect(Math.abs(mean(await cellValues(playStrip)) - bar)).toBeLessThan(0.002);
       await page.getByRole('link', { name: 'Credit' }).click();
       await expect.poll(() => page.getByTestId('credit-episode').count(), { timeout: 10_000 }).toBe(3);
       const heatmap = page.getByTestId('credit-heatmap');
@@ -37,6 +46,10 @@ describe('Credit view', () => {
       const rowNames = await heatmap.getByRole('rowheader').allInnerTexts();
       expect(rowNames).toEqual(expect.arrayContaining(['MC return', 'GAE (turn) (recomputed)', 'Bi-level GAE (recomputed)', 'truth: information gain (bits)']));
       expect(rowNames.filter((n) => /SWEET|as played/.test(n))).toEqual([]);
+      // the strips' legend names the heatmap's own colour range
+      const scale = /^colour range −(\S+) to \+(\S+)$/.exec((await heatmap.locator('[aria-label^="colour range"]').getAttribute('aria-label')) ?? '');
+      expect(scale?.[1]).toBe(scale?.[2]);
+      for (const r of await strips.getByTestId('strip-range').allInnerTexts()) expect(r).toBe(`±${scale?.[1]} as the bars`);
       await expect(heatmap.getByTestId('hidden-rows').innerText()).resolves.toContain(
         'SWEET-RL not shown: the critic that scored it (critic) has no SWEET-RL adapter',
       );
@@ -62,3 +75,15 @@ describe('Credit view', () => {
     }
   });
 });
+
+const mean = (a: number[]) => a.reduce((s, x) => s + x, 0) / a.length;
+
+/** The values a token strip draws, read from its cells' labels ("token 2 “is”: −0.123, …"; a minus sign is U+2212). */
+function cellValues(strip: Locator): Promise<number[]> {
+  return strip.locator('button').evaluateAll((cells) =>
+    cells.map((c) => {
+      const m = /”: ([+−])(\d+\.\d+), /.exec(c.getAttribute('aria-label') ?? '');
+      return m ? (m[1] === '−' ? -1 : 1) * Number(m[2]) : Number.NaN;
+    }),
+  );
+}

@@ -2,7 +2,8 @@
 // completed turn and shows the episode as interrupted when reopened; the Data view lists episodes,
 // deletes with undo, rejects a broken import whole, naming the line, and lists imported episodes by run;
 // every export format of played episodes is non-empty and parses, and the lab's own Turnwise JSONL and
-// SWEET-RL files re-import losslessly (issue 20).
+// SWEET-RL files re-import losslessly (issue 20); more than 50 episodes page with their count, filter by
+// origin, and one run's are deleted in one confirmed action (issue 49).
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,68 @@ describe('trajectory store in the lab', () => {
       await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
       await page.getByTestId('filter-run').selectOption('(none)');
       await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("pages through more than 50 episodes with their count, filters by origin, and deletes one run's episodes after a confirm (issue 49)", async () => {
+    const b = await launch({ webgpu: false });
+    try {
+      const { page } = b;
+      // 90 episodes: 60 rollouts of training run A, 15 of training run B, 5 of an evaluation, 10 played outside any run
+      const dir = mkdtempSync(join(tmpdir(), 'turnwise-paging-'));
+      const file = join(dir, 'many.jsonl');
+      writeFileSync(file, manyEpisodes({ 'train-a': 60, 'train-b': 15, 'eval-c': 5, '': 10 }));
+      await page.goto(`${server.url}#/data`);
+      await page.getByTestId('empty').waitFor();
+      await page.getByTestId('import-file').setInputFiles(file);
+      await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(/^Imported 90 episodes/);
+      const label = page.getByTestId('page-label');
+      const rows = page.locator('tbody tr');
+      await expect.poll(() => label.innerText()).toMatch(/^1–50 of 90 episodes/);
+      await expect(rows.count()).resolves.toBe(50);
+      const firstPage = await seeds(page);
+      await page.getByTestId('page-next').click();
+      await expect.poll(() => label.innerText()).toMatch(/^51–90 of 90 episodes/);
+      await expect(rows.count()).resolves.toBe(40);
+      await expect(page.getByTestId('page-next').isDisabled()).resolves.toBe(true);
+      // the two pages hold every episode once
+      expect(new Set([...firstPage, ...(await seeds(page))]).size).toBe(90);
+      await page.getByTestId('page-prev').click();
+      await expect.poll(() => label.innerText()).toMatch(/^1–50 of 90/);
+
+      // by origin: the training runs' rollouts (A and B), the evaluation's, Play's
+      const origin = page.getByTestId('filter-origin');
+      for (const [o, n] of [
+        ['training', 75],
+        ['evaluation', 5],
+        ['play', 10],
+      ] as const) {
+        await origin.selectOption(o);
+        await expect.poll(() => label.innerText()).toMatch(new RegExp(`^1–${Math.min(n, 50)} of ${n} episodes`));
+      }
+      await origin.selectOption('training');
+      await expect(page.getByTestId('filter-run').locator('option').allInnerTexts()).resolves.toEqual(['all', 'none (Play)', 'A · grpo', 'B · grpo']);
+
+      // run A's rollouts, deleted after a confirm that names their count; B's and the rest stay
+      await page.getByTestId('filter-run').selectOption('train-a');
+      await expect.poll(() => label.innerText()).toMatch(/^1–50 of 60/);
+      await page.getByTestId('delete-run').click();
+      await expect(page.getByTestId('confirm-delete-run').innerText()).resolves.toMatch(/^Delete all 60 episodes of run A\?/);
+      await page.getByTestId('confirm-delete').click();
+      await expect.poll(() => page.getByTestId('data-message').innerText()).toBe('Deleted 60 episodes of run A.');
+      await page.getByTestId('empty').waitFor();
+      await page.getByTestId('filter-run').selectOption('');
+      await origin.selectOption('');
+      await expect.poll(() => label.innerText()).toMatch(/^1–30 of 30 episodes/);
+      const live = await liveRuns(page);
+      expect(live).toEqual({ 'train-b': 15, 'eval-c': 5, '': 10 });
+      // and the undo brings exactly them back
+      await page.getByTestId('undo').click();
+      await expect.poll(() => label.innerText()).toMatch(/^1–50 of 90/);
+      expect(await liveRuns(page)).toEqual({ 'train-a': 60, 'train-b': 15, 'eval-c': 5, '': 10 });
+      expect(b.errors).toEqual([]);
     } finally {
       await b.close();
     }
@@ -260,4 +323,65 @@ async function download(page: Page, format: string, dir: string, prefix = ''): P
   await file.saveAs(path);
   await expect.poll(() => page.getByTestId('data-message').innerText()).toMatch(new RegExp(`^Exported 3 episodes as ${format}`));
   return path;
+}
+
+/** The seeds of the rows shown (each generated episode has its own). */
+function seeds(page: Page): Promise<string[]> {
+  return page.locator('tbody tr td:nth-child(4)').allInnerTexts();
+}
+
+/** Live (not deleted) episodes per run id ('' for none), read from IndexedDB directly. */
+function liveRuns(page: Page): Promise<Record<string, number>> {
+  return page.evaluate(
+    () =>
+      new Promise<Record<string, number>>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('episodes').objectStore('episodes').getAll();
+          all.onsuccess = () => {
+            const out: Record<string, number> = {};
+            for (const e of all.result as { runId: string; live: number }[]) if (e.live === 1) out[e.runId] = (out[e.runId] ?? 0) + 1;
+            open.result.close();
+            resolve(out);
+          };
+        };
+      }),
+  );
+}
+
+/**
+ * A Turnwise JSONL file with `counts[runId]` episodes per run ('' for none): copies of the version-1
+ * fixture's episode with their own ids, seeds and times; runs whose id starts with "train" are GRPO
+ * training runs (named A, B, … after their letter), the others evaluations.
+ */
+function manyEpisodes(counts: Record<string, number>): string {
+  const [header, run, episode] = readFileSync(join(import.meta.dirname, '../fixtures/turnwise-v1.jsonl'), 'utf8').split('\n');
+  const template = JSON.parse(episode) as Record<string, unknown> & { task: Record<string, unknown> };
+  const runTemplate = JSON.parse(run) as Record<string, unknown>;
+  const lines = [header];
+  let n = 0;
+  for (const [runId, count] of Object.entries(counts)) {
+    if (runId) {
+      const training = runId.startsWith('train');
+      lines.push(
+        JSON.stringify({ ...runTemplate, id: runId, name: runId.slice(-1).toUpperCase(), algorithm: training ? 'grpo' : 'evaluate', adapterId: null }),
+      );
+    }
+    for (let i = 0; i < count; i++, n++) {
+      const at = 1_700_000_000_000 + n * 60_000;
+      lines.push(
+        JSON.stringify({
+          ...template,
+          id: `many-${n}`,
+          runId: runId || null,
+          task: { ...template.task, seed: 1000 + n },
+          createdAt: at,
+          updatedAt: at + 1000,
+          finishedAt: at + 1000,
+        }),
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
 }

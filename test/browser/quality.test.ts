@@ -158,6 +158,8 @@ describe('lab qualities', () => {
       expect(box.x - label.x, 'checkbox at the left of its label').toBeLessThan(6);
       expect(box.y - label.y, 'checkbox on the first line').toBeLessThan(box.height);
       expect(label.height, 'words and help beside the box, not under it').toBeLessThan(3 * box.height + 30);
+      // how many episodes the run will store, said before Start (issue 49: thousands after a few runs)
+      await expect(page.getByTestId('train-store-count').innerText()).resolves.toContain('640 for this run (10 iterations × 8 tasks × K 8)');
     } finally {
       await b.close();
     }

@@ -2,7 +2,7 @@
 // and the export formats. UI state classes and the rollout import from here.
 export { TrajectoryStore } from './store.ts';
 export type * from './api.ts';
-export type { EpisodeFilter, EpisodeSummary } from './queries.ts';
+export type { EpisodeFilter, EpisodeSummary, PageCursor } from './queries.ts';
 export type { StorageInfo } from './session.ts';
 export * from './schema.ts';
 export * from './turn.ts';

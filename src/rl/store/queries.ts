@@ -9,6 +9,8 @@ import type { EpisodeStatus } from './schema.ts';
 export interface EpisodeFilter {
   /** A run id, or null for episodes outside any run. */
   runId?: string | null;
+  /** Any of these runs (e.g. every training run: the Data view's origin filter); [] matches nothing. */
+  runIds?: readonly string[];
   family?: string;
   split?: 'train' | 'test';
   outcome?: OutcomeKey;
@@ -80,16 +82,18 @@ interface Plan {
 
 function plan(f: EpisodeFilter, live: 0 | 1): Plan {
   const extra = (used: keyof EpisodeFilter) =>
-    (['runId', 'family', 'split', 'outcome', 'status', 'imported'] as const).some((k) => k !== used && f[k] !== undefined);
+    (['runId', 'runIds', 'family', 'split', 'outcome', 'status', 'imported'] as const).some((k) => k !== used && f[k] !== undefined);
   if (f.runId !== undefined) return { index: 'byRun', prefix: [live, f.runId ?? ''], exact: !extra('runId') };
+  if (f.runIds?.length === 1) return { index: 'byRun', prefix: [live, f.runIds[0]], exact: !extra('runIds') };
   if (f.family !== undefined) return { index: 'byFamily', prefix: [live, f.family], exact: !extra('family') };
   if (f.split !== undefined) return { index: 'bySplit', prefix: [live, f.split], exact: !extra('split') };
   if (f.outcome !== undefined) return { index: 'byOutcome', prefix: [live, f.outcome], exact: !extra('outcome') };
   return { index: 'byDate', prefix: [live], exact: !extra('from') };
 }
 
-function matches(r: EpisodeRow, f: EpisodeFilter): boolean {
+export function matches(r: EpisodeRow, f: EpisodeFilter): boolean {
   if (f.runId !== undefined && r.runId !== (f.runId ?? '')) return false;
+  if (f.runIds !== undefined && !f.runIds.includes(r.runId)) return false;
   if (f.family !== undefined && r.family !== f.family) return false;
   if (f.split !== undefined && r.split !== f.split) return false;
   if (f.outcome !== undefined && r.outcomeKey !== f.outcome) return false;
@@ -107,8 +111,15 @@ function range(p: Plan, f: EpisodeFilter, after: PageCursor | null | undefined, 
   return IDBKeyRange.bound(lower, upper, false, true);
 }
 
+/** Where the rows matching `filter` lie: one bounded range of the most selective index (trash.ts deletes by it too). */
+export function scanOf(filter: EpisodeFilter, live: 0 | 1): { index: IndexName; range: IDBKeyRange } {
+  const p = plan(filter, live);
+  return { index: p.index, range: range(p, filter, null, 'newest') };
+}
+
 /** One page of episodes matching `filter` (soft-deleted ones only with `deleted`). */
 export async function listEpisodes(db: StoreDb, filter: EpisodeFilter = {}, page: PageRequest = {}, deleted = false): Promise<EpisodePage> {
+  if (filter.runIds?.length === 0) return { items: [], next: null };
   const limit = Math.max(1, page.limit ?? 50);
   const order = page.order ?? 'newest';
   const p = plan(filter, deleted ? 0 : 1);
@@ -135,6 +146,12 @@ export async function listEpisodes(db: StoreDb, filter: EpisodeFilter = {}, page
 
 /** How many episodes match `filter` (not counting soft-deleted ones). */
 export async function countEpisodes(db: StoreDb, filter: EpisodeFilter = {}): Promise<number> {
+  // several runs and nothing else: each run's count is one index count, no row read
+  const { runIds, ...rest } = filter;
+  if (runIds && runIds.length !== 1 && Object.values(rest).every((v) => v === undefined)) {
+    const counts = await Promise.all(runIds.map((runId) => countEpisodes(db, { runId })));
+    return counts.reduce((a, b) => a + b, 0);
+  }
   const p = plan(filter, 1);
   const index = db.transaction('episodes', 'readonly').store.index(p.index);
   const r = range(p, filter, null, 'newest');

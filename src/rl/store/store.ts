@@ -23,7 +23,7 @@ import { countEpisodes, listEpisodes, summaryOf, type EpisodeFilter, type Episod
 import { SessionHandle, estimateStorage, liveSessions, requestPersistence, type StorageInfo } from './session.ts';
 import { writeTx } from './txn.ts';
 import { importTx } from './bulk.ts';
-import { purgeTx, restoreTx, softDeleteTx } from './trash.ts';
+import { purgeTx, restoreTx, softDeleteMatchingTx, softDeleteTx } from './trash.ts';
 import type {
   AdapterInput,
   AdapterSummary,
@@ -50,6 +50,8 @@ import {
 } from './schema.ts';
 
 export type * from './api.ts';
+
+const isIds = (x: readonly string[] | EpisodeFilter): x is readonly string[] => Array.isArray(x);
 
 export class TrajectoryStore implements AdapterTable {
   private closedMessage: string | null = null;
@@ -287,10 +289,10 @@ export class TrajectoryStore implements AdapterTable {
 
   // ---- delete with undo -----------------------------------------------------------------------------
 
-  /** Hides the episodes at once; `restoreEpisodes(token)` brings them back until `purgeDeleted` runs. */
-  async deleteEpisodes(ids: string[]): Promise<RestoreToken> {
+  /** Hides the episodes of an id list, or every live one a filter matches (one index walk); `restoreEpisodes(token)` undoes it until `purgeDeleted`. */
+  async deleteEpisodes(which: readonly string[] | EpisodeFilter): Promise<RestoreToken> {
     const deletedAt = this.opts.now();
-    const done = await this.write(['episodes'], (tx) => softDeleteTx(tx, ids, deletedAt));
+    const done = await this.write(['episodes'], (tx) => (isIds(which) ? softDeleteTx(tx, which, deletedAt) : softDeleteMatchingTx(tx, which, deletedAt)));
     this.notifier.publish({ type: 'deleted', ids: done });
     return { ids: done, deletedAt };
   }

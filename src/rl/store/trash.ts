@@ -3,6 +3,7 @@
 // revives a later one; a purge removes for good what was deleted long enough ago, with its turns,
 // credit and critic scores. store.ts runs each in one write and tells the other tabs.
 import { creditOf, messageRange } from './db.ts';
+import { matches, scanOf, type EpisodeFilter } from './queries.ts';
 import type { WriteTx } from './txn.ts';
 
 type PurgeStores = ['episodes', 'turns', 'credit', 'scores'];
@@ -15,6 +16,26 @@ export async function softDeleteTx(tx: WriteTx<['episodes']>, ids: readonly stri
     if (!ep || ep.live === 0) continue;
     await tx.store.put({ ...ep, live: 0, deletedAt });
     hit.push(id);
+  }
+  return hit;
+}
+
+/**
+ * Hides every live episode matching `filter` (e.g. one run's rollouts: thousands, issue 49), walking
+ * only the filter's index range; returns the ids it hid, stamped `deletedAt` as softDeleteTx does.
+ */
+export async function softDeleteMatchingTx(tx: WriteTx<['episodes']>, filter: EpisodeFilter, deletedAt: number): Promise<string[]> {
+  const hit: string[] = [];
+  if (filter.runIds?.length === 0) return hit;
+  const { index, range } = scanOf(filter, 1);
+  // An updated row's key moves to the live = 0 part of the index, outside the range being walked.
+  let cursor = await tx.store.index(index).openCursor(range as IDBKeyRange);
+  while (cursor) {
+    if (matches(cursor.value, filter)) {
+      await cursor.update({ ...cursor.value, live: 0, deletedAt });
+      hit.push(cursor.value.id);
+    }
+    cursor = await cursor.continue();
   }
   return hit;
 }

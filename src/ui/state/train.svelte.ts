@@ -73,6 +73,8 @@ export class TrainState {
   seed = $state(1);
   /** Store every rollout episode in the trajectory store, tagged with the run and adapter (Data view lists them by run). */
   storeRollouts = $state(true);
+  /** Episodes a run stores with storeRollouts: every rollout, iterations × tasks × K (validation plays are not stored). */
+  readonly rolloutsStored = $derived(this.iterations * this.tasksPerIteration * this.k);
   /** The "Turn-level credit" group's choice (turnCredit.ts); only the fields `creditFields` lists reach the config. */
   credit = $state<CreditChoice>(defaultCreditChoice(this.algo));
   /** The credit fields that apply to the chosen algorithm and family. */

@@ -1,5 +1,5 @@
 // TrajectoryStore under fake-indexeddb: episode lifecycle, listing and paging by every index,
-// interrupted-episode recovery, delete with undo, credit/adapters/metrics, change notifications.
+// interrupted-episode recovery, delete with undo (by ids or by filter), credit/adapters/metrics, change notifications.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { agentTurn, collaboratorTurn, freshName, model, openStore, task, writeEpisode } from './helpers.ts';
@@ -144,6 +144,35 @@ describe('TrajectoryStore episodes', () => {
     // the same id imported again without scores has none left over from the purged one
     await store.importRecords([record], { source: 'again' });
     expect((await store.getEpisode(gone))!.criticScores).toBeNull();
+    store.close();
+  });
+
+  it("lists and counts any of several runs, and deletes one run's episodes by filter with undo (the Data view's bulk action)", async () => {
+    const store = await openStore();
+    const runs = await Promise.all(['a', 'b', 'c'].map((name) => store.createRun({ name, models: { policy: 'p', critic: null }, algorithm: 'grpo', seed: 1 })));
+    const ids: Record<string, string[]> = { a: [], b: [], c: [], none: [] };
+    for (let i = 0; i < 20; i++) {
+      const key = i < 9 ? 'a' : i < 14 ? 'b' : i < 17 ? 'c' : 'none';
+      const run = runs.find((r) => r.name === key);
+      ids[key].push(await writeEpisode(store, { seed: i, runId: run?.id ?? null, family: i % 2 ? 'guess' : 'bandit', pairs: 0 }));
+    }
+    const [a, b, c] = runs.map((r) => r.id);
+    expect(await store.countEpisodes({ runIds: [a, b] })).toBe(14);
+    expect(await store.countEpisodes({ runIds: [a, c], family: 'guess' })).toBe(5); // odd seeds: a 1, 3, 5, 7; c 15
+    expect(await store.countEpisodes({ runIds: [] })).toBe(0);
+    expect((await store.listEpisodes({ runIds: [] })).items).toEqual([]);
+    const page = await store.listEpisodes({ runIds: [b, c] }, { limit: 5 });
+    expect(page.items.map((s) => s.id)).toEqual([...ids.b, ...ids.c].reverse().slice(0, 5));
+    expect((await store.listEpisodes({ runIds: [b, c] }, { limit: 5, after: page.next })).items.map((s) => s.id)).toEqual([...ids.b].reverse().slice(2));
+
+    const token = await store.deleteEpisodes({ runId: a });
+    expect(token.ids.sort()).toEqual([...ids.a].sort());
+    expect(await store.countEpisodes()).toBe(11);
+    expect(await store.countEpisodes({ runId: a })).toBe(0);
+    expect(await store.countEpisodes({ runId: b })).toBe(5);
+    expect((await store.listDeleted({ limit: 100 })).items).toHaveLength(9);
+    expect(await store.restoreEpisodes(token)).toBe(9);
+    expect(await store.countEpisodes({ runId: a })).toBe(9);
     store.close();
   });
 
