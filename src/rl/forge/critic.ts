@@ -324,9 +324,9 @@ export async function criticPhase(
     // critic's episode rows the SWEET-RL trainer builds (algos/sweet.ts); an episode whose prompt,
     // hidden message and last turn overflow the window cannot be scored whole and is left out
     const t2 = performance.now();
-    // random play is left out of the pairs (kept for the value head): against it, a pair is won by how
-    // the whole dialogue looks, not by a turn (held-out pair accuracy ~1.0 with SWEET-RL's Spearman −0.01
-    // against the counterfactual truth on guess, docs/forge.md); branch pairs add turn-level contrasts
+    // random play is left out of the pairs (kept for the value head): against it, a pair can be won by how
+    // the whole dialogue looks rather than by any one turn; branch pairs add turn-level contrasts (the
+    // first measurement with both: docs/experiments/2026-12-02-sweet-critic-branch-pairs.md)
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
     const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
     const paired = [
