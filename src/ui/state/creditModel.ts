@@ -10,8 +10,8 @@ import { fidelityReport, type FidelityReport } from '../../rl/credit/fidelity.ts
 import { ESTIMATORS, estimatorSpec, resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
 import type { EstimatorSpec } from '../../rl/credit/spec.ts';
 import type { CreditParams } from '../../rl/credit/types.ts';
-import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
+import type { JsonObject } from '../../rl/envs/types.ts';
+import { FAMILIES, type FamilyName } from '../../rl/envs/registry.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
 import { CRITIC_ESTIMATORS, readStored, REWARD_ESTIMATORS, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';

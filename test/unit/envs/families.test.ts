@@ -2,8 +2,7 @@
 // keyed by its name in FAMILY_NAMES's order; the views and commands read the registry. Guess's
 // figures are counted once (envs/guess/metrics.ts) and read two ways, which must agree.
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
-import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
+import { FAMILIES, createAgent, FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
 import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { creditFields } from '../../../src/ui/state/turnCredit.ts';
