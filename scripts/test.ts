@@ -1,9 +1,9 @@
 // `npm test`: every check the project has, with one closing count.
-// Type checks (svelte-check, tsc), lint, the production build, vitest's unit suite in Node, and the
-// browser suite in real headless Chromium. Each check counts as one test; each vitest test counts
-// as one; a vitest test that is skipped counts as skipped, and is listed with its reason (the
-// `skipReason` its options or test/support/skip.ts gave it) above the closing line. The last line is
-// `N passed, N failed, N skipped` (CI reads it).
+// Type checks (svelte-check, tsc), lint, formatting, unused and duplicate exports, file length, the
+// production build, vitest's unit suite in Node, and the browser suite in real headless Chromium.
+// Each check counts as one test; each vitest test counts as one; a vitest test that is skipped counts
+// as skipped, and is listed with its reason (the `skipReason` its options or test/support/skip.ts
+// gave it) above the closing line. The last line is `N passed, N failed, N skipped` (CI reads it).
 //
 // After the build, the browser suite runs beside the rest: it keeps about one core busy (one
 // Chromium, SwiftShader or wasm), most of its time on the WebGPU training test, so the checks and the
@@ -127,6 +127,7 @@ check('lint', 'npx', ['eslint', '.'], beside);
 check('format', 'npx', ['prettier', '--check', '.'], beside);
 check('knip', 'npx', ['knip', '--no-progress'], beside);
 check('duplicate-exports', 'npx', ['tsx', 'scripts/duplicateExports.ts'], beside);
+check('file-length', 'npx', ['tsx', 'scripts/fileLength.ts'], beside);
 if (wants('unit')) {
   process.stdout.write('\n── unit tests (vitest)\n');
   tallyVitest('unit', run('npx', vitestArgs('unit'), beside));

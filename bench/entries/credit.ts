@@ -11,8 +11,8 @@ import { time, timingRows, type BenchEntry, type BenchRow } from '../harness.ts'
 import { modelsDir } from '../../src/cli/paths.ts';
 import { gaeAdvantages } from '../../src/rl/credit/gae.ts';
 import { IncrementalGroupAdvantage } from '../../src/rl/credit/groupAdvantage.ts';
-import { computeCredit, createIncremental } from '../../src/rl/credit/registry.ts';
-import type { EstimatorName, IncrementalCredit, TurnCreditInput } from '../../src/rl/credit/types.ts';
+import { computeCredit, createIncremental, type EstimatorName } from '../../src/rl/credit/registry.ts';
+import type { IncrementalCredit, TurnCreditInput } from '../../src/rl/credit/types.ts';
 import { createAgent } from '../../src/rl/envs/registry.ts';
 import { scriptedBatchAgent } from '../../src/rl/rollout/agents.ts';
 import { criticInputs, type CriticEpisode, type CriticTurn } from '../../src/rl/rollout/criticInputs.ts';

@@ -3,8 +3,7 @@
 // so the figure excludes the agent and counts only environment and collaborator work.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
 import { replayEpisode } from '../../src/rl/envs/episode.ts';
-import { createEnv } from '../../src/rl/envs/registry.ts';
-import { FAMILY_NAMES } from '../../src/rl/envs/types.ts';
+import { createEnv, FAMILY_NAMES } from '../../src/rl/envs/registry.ts';
 import { familyAgent } from '../../src/rl/rollout/agents.ts';
 import { evaluate } from '../../src/rl/rollout/evaluate.ts';
 

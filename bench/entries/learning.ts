@@ -34,8 +34,8 @@ import { overrideConfig, resolveLoopConfig } from '../../src/rl/algos/config.ts'
 import { heldOutSeed, type HeldOutResult } from '../../src/rl/rollout/evaluate.ts';
 import { TrainingLoop } from '../../src/rl/algos/loop.ts';
 import { ALGO_NAMES, needsCritic, type AlgoName } from '../../src/rl/algos/registry.ts';
-import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../src/rl/envs/types.ts';
-import { FAMILIES, findLesson } from '../../src/rl/envs/registry.ts';
+import type { JsonObject } from '../../src/rl/envs/types.ts';
+import { FAMILIES, FAMILY_NAMES, findLesson, type FamilyName } from '../../src/rl/envs/registry.ts';
 import { nodeReader } from '../../src/rl/model/folder/nodeIo.ts';
 import { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 

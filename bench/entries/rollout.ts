@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchEntry, BenchRow } from '../harness.ts';
 import { modelsDir } from '../../src/cli/paths.ts';
-import { FAMILY_NAMES, type FamilyName } from '../../src/rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName } from '../../src/rl/envs/registry.ts';
 import type { PolicyEngine } from '../../src/rl/runtime/policyEngine.ts';
 import { taskOptions } from '../../src/rl/model/meta.ts';
 import { PolicyBatchAgent } from '../../src/rl/rollout/agents.ts';

@@ -15,7 +15,7 @@ import { counterfactualTruth, informationGainOf } from '../../rl/rollout/counter
 import { FAMILIES } from '../../rl/envs/registry.ts';
 import { batchAgent, openModels } from '../../rl/rollout/node.ts';
 import { rollout, taskSpecs, type RolloutEpisode } from '../../rl/rollout/rollout.ts';
-import { fromEpisode, estimatorNeedsCritic, storedCredit } from '../../rl/rollout/stored.ts';
+import { CRITIC_ESTIMATORS, fromEpisode, estimatorNeedsCritic, REWARD_ESTIMATORS, storedCredit } from '../../rl/rollout/stored.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
@@ -81,7 +81,7 @@ export const creditReport: Command = {
   name: 'credit-report',
   summary: 'fidelity of every credit estimator vs counterfactual ground truth (and information gain for guess)',
   usage: [
-    'Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators mc,grpo,gae,bilevel-gae,sweet|all]',
+    `Usage: npx turnwise credit-report --family F [--episodes 40] [--k 4] [--m 4] [--estimators ${[...REWARD_ESTIMATORS, ...CRITIC_ESTIMATORS].join(',')}|all]`,
     '                                  [--agent policy|expert|noisy|random] [--turn-limit T] [--resamples 1000]',
     '                                  [--options JSON | --lesson NAME] [--split test] [--seed S] [--noise P] [--temperature T] [--models DIR]',
     '                                  [--backend node|wasm]',
@@ -132,7 +132,7 @@ export const creditReport: Command = {
     const m = intOption(values.m, 'm', 4, 1, 1024);
     const resamples = intOption(values.resamples, 'resamples', 1000, 10, 100_000);
     const turnLimit = intOption(values['turn-limit'], 'turn-limit', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
-    const estimators = parseEstimators(values.estimators, ['mc', 'grpo', 'gae', 'bilevel-gae', 'sweet']);
+    const estimators = parseEstimators(values.estimators, [...REWARD_ESTIMATORS, ...CRITIC_ESTIMATORS]);
     const centre = values['sweet-centre'] === undefined ? undefined : intOption(values['sweet-centre'], 'sweet-centre', SWEET_CENTRE_DEFAULT, 1, 1024);
     if (centre !== undefined && !estimators.includes('sweet')) throw new UsageError("--sweet-centre centres SWEET-RL's credit: add sweet to --estimators");
     if (centre !== undefined && a.agent !== 'policy')

@@ -10,23 +10,40 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError, parseOptions, report, type Command } from '../command.ts';
 import { prepareOutFile } from '../output.ts';
 import { modelsDir } from '../paths.ts';
-import { ESTIMATOR_NAMES, type CreditParams, type CreditResult, type EpisodeCreditInput, type EstimatorName } from '../../rl/credit/types.ts';
+import { ESTIMATOR_NAMES, estimatorSpec, type EstimatorName } from '../../rl/credit/registry.ts';
+import type { CreditParams, CreditResult, EpisodeCreditInput } from '../../rl/credit/types.ts';
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
-import { annotations, fromEpisode, estimatorNeedsCritic, hasStoredScores, readStored, storedCredit, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import {
+  annotations,
+  CRITIC_ESTIMATORS,
+  fromEpisode,
+  estimatorNeedsCritic,
+  hasStoredScores,
+  readStored,
+  REWARD_ESTIMATORS,
+  storedCredit,
+  type StoredEpisode,
+} from '../../rl/rollout/stored.ts';
 import { readLines, textSource, type EpisodeRecord, type PortableRecord } from '../../rl/store/index.ts';
 import { decodeTurnwise, encodeTurnwise } from '../../rl/store/formats/turnwise.ts';
 
-/** Parses --estimators; archer is refused (the shipped critic has no Q head). */
+/** True when the estimator reads a turn-level Q critic (ArCHer), which the shipped critic, a value head, cannot give. */
+const needsQ = (name: EstimatorName) => estimatorSpec(name).needs.includes('q');
+
+/** Parses --estimators; "all" is every registered estimator the shipped models can feed, and one that needs a Q critic is refused. */
 export function parseEstimators(value: string | undefined, fallback: readonly EstimatorName[]): EstimatorName[] {
-  const names = value === undefined ? [...fallback] : value === 'all' ? ESTIMATOR_NAMES.filter((n) => n !== 'archer') : value.split(',').map((s) => s.trim());
+  const names = value === undefined ? [...fallback] : value === 'all' ? ESTIMATOR_NAMES.filter((n) => !needsQ(n)) : value.split(',').map((s) => s.trim());
   for (const n of names) {
     if (!(ESTIMATOR_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown estimator "${n}" (known: ${ESTIMATOR_NAMES.join(', ')}, all)`);
-    if (n === 'archer') throw new UsageError('archer needs a turn-level Q critic, which the shipped critic does not have');
+    if (needsQ(n as EstimatorName)) throw new UsageError(`${n} needs a turn-level Q critic, which the shipped critic does not have`);
   }
   return names as EstimatorName[];
 }
+
+/** "a, b and c". */
+const inWords = (xs: readonly string[]) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
 
 /** Parses --params '{"gae":{"gamma":0.9}}'. */
 export function parseParams(value: string | undefined): Record<string, CreditParams> {
@@ -98,11 +115,11 @@ export const credit: Command = {
   name: 'credit',
   summary: "per-turn credit for stored or imported episodes (Turnwise JSONL: the lab's export, eval/passkt --out)",
   usage: [
-    'Usage: npx turnwise credit --in FILE [--estimators mc,grpo,gae,bilevel-gae,sweet|all] [--params JSON]',
+    `Usage: npx turnwise credit --in FILE [--estimators ${[...REWARD_ESTIMATORS, ...CRITIC_ESTIMATORS].join(',')}|all] [--params JSON]`,
     '                           [--out FILE.turnwise.jsonl] [--rescore] [--models DIR] [--backend node|wasm] [--json]',
     '',
     "FILE: Turnwise JSONL (the lab's export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).",
-    'Default estimators: mc,grpo (rewards only). gae, bilevel-gae and sweet recompute from the critic scores',
+    `Default estimators: ${REWARD_ESTIMATORS.join(',')} (rewards only). ${inWords(CRITIC_ESTIMATORS)} recompute from the critic scores`,
     'stored with the episodes (Play keeps them) when every episode has them; else (or with --rescore) they',
     "read the critic (and its base as SWEET-RL's reference) from --models (default public/models).",
     'GRPO groups episodes of the same task.',
@@ -121,7 +138,7 @@ export const credit: Command = {
     });
     if (!values.in) throw new UsageError('--in FILE is required');
     if (values.out) await prepareOutFile(values.out);
-    const estimators = parseEstimators(values.estimators, ['mc', 'grpo']);
+    const estimators = parseEstimators(values.estimators, REWARD_ESTIMATORS);
     const params = parseParams(values.params);
     const backend = values.backend ?? 'node';
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);

@@ -6,7 +6,8 @@
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { prepareOutFile } from '../output.ts';
 import { DEFAULT_NOISE } from '../../rl/envs/agent.ts';
-import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import type { JsonObject, Split } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluate, type EvalSummary } from '../../rl/rollout/evaluate.ts';
 import { openModels, type AgentKindName } from '../../rl/rollout/node.ts';

@@ -4,8 +4,8 @@
 import { UsageError, intOption, parseOptions, report, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed } from '../episodesOut.ts';
-import { FAMILIES } from '../../rl/envs/registry.ts';
-import { FAMILY_NAMES, type FamilyName, type JsonObject, type Split } from '../../rl/envs/types.ts';
+import type { JsonObject, Split } from '../../rl/envs/types.ts';
+import { FAMILIES, FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';

@@ -1,8 +1,8 @@
 // `turnwise tasks`: the task families with their defaults and split sizes, or one task's prompt and
 // hidden information (--family F [--split S] [--seed N]).
 import { intOption, parseOptions, report, UsageError, type Command } from '../command.ts';
-import { FAMILIES, createEnv } from '../../rl/envs/registry.ts';
-import { FAMILY_NAMES, type FamilyName, type Split } from '../../rl/envs/types.ts';
+import type { Split } from '../../rl/envs/types.ts';
+import { FAMILIES, createEnv, FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 
 export const tasks: Command = {
   name: 'tasks',

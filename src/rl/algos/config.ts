@@ -2,9 +2,9 @@
 // Echo Trap guards, budgets, and overrides from JSON, validated once where it enters (docs/style.md point 3).
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import { taskOptions, type ModelMeta } from '../model/meta.ts';
-import type { FamilyName, JsonObject, TaskSpec } from '../envs/types.ts';
+import type { JsonObject, TaskSpec } from '../envs/types.ts';
+import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
 import { hashString } from '../util/rng.ts';
-import { FAMILY_NAMES } from '../envs/types.ts';
 import { AlgoError } from './types.ts';
 import { CRITIC_LR, type AlgoSettings } from './algoSettings.ts';
 import { algoSections, algoSpec, defaultLr, defaultSettings, type AlgoName } from './registry.ts';

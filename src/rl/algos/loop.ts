@@ -6,7 +6,8 @@
 // them, no reload) and to any listener (the policy worker), and checkpoint adapters + AdamW state.
 // With a trajectory store, every rollout episode is written as it is played (rollout/sink.ts), tagged
 // with the run id and the policy adapter id that played it, under a run record of the loop's settings.
-// The same class runs in-thread (Node, tests, the CLI) and inside the trainer worker.
+// The same class runs in-thread (Node, tests, the CLI) and inside the trainer worker. What the run
+// carries between iterations and checkpoints is runState.ts; its cost and KL figures, accounting.ts.
 import type { LoadedModel } from '../model/folder/folder.ts';
 import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { rollout, type RolloutEpisode } from '../rollout/rollout.ts';
@@ -25,15 +26,14 @@ import { echoTrapSigns, isLossSpike } from './metrics.ts';
 import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
-import type { Learner } from './learner.ts';
-import type { Row } from './rows.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LoopEvent, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
 import { contextTokens, replyTokens } from '../model/meta.ts';
-import { loraLeavesLogits } from '../model/llama/weights.ts';
 import { collapseConfirmed, describeFall, successCollapse } from './guards.ts';
 import { perTaskSuccess } from '../rollout/successStats.ts';
 import { playValidation, unconfirmed, ValidationGuard, type ValidationPlay } from './validation.ts';
 import { meanOf } from '../util/stats.ts';
+import { costSince, costSoFar, leavesBase, rolloutKl, type IterationCost } from './accounting.ts';
+import { RunState } from './runState.ts';
 
 /** Everything a loop needs. */
 export interface TrainingLoopOptions {
@@ -84,13 +84,8 @@ export function newRunId(algo: string, family: string, seed: number, now = new D
 }
 
 export class TrainingLoop {
-  private iterationValue = 0;
-  private rollbacks = 0;
-  private lossHistory: Record<string, number[]> = {};
-  private gradNormHistory: number[] = [];
-  private spreadHistory: number[] = [];
-  private successHistory: number[] = [];
-  private firstDistinct: number | null = null;
+  /** Iterations, rollbacks, whose adapters these are, and the guards' windows: what a checkpoint saves beside the learners. */
+  private readonly runState = new RunState();
   /**
    * The adapters (and AdamW state) that produced the rollouts of the latest iteration without any
    * warning sign, and that iteration's index: where a rollback returns. The adapters right before a
@@ -102,12 +97,6 @@ export class TrainingLoop {
   private stopping = false;
   /** Aborted by stop(): a validation in progress is abandoned (its 128–256 episodes would hold the Stop up). */
   private stopSignal = new AbortController();
-  /**
-   * The iteration whose update made the live adapters (0: the run's start): what they are called
-   * wherever they appear, which is not the iteration count once a guard returned to earlier ones
-   * (a run that kept its start publishes "iteration 0", not "iteration 10": issue 49).
-   */
-  private weightsIteration = 0;
   /** The store sink of the rollouts in progress, if any: dispose() closes its open episodes as aborted. */
   private rolloutSink: StoreSink | null = null;
 
@@ -153,7 +142,7 @@ export class TrainingLoop {
 
   /** Iterations completed. */
   get iteration(): number {
-    return this.iterationValue;
+    return this.runState.iteration;
   }
 
   /** The engine adapter id of a role (pass it as `adapter` to generate/score). */
@@ -194,7 +183,7 @@ export class TrainingLoop {
         if (event) {
           r.events.push(event);
           r.warnings.push(event.text);
-          Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.rollbacks, lr: this.lr(), adapter_iteration: this.weightsIteration });
+          Object.assign(r.metrics, { rolled_back: 1, rollbacks: this.runState.rollbacks, lr: this.lr(), adapter_iteration: this.runState.weightsIteration });
         }
       }
       out.push(r);
@@ -208,7 +197,7 @@ export class TrainingLoop {
     const started = performance.now();
     const costBefore = this.cost();
     const cfg = this.ctx.config;
-    const it = this.iterationValue;
+    const it = this.runState.iteration;
     this.ctx.rng = new Rng(`iteration/${cfg.seed}/${it}`);
     this.validation.begin(it);
     const sink = this.o.trajectories ? storeSink(this.o.trajectories, this.modelRef(), { runId: this.runId }) : null;
@@ -226,7 +215,8 @@ export class TrainingLoop {
     const metrics: Record<string, number> = {
       iteration: it + 1,
       ...rolloutMetrics(episodes, cfg.k),
-      kl_ref: this.policyIsBase() ? 0 : await this.klFromRollouts(recorded, null),
+      // the adapter that played (every step ends by publishing the learners') is the base on a run's first iteration: 0 without scoring
+      kl_ref: leavesBase(this.algo.learners.policy) ? 0 : await rolloutKl(this.ctx, recorded, null),
       rollout_seconds: rolloutSeconds,
     };
     const feedback = (await this.o.feedback?.take()) ?? NO_FEEDBACK;
@@ -237,7 +227,7 @@ export class TrainingLoop {
     let update: UpdateResult | null = null;
     // The adapters that played these rollouts collapsed: training on their rollouts from the adapters
     // a rollback restores would be off-policy, so this iteration only rolls back.
-    const fall = successCollapse(metrics.success, cfg.tasksPerIteration, this.successHistory, cfg.rollback.successDrop);
+    const fall = successCollapse(metrics.success, cfg.tasksPerIteration, this.runState.successHistory, cfg.rollback.successDrop);
     let failure: string | null = fall ? describeFall(fall, 'collapsed') : null;
     if (fall && this.lastClean) {
       // hard tasks or bad adapters? those a rollback would return to play the same tasks
@@ -262,7 +252,7 @@ export class TrainingLoop {
     if (update && !failure) {
       for (const [target, losses] of Object.entries(update.losses)) {
         const mean = meanOf(losses);
-        if (losses.length && isLossSpike(mean, this.lossHistory[target] ?? [], cfg.rollback.spikeFactor, cfg.rollback.minLoss)) {
+        if (losses.length && isLossSpike(mean, this.runState.lossHistory[target] ?? [], cfg.rollback.spikeFactor, cfg.rollback.minLoss)) {
           failure = `${target} loss ${mean.toPrecision(4)} spiked above ${cfg.rollback.spikeFactor}× its recent median`;
         }
       }
@@ -272,18 +262,18 @@ export class TrainingLoop {
       // the rollouts' own tokens before it may be published.
       const candidate = `${this.ctx.adapterIds.policy}#candidate`;
       await this.o.engine.setAdapter(candidate, this.algo.learners.policy.adapter(), { model: MODEL_NAMES.policy, activate: false });
-      const kl = await this.klFromRollouts(recorded, candidate);
+      const kl = await rolloutKl(this.ctx, recorded, candidate);
       metrics.update_kl = kl;
       if (!(kl <= cfg.rollback.maxUpdateKl))
         failure = `the update moved the policy by KL ${kl.toPrecision(3)} per token on its own rollouts (limit ${cfg.rollback.maxUpdateKl})`;
     }
     const gradNormNow = update && !failure ? update.gradNorm : 0;
     const distinct = metrics.distinct_replies ?? 0;
-    this.firstDistinct ??= distinct;
+    this.runState.firstDistinct ??= distinct;
     const echo = echoTrapSigns(
       cfg.echo,
       { spread: metrics.reward_spread ?? 0, gradNorm: gradNormNow, distinct },
-      { spreads: this.spreadHistory, gradNorms: this.gradNormHistory, firstDistinct: this.firstDistinct },
+      { spreads: this.runState.spreadHistory, gradNorms: this.runState.gradNormHistory, firstDistinct: this.runState.firstDistinct },
     );
     if (!failure && cfg.echo.rollbackOnSpike && echo.some((e) => e.sign === 'grad-spike')) failure = 'Echo Trap gradient-norm spike';
     // the adapters that played this iteration showed no sign in their rollouts: a safe return point
@@ -291,9 +281,9 @@ export class TrainingLoop {
     if (failure) {
       events.push(this.rollBack(this.lastClean ?? { iteration: it, states: good }, failure));
     } else if (update) {
-      if (!update.skipped) this.weightsIteration = it + 1;
+      if (!update.skipped) this.runState.weightsIteration = it + 1;
       for (const [target, losses] of Object.entries(update.losses)) {
-        const h = (this.lossHistory[target] ??= []);
+        const h = (this.runState.lossHistory[target] ??= []);
         h.push(losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length));
         if (h.length > cfg.rollback.window) h.shift();
       }
@@ -301,9 +291,9 @@ export class TrainingLoop {
     }
     const gradNorm = update && !failure ? update.gradNorm : 0;
     events.push(...echo);
-    this.spreadHistory = [...this.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
-    if (!collapsed) this.successHistory = [...this.successHistory, metrics.success].slice(-cfg.rollback.window);
-    if (gradNorm > 0) this.gradNormHistory = [...this.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
+    this.runState.spreadHistory = [...this.runState.spreadHistory, metrics.reward_spread ?? 0].slice(-cfg.rollback.window);
+    if (!collapsed) this.runState.successHistory = [...this.runState.successHistory, metrics.success].slice(-cfg.rollback.window);
+    if (gradNorm > 0) this.runState.gradNormHistory = [...this.runState.gradNormHistory, gradNorm].slice(-cfg.rollback.window);
     if (!failure && this.validation.due(it + 1)) {
       const v = await this.validation.check(it + 1);
       if (!v) events.push({ kind: 'validation-skipped', text: 'validation skipped: the run was stopped during it' });
@@ -330,7 +320,7 @@ export class TrainingLoop {
       clip_frac: failure ? 0 : (update?.stats.policy_clip_frac ?? 0),
       lr: this.lr(),
       rolled_back: failure ? 1 : 0,
-      rollbacks: this.rollbacks,
+      rollbacks: this.runState.rollbacks,
       updated: update && !failure && !update.skipped ? 1 : 0,
       echo_trap: events.some((e) => e.kind === 'echo-trap') ? 1 : 0,
     });
@@ -340,8 +330,8 @@ export class TrainingLoop {
         events.push({ kind: 'metric-dropped', metric: k, text: `metric ${k} was ${v} and is left out` });
       }
     }
-    Object.assign(metrics, costSince(costBefore, this.cost()), { adapter_iteration: this.weightsIteration });
-    this.iterationValue = it + 1;
+    Object.assign(metrics, costSince(costBefore, this.cost()), { adapter_iteration: this.runState.weightsIteration });
+    this.runState.iteration = it + 1;
     const adapters = await this.publish();
     await this.o.checkpoints?.save(this.checkpoint());
     metrics.seconds = (performance.now() - started) / 1000;
@@ -354,9 +344,9 @@ export class TrainingLoop {
    * Publishes and checkpoints what it returns to. Returns the event ('kept-best' or an end-of-run 'rolled-back'), or null.
    */
   private async finish(): Promise<LoopEvent | null> {
-    const end = await this.validation.finish(this.iterationValue);
+    const end = await this.validation.finish(this.runState.iteration);
     if (!end) return null;
-    if (end.kind === 'kept') this.weightsIteration = end.iteration;
+    if (end.kind === 'kept') this.runState.weightsIteration = end.iteration;
     const event: LoopEvent = end.kind === 'kept' ? { kind: 'kept-best', why: end.warning, text: end.warning } : this.rollBack(end.to, end.why, true);
     if (end.kind === 'fell') this.lastClean = null;
     await this.publish();
@@ -408,36 +398,12 @@ export class TrainingLoop {
   /** A guard's rollback: returns the learners to `to`'s adapters, lowers the learning rate and counts it; returns the event. */
   private rollBack(to: { iteration: number; states: readonly LearnerState[] }, why: string, atEnd = false): LoopEvent & { kind: 'rolled-back' } {
     this.load(to.states);
-    this.weightsIteration = to.iteration;
     for (const l of Object.values(this.algo.learners)) if (l) l.lr *= this.ctx.config.rollback.lrDecay;
-    this.rollbacks++;
-    const lr = this.lr();
-    return {
-      kind: 'rolled-back',
-      to: to.iteration,
-      why,
-      lr,
-      atEnd,
-      text: `rolled back to the adapters of iteration ${to.iteration} (${why}); learning rate lowered to ${lr.toPrecision(3)}`,
-    };
+    return this.runState.rolledBack(to.iteration, why, this.lr(), atEnd);
   }
 
   private checkpoint(): TrainCheckpoint {
-    return {
-      runId: this.runId,
-      algo: this.algo.name,
-      iteration: this.iterationValue,
-      lr: this.lr(),
-      rollbacks: this.rollbacks,
-      lossHistory: this.lossHistory,
-      gradNormHistory: this.gradNormHistory,
-      spreadHistory: this.spreadHistory,
-      successHistory: this.successHistory,
-      best: this.validation.best,
-      firstDistinct: this.firstDistinct,
-      weightsIteration: this.weightsIteration,
-      learners: this.states(),
-    };
+    return this.runState.checkpoint({ runId: this.runId, algo: this.algo.name, lr: this.lr(), best: this.validation.best, learners: this.states() });
   }
 
   private restore(c: TrainCheckpoint): void {
@@ -449,15 +415,8 @@ export class TrainingLoop {
       l.load(s);
       l.lr = (s.target === 'policy' ? this.ctx.config.lr : this.ctx.config.criticLr) * scale;
     }
-    this.iterationValue = c.iteration;
-    this.rollbacks = c.rollbacks;
-    this.lossHistory = c.lossHistory;
-    this.gradNormHistory = c.gradNormHistory;
-    this.spreadHistory = c.spreadHistory;
-    this.successHistory = c.successHistory ?? [];
-    this.firstDistinct = c.firstDistinct ?? null;
+    this.runState.restore(c);
     this.validation.best = c.best ?? null;
-    this.weightsIteration = c.weightsIteration ?? c.iteration;
   }
 
   /** Iteration `it`'s rollouts (its tasks, K each, its sampling seed) played by the policy adapter `adapterId`. */
@@ -501,7 +460,7 @@ export class TrainingLoop {
       const adapter = this.adapter(t);
       const id = this.ctx.adapterIds[t];
       await this.o.engine.setAdapter(id, adapter, { model: MODEL_NAMES[t], activate: false });
-      await this.o.publish?.(t, id, adapter, this.weightsIteration);
+      await this.o.publish?.(t, id, adapter, this.runState.weightsIteration);
       out[t] = id;
     }
     return out;
@@ -509,55 +468,9 @@ export class TrainingLoop {
 
   /** Tokens and seconds spent so far in train steps (every learner) and in scoring. */
   private cost(): IterationCost {
-    const learners = Object.values(this.algo.learners).filter((l) => l !== undefined);
-    const sum = (f: (l: Learner) => number) => learners.reduce((a, l) => a + f(l), 0);
-    return {
-      train_steps: sum((l) => l.meter.steps),
-      train_tokens: sum((l) => l.meter.tokens),
-      train_padded_tokens: sum((l) => l.meter.paddedTokens),
-      train_seconds: sum((l) => l.meter.seconds),
-      score_tokens: this.ctx.scoreMeter.tokens,
-      score_seconds: this.ctx.scoreMeter.seconds,
-    };
+    return costSoFar(
+      Object.values(this.algo.learners).filter((l) => l !== undefined),
+      this.ctx.scoreMeter,
+    );
   }
-
-  /**
-   * Whether the policy adapter (the one that played this iteration's rollouts: every step ends by
-   * publishing the learners') leaves the logits as the base's — a run's first iteration — so kl_ref
-   * is 0 without a scoring pass.
-   */
-  private policyIsBase(): boolean {
-    const policy = this.algo.learners.policy;
-    return policy !== undefined && loraLeavesLogits(policy.adapter().weights);
-  }
-
-  /**
-   * Mean k3 estimate over the rollouts' sampled tokens (rows with old_logp) of KL(π_rollout ‖ π_adapter): with adapter
-   * null (the base policy) the iteration's kl_ref; with the updated adapter, how far the update moved
-   * the policy on its own data.
-   */
-  private async klFromRollouts(withOld: readonly Row[], adapter: string | null): Promise<number> {
-    if (withOld.length === 0) return 0;
-    const ref = await this.ctx.positionLogprobs('policy', adapter, withOld);
-    let sum = 0;
-    let n = 0;
-    withOld.forEach((row, i) => {
-      const mask = row.f.loss_mask ?? [];
-      const old = row.f.old_logp ?? [];
-      for (let j = 0; j < mask.length; j++) {
-        if (!mask[j]) continue;
-        const lr = ref[i][j] - old[j];
-        sum += Math.exp(lr) - 1 - lr;
-        n++;
-      }
-    });
-    return n ? sum / n : 0;
-  }
-}
-
-/** Where an iteration's compute went (metrics of the same names; tokens are real, padding excluded, but for train_padded_tokens). */
-type IterationCost = Record<'train_steps' | 'train_tokens' | 'train_padded_tokens' | 'train_seconds' | 'score_tokens' | 'score_seconds', number>;
-
-function costSince(before: IterationCost, now: IterationCost): IterationCost {
-  return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof IterationCost]])) as IterationCost;
 }

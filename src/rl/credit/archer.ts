@@ -9,6 +9,7 @@
 import { checkFinite, checkFiniteScalar, checkLength, checkTurns, CreditError, need } from './errors.ts';
 import { fold } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
+import type { EstimatorSpec } from './spec.ts';
 
 /** Batch ArCHer credit: q [T], values [T+1] (values[T] is not used); the fold of IncrementalArcher. */
 export function archerCredit(input: EpisodeCreditInput): CreditResult {
@@ -55,3 +56,19 @@ export class IncrementalArcher implements IncrementalCredit {
     return { estimator: 'archer', perTurn: Float32Array.from(this.perTurn), params: {} };
   }
 }
+
+/** The registry's entry (spec.ts). */
+export const archerEstimator: EstimatorSpec<'archer'> = {
+  name: 'archer',
+  label: 'ArCHer Q − V',
+  source: 'turn-level Q(s,a) − V(s) of a TD-trained critic (Zhou et al. 2024, arXiv 2402.19446)',
+  description: 'Q(s, a) − V(s) of a critic trained by temporal differences; needs a Q head the shipped critic lacks.',
+  scope: 'episode',
+  params: [],
+  needs: ['q', 'values'],
+  needsAdapter: false,
+  changesPast: 'none',
+  perToken: false,
+  batch: (episodes) => episodes.map((e) => archerCredit(e)),
+  incremental: (_p, start) => new IncrementalArcher(start),
+};

@@ -18,7 +18,8 @@
 
 import { allFinite, checkFinite, checkFiniteScalar, checkOffsets, checkParam, checkTurns, CreditError, need } from './errors.ts';
 import { fold, grow } from './fold.ts';
-import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import type { CreditParams, CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import { gammaParam, type EstimatorSpec } from './spec.ts';
 
 /** Parameters of bi-level GAE (RAGEN's names in brackets). */
 export interface BiLevelGaeParams {
@@ -169,3 +170,40 @@ export class IncrementalBiLevelGae implements IncrementalCredit {
     }
   }
 }
+
+const biLevelParams = (p: CreditParams): BiLevelGaeParams => ({
+  gamma: p.gamma as number,
+  lambda: p.lambda as number,
+  turnGamma: p.turnGamma as number,
+  turnLambda: p.turnLambda as number,
+});
+
+/** The registry's entry (spec.ts). */
+export const biLevelGaeEstimator: EstimatorSpec<'bilevel-gae'> = {
+  name: 'bilevel-gae',
+  label: 'Bi-level GAE',
+  source: 'RAGEN bi-level GAE: turns, then tokens within a turn (Wang et al. 2025, arXiv 2504.20073)',
+  description:
+    'GAE over turns with a turn discount, then over the reply’s tokens (RAGEN); the bar is the turn-level advantage that seeds its tokens, and its token strip shows that advantage plus how much more or less the critic valued each token than the reply’s average.',
+  scope: 'episode',
+  params: [
+    gammaParam(BI_LEVEL_GAE_DEFAULTS.gamma, 'token'),
+    { type: 'number', name: 'lambda', label: 'λ', description: 'token-level GAE λ', default: BI_LEVEL_GAE_DEFAULTS.lambda, min: 0, max: 1 },
+    {
+      type: 'number',
+      name: 'turnGamma',
+      label: 'γ_turn',
+      description: 'discount per turn (RAGEN high_level_gamma)',
+      default: BI_LEVEL_GAE_DEFAULTS.turnGamma,
+      min: 0,
+      max: 1,
+    },
+    { type: 'number', name: 'turnLambda', label: 'λ_turn', description: 'turn-level GAE λ', default: BI_LEVEL_GAE_DEFAULTS.turnLambda, min: 0, max: 1 },
+  ],
+  needs: ['rewards', 'tokenOffsets', 'tokenValues'],
+  needsAdapter: false,
+  changesPast: 'all',
+  perToken: true,
+  batch: (episodes, p) => episodes.map((e) => biLevelGaeCredit(e, biLevelParams(p))),
+  incremental: (p) => new IncrementalBiLevelGae(biLevelParams(p)),
+};

@@ -13,6 +13,7 @@
 import { checkFiniteScalar, checkParam, checkTurns, CreditError, need } from './errors.ts';
 import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, IncrementalStart, TurnCreditInput } from './types.ts';
+import { gammaParam, type EstimatorSpec } from './spec.ts';
 
 /** Parameters of turn-level GAE. */
 export interface GaeParams {
@@ -96,3 +97,22 @@ export class IncrementalGae implements IncrementalCredit {
     return { estimator: 'gae', perTurn: out, params: { ...this.p } };
   }
 }
+
+/** The registry's entry (spec.ts). */
+export const gaeEstimator: EstimatorSpec<'gae'> = {
+  name: 'gae',
+  label: 'GAE (turn)',
+  source: 'GAE over turns with the value critic (Schulman et al. 2016, arXiv 1506.02438, eq. 16)',
+  description: 'how much better this turn went than the critic expected: TD errors of its value estimates, blended by λ.',
+  scope: 'episode',
+  params: [
+    gammaParam(GAE_DEFAULTS.gamma, 'turn'),
+    { type: 'number', name: 'lambda', label: 'λ', description: '0 = one-step TD, 1 = MC return minus V', default: GAE_DEFAULTS.lambda, min: 0, max: 1 },
+  ],
+  needs: ['rewards', 'values'],
+  needsAdapter: false,
+  changesPast: 'all',
+  perToken: false,
+  batch: (episodes, p) => episodes.map((e) => gaeCredit(e, { gamma: p.gamma as number, lambda: p.lambda as number })),
+  incremental: (p, start) => new IncrementalGae({ gamma: p.gamma as number, lambda: p.lambda as number }, start),
+};

@@ -17,6 +17,7 @@
 import { checkFinite, checkFiniteScalar, checkParam, CreditError } from './errors.ts';
 import { forEachTurn } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, TurnCreditInput } from './types.ts';
+import type { EstimatorSpec } from './spec.ts';
 
 /** Parameters of the group-normalised advantage. */
 export interface GroupAdvantageParams {
@@ -135,3 +136,45 @@ export class IncrementalGroupAdvantage {
     return { estimator: 'grpo', perTurn: new Float32Array(this.turnCounts[i]).fill(a), params: paramsRecord(this.p) };
   }
 }
+
+/** The registry's entry (spec.ts). */
+export const grpoEstimator: EstimatorSpec<'grpo'> = {
+  name: 'grpo',
+  label: 'GRPO',
+  source: 'group-normalised return (R − mean)/std over the K episodes of a task (Shao et al. 2024, arXiv 2402.03300; RAGEN StarPO)',
+  description: 'the episode’s return against the other episodes of the same task; one episode alone has no group to compare with.',
+  scope: 'group',
+  params: [
+    {
+      type: 'boolean',
+      name: 'divideByStd',
+      label: '÷ std',
+      description: 'divide by the group std (off: subtract the mean only)',
+      default: GROUP_ADVANTAGE_DEFAULTS.divideByStd,
+    },
+    {
+      type: 'boolean',
+      name: 'unbiased',
+      label: 'n−1 std',
+      description: 'unbiased (n−1) standard deviation, as torch.std',
+      default: GROUP_ADVANTAGE_DEFAULTS.unbiased,
+    },
+    {
+      type: 'number',
+      name: 'epsilon',
+      label: 'ε',
+      description: 'added to the std before dividing',
+      default: GROUP_ADVANTAGE_DEFAULTS.epsilon,
+      min: 0,
+      max: 1,
+    },
+  ],
+  needs: ['rewards', 'group'],
+  needsAdapter: false,
+  changesPast: 'group',
+  perToken: false,
+  batch: (episodes, p) => groupCredit(episodes, { divideByStd: p.divideByStd as boolean, unbiased: p.unbiased as boolean, epsilon: p.epsilon as number }),
+  incremental: () => {
+    throw new CreditError('bad-param', 'grpo is group-scoped: use new IncrementalGroupAdvantage(K, params) with push(i, turn) and result(i)');
+  },
+};

@@ -10,6 +10,7 @@
 import { checkParam, checkTurns, checkFiniteScalar, CreditError } from './errors.ts';
 import { fold, grow } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import { gammaParam, type EstimatorSpec } from './spec.ts';
 
 /** Parameters of the Monte-Carlo return. */
 export interface MonteCarloParams {
@@ -69,3 +70,20 @@ export class IncrementalMonteCarlo implements IncrementalCredit {
     return { estimator: 'mc', perTurn: out, params: { ...this.p } };
   }
 }
+
+/** The registry's entry (spec.ts). */
+export const monteCarloEstimator: EstimatorSpec<'mc'> = {
+  name: 'mc',
+  label: 'MC return',
+  source: 'Monte-Carlo return G_t = Σ γ^k r_{t+k} (Sutton & Barto, eq. 3.8)',
+  description:
+    'the reward from this turn to the end, discounted by γ. Until the episode ends it is the reward so far, so it jumps when the final reward lands.',
+  scope: 'episode',
+  params: [gammaParam(MONTE_CARLO_DEFAULTS.gamma, 'turn')],
+  needs: ['rewards'],
+  needsAdapter: false,
+  changesPast: 'all',
+  perToken: false,
+  batch: (episodes, p) => episodes.map((e) => monteCarloCredit(e, { gamma: p.gamma as number })),
+  incremental: (p) => new IncrementalMonteCarlo({ gamma: p.gamma as number }),
+};

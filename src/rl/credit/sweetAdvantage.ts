@@ -15,6 +15,7 @@
 import { allFinite, checkFinite, checkLength, checkOffsets, checkParam, CreditError, need } from './errors.ts';
 import { fold } from './fold.ts';
 import type { CreditResult, EpisodeCreditInput, IncrementalCredit, TurnCreditInput } from './types.ts';
+import type { EstimatorSpec } from './spec.ts';
 
 /** Parameters of the SWEET-RL advantage. */
 export interface SweetParams {
@@ -100,3 +101,31 @@ export class IncrementalSweet implements IncrementalCredit {
     return { estimator: 'sweet', perTurn: Float32Array.from(this.perTurn), perToken: this.perToken.slice(0, this.tokens), params: { ...this.p } };
   }
 }
+
+/** The registry's entry (spec.ts). */
+export const sweetEstimator: EstimatorSpec<'sweet'> = {
+  name: 'sweet',
+  label: 'SWEET-RL',
+  source:
+    'asymmetric-critic advantage β·mean log π_critic/π_ref, π_ref the critic’s base, both seeing the hidden info (Zhou et al. 2025, arXiv 2503.15478, §4)',
+  description:
+    'how much more likely the trained critic, which sees the hidden information, makes this reply than its untrained base; 0 until a critic is trained.',
+  scope: 'episode',
+  params: [
+    {
+      type: 'number',
+      name: 'beta',
+      label: 'β',
+      description: 'scale of the critic/reference log-ratio',
+      default: SWEET_CREDIT_DEFAULTS.beta,
+      min: 1e-9,
+      max: 1e9,
+    },
+  ],
+  needs: ['tokenOffsets', 'criticLogprobs', 'refLogprobs'],
+  needsAdapter: true,
+  changesPast: 'none',
+  perToken: true,
+  batch: (episodes, p) => episodes.map((e) => sweetCredit(e, { beta: p.beta as number })),
+  incremental: (p) => new IncrementalSweet({ beta: p.beta as number }),
+};

@@ -7,9 +7,9 @@
 // earned. Token arrays are flat over the whole episode, turn-major: turn t owns tokens
 // [tokenOffsets[t], tokenOffsets[t+1]).
 
-/** Every estimator's name (registry.ts lists them with labels and parameters). */
-export const ESTIMATOR_NAMES = ['mc', 'gae', 'bilevel-gae', 'grpo', 'sweet', 'archer'] as const;
-export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
+// Only a type comes from the registry (the names of its specs), so the cycle registry → estimator
+// modules → types.ts → registry exists for the type checker alone and never at run time.
+import type { EstimatorName } from './registry.ts';
 
 /** One episode (finished, or a prefix of one still running), as the batch estimators read it (credit/fold.ts cuts it into turns). */
 export interface EpisodeCreditInput {

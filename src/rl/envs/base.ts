@@ -6,7 +6,6 @@ import {
   EnvError,
   type CollaboratorRequest,
   type Env,
-  type FamilyName,
   type JsonObject,
   type PendingStep,
   type StepInfo,
@@ -15,6 +14,7 @@ import {
   type Task,
   type TaskSpec,
 } from './types.ts';
+import type { FamilyName } from './registry.ts';
 
 /** What a family's `act` returns: either a finished step or a question for the collaborator. */
 export type Action = { kind: 'done'; result: StepResult } | { kind: 'reply'; parsed: JsonObject; suggestion: string; finish: (reply: string) => StepResult };

@@ -1,13 +1,14 @@
 // What a task family is, in one object (issue #44): its environment, options, scripted agents, the
 // figures evaluation and training report for it, and the hints the views read. Each family's spec
 // lives in its own folder (guess/family.ts, backend/family.ts, frontend/family.ts, ragen/families.ts);
-// registry.ts lists them, and the views and commands loop over that list. To add a family: its folder
-// with a spec, its name in types.ts FAMILY_NAMES, and one line in registry.ts. A family may name
+// registry.ts lists them (its keys are the family names), and the views and commands loop over that
+// list. To add a family: its folder with a spec, and one line in registry.ts. A family may name
 // lessons (issue #45): settings chosen by measurement where learning can show, offered by name in the
 // views, the CLI's --lesson and the learning benchmark beside the forged settings.
 import type { FamilyAgents } from './agent.ts';
 import type { Phrasings } from './phrasings.ts';
-import type { Env, Episode, FamilyName, JsonObject } from './types.ts';
+import type { Env, Episode, JsonObject } from './types.ts';
+import type { FamilyName } from './registry.ts';
 
 /**
  * The policy a lesson starts from: the shipped policy (public/models/policy). Issue #45 also allows a

@@ -1,6 +1,6 @@
 // The family registry: every task family's spec (family.ts), each from its own folder. Views and
-// commands loop over it; to add a family, write its folder with a spec, name it in types.ts
-// FAMILY_NAMES and add one line here (a missing line is a type error).
+// commands loop over it, and the family names (FamilyName, FAMILY_NAMES) are its keys; to add a
+// family, write its folder with a spec and add one line here, keyed by the spec's name.
 import { DEFAULT_NOISE, scriptedAgent } from './agent.ts';
 import { backendFamily } from './backend/family.ts';
 import type { FamilySpec, Lesson } from './family.ts';
@@ -9,17 +9,26 @@ import { guessFamily } from './guess/family.ts';
 import { banditFamily, frozenlakeFamily, sokobanFamily } from './ragen/families.ts';
 import { CANONICAL_PHRASINGS, type PhrasingSetting } from './phrasings.ts';
 import { resolvePhrasings } from './phrasingsTraining.ts';
-import { EnvError, FAMILY_NAMES, type Agent, type AgentKind, type Env, type FamilyName } from './types.ts';
+import { EnvError, type Agent, type AgentKind, type Env } from './types.ts';
 
-/** Every family by name, in FAMILY_NAMES's order. */
-export const FAMILIES: Record<FamilyName, FamilySpec> = {
+/**
+ * Every family by its spec's name, in display order. Not annotated: the family names are its keys
+ * (an annotation naming FamilyName would make the type its own source).
+ */
+export const FAMILIES = {
   guess: guessFamily,
   backend: backendFamily,
   frontend: frontendFamily,
   bandit: banditFamily,
   frozenlake: frozenlakeFamily,
   sokoban: sokobanFamily,
-};
+} as const satisfies Record<string, FamilySpec>;
+
+/** A task family's name. */
+export type FamilyName = keyof typeof FAMILIES;
+
+/** Every task family, in display order. */
+export const FAMILY_NAMES = Object.keys(FAMILIES) as readonly FamilyName[];
 
 /** A lesson with the family it belongs to. */
 export interface FamilyLesson extends Lesson {

@@ -18,9 +18,10 @@ import type { Turn } from './turn.ts';
 import type { JsonObject, JsonValue } from '../util/json.ts';
 export type { JsonObject, JsonValue } from '../util/json.ts';
 
-/** Every task family, in display order. */
-export const FAMILY_NAMES = ['guess', 'backend', 'frontend', 'bandit', 'frozenlake', 'sokoban'] as const;
-export type FamilyName = (typeof FAMILY_NAMES)[number];
+// A family's name is a key of the registry (registry.ts FAMILIES). Only the type comes from there, so
+// the cycle registry → family specs → environments → types.ts → registry exists for the type checker
+// alone, never at run time (types.ts loads nothing of the registry).
+import type { FamilyName } from './registry.ts';
 
 /** Held-out evaluation uses 'test'; the two never share an episode (see split.ts). */
 export type Split = 'train' | 'test';

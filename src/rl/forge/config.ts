@@ -2,8 +2,8 @@
 // families the default policy imitates and how much of each, the model's size, the SFT budget, and
 // the held-out check. Validated once where it enters (docs/style.md point 3); presets for the shipped
 // forge and for a seconds-long smoke run.
-import type { FamilyName, JsonObject } from '../envs/types.ts';
-import { FAMILY_NAMES } from '../envs/types.ts';
+import type { JsonObject } from '../envs/types.ts';
+import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
 import { SMOKE_SWEET_CRITIC, type SweetCriticConfig } from './criticConfig.ts';
 
 /** One family in the training mixture. */

@@ -5,7 +5,7 @@
 //  2. trajectories of the same train-split tasks from many policies: the forged policy (sampled at
 //     T = 1 through the inference engine and the rollout loop), noisy experts at several noise
 //     levels, the expert and random play; and the policy's re-rolls from one state of each of its
-//     episodes (`branches`);
+//     episodes (`branches`), all played by criticPlay.ts;
 //  3. pairs: each task's best successful trajectory against each failed one, random play left out,
 //     and per episode with re-rolls its best branch against its worst (criticPairs.ts);
 //  4. a LoRA adapter on the base trained with Bradley–Terry on Σ_t A(chosen_t) − Σ_t A(rejected_t),
@@ -24,25 +24,22 @@ import { Learner } from '../algos/learner.ts';
 import { episodeRow, type Row } from '../algos/rows.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, exportPeftAdapter } from '../bridge/peft.ts';
 import { dialogueOf } from '../envs/episode.ts';
-import type { Episode, TaskSpec } from '../envs/types.ts';
-import { SCRIPTED, type Turn } from '../envs/turn.ts';
+import type { Episode } from '../envs/types.ts';
 import { SHIPPED_ADAPTER_FILES, type LoadedModel } from '../model/folder/folder.ts';
 import type { ModelConfig } from '../model/llama/config.ts';
 import { mergeLora } from '../model/llama/merge.ts';
 import { initWeights, type ModelWeights } from '../model/llama/weights.ts';
 import { segments, toChat, windowIds } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
-import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../rollout/agents.ts';
-import { rollout, runSlots, taskSpecs, type EpisodeSlot, type RolloutEpisode } from '../rollout/rollout.ts';
 import { SHIPPED_ADAPTER_ID } from '../runtime/engine/adapters.ts';
 import type { Adapter } from '../runtime/engine/types.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
-import { hashString, Rng } from '../util/rng.ts';
+import { Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
-import type { SweetCriticConfig } from './criticConfig.ts';
 import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
 import { EpisodeStream, type PackSegment, type Player } from './data.ts';
+import { BRANCH, playAll, playBranches } from './criticPlay.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
 /** One epoch's figures. */
@@ -115,127 +112,6 @@ export function valueSamples(ep: Episode, tok: Tokenizer, seqLen: number): PackS
       out.push({ ids, weight, returns });
     }
     ret -= ep.turns[t].reward;
-  }
-  return out;
-}
-
-interface Played {
-  episodes: RolloutEpisode[];
-  /** Global task index of each episode. */
-  task: number[];
-  /** Player name of each episode. */
-  player: string[];
-}
-
-/** Plays every player on the same train-split tasks of every family (the policy on `engine` as 'policy'). */
-async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticConfig, log: (l: string) => void): Promise<Played> {
-  const out: Played = { episodes: [], task: [], player: [] };
-  for (const [fi, m] of cfg.mix.entries()) {
-    const specs = taskSpecs(m.family, 'train', sc.tasks, 9_000_000 + 100_000 * fi + 1_000 * cfg.seed, m.options);
-    const players: { name: string; k: number; agent: () => Promise<BatchAgent> }[] = [
-      {
-        name: 'policy',
-        k: sc.policyEpisodes,
-        agent: () => PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } }),
-      },
-      { name: 'expert', k: 1, agent: async () => familyAgent('expert', m.family) },
-      ...sc.noises.map((n) => ({ name: `noisy ${n}`, k: 1, agent: async () => familyAgent('noisy', m.family, n) })),
-      { name: 'random', k: 1, agent: async () => familyAgent('random', m.family) },
-    ];
-    for (const [pi, p] of players.entries()) {
-      if (p.k === 0) continue;
-      const t0 = performance.now();
-      let eps: RolloutEpisode[];
-      try {
-        eps = (await rollout({ tasks: specs, k: p.k, seed: 77_000 + 100 * cfg.seed + pi }, await p.agent(), { phrasings: cfg.phrasings })).episodes;
-      } catch (e) {
-        if ((e as Error).name !== 'PromptTooLongError') throw e;
-        log(`[forge critic] ${m.family} ${p.name}: not played, ${(e as Error).message}`);
-        continue;
-      }
-      eps.forEach((e, i) => {
-        out.episodes.push(e);
-        out.task.push(fi * sc.tasks + Math.floor(i / p.k));
-        out.player.push(p.name);
-      });
-      const wins = eps.filter((e) => e.success).length;
-      log(
-        `[forge critic] ${m.family} ${p.name}: ${eps.length} episodes, success ${((100 * wins) / eps.length).toFixed(1)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
-      );
-    }
-  }
-  return out;
-}
-
-/** Player name of the policy's re-rolls from a state of one of its episodes. */
-const BRANCH = 'policy branch';
-
-/**
- * From one state of each of the policy's episodes (turn t drawn uniformly, the environment re-seeded
- * from there as in the counterfactual ground truth): `branches` re-rolls of the policy, and per
- * `swaps` player one episode whose move at t is that player's, the policy playing on after it. They
- * are appended to `played` as 'policy branch' episodes of the same task; returns each episode with
- * its branches (criticPairs.ts branchPairs).
- */
-async function playBranches(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetCriticConfig, played: Played, log: (l: string) => void): Promise<number[][]> {
-  if (sc.branches === 0 && sc.swaps.length === 0) return [];
-  const t0 = performance.now();
-  const rng = new Rng(`forge/critic/branches/${cfg.seed}`);
-  const roots = played.episodes.flatMap((e, i) => (played.player[i] === 'policy' && e.turns.length > 0 ? [i] : []));
-  const prefixes = roots.map((i) => played.episodes[i].turns.slice(0, rng.int(played.episodes[i].turns.length)));
-  const seeds = roots.map(() => Array.from({ length: sc.branches + sc.swaps.length }, () => rng.int(1_000_000_000)));
-  const moves = await Promise.all(
-    sc.swaps.map((kind) =>
-      swapMoves(
-        kind,
-        roots.map((i) => played.episodes[i].task.spec),
-        prefixes,
-        cfg,
-      ),
-    ),
-  );
-  const slots: EpisodeSlot[] = roots.flatMap((i, r) =>
-    seeds[r].map((seed, j): EpisodeSlot => {
-      const slot: EpisodeSlot = { spec: played.episodes[i].task.spec, seed, prefix: prefixes[r], reseed: seed };
-      return j < sc.branches ? slot : { ...slot, forced: { action: moves[j - sc.branches][r], agent: SCRIPTED } };
-    }),
-  );
-  const agent = await PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } });
-  const eps = await runSlots(slots, agent, { phrasings: cfg.phrasings });
-  const per = sc.branches + sc.swaps.length;
-  const groups = roots.map((i, r) => {
-    const members = [i];
-    for (let j = 0; j < per; j++) {
-      members.push(played.episodes.length);
-      played.episodes.push(eps[r * per + j]);
-      played.task.push(played.task[i]);
-      played.player.push(BRANCH);
-    }
-    return members;
-  });
-  const swapped = sc.swaps.length ? ` and ${sc.swaps.join(' and ')} moves there` : '';
-  log(
-    `[forge critic] ${eps.length} branches from one state of each of the policy's ${roots.length} episodes: ${sc.branches} re-rolls each${swapped} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
-  );
-  return groups;
-}
-
-/** The move a scripted player makes after each prefix (one turn played from the replayed prefix). */
-async function swapMoves(kind: 'expert' | 'random', specs: readonly TaskSpec[], prefixes: readonly Turn[][], cfg: ForgeConfig): Promise<string[]> {
-  const out = new Array<string>(specs.length);
-  for (const family of new Set(specs.map((s) => s.family))) {
-    const at = specs.flatMap((s, r) => (s.family === family ? [r] : []));
-    const eps = await runSlots(
-      at.map((r) => ({
-        spec: specs[r],
-        seed: hashString(`forge/critic/swap/${cfg.seed}/${kind}/${r}`),
-        prefix: prefixes[r],
-        turnLimit: prefixes[r].length + 1,
-      })),
-      familyAgent(kind, family),
-      { phrasings: cfg.phrasings },
-    );
-    at.forEach((r, j) => (out[r] = eps[j].turns[prefixes[r].length].action));
   }
   return out;
 }
@@ -324,9 +200,9 @@ export async function criticPhase(
     // critic's episode rows the SWEET-RL trainer builds (algos/sweet.ts); an episode whose prompt,
     // hidden message and last turn overflow the window cannot be scored whole and is left out
     const t2 = performance.now();
-    // random play is left out of the pairs (kept for the value head): against it, a pair is won by how
-    // the whole dialogue looks, not by a turn (held-out pair accuracy ~1.0 with SWEET-RL's Spearman −0.01
-    // against the counterfactual truth on guess, docs/forge.md); branch pairs add turn-level contrasts
+    // random play is left out of the pairs (kept for the value head): against it, a pair can be won by how
+    // the whole dialogue looks rather than by any one turn; branch pairs add turn-level contrasts (the
+    // first measurement with both: docs/experiments/2026-12-02-sweet-critic-branch-pairs.md)
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
     const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
     const paired = [

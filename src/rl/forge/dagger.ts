@@ -11,9 +11,9 @@
 // per-agent-turn weights): the episode itself, training only the turns where the policy did what the
 // expert would (weight 1; the others 0: they are mistakes), and, for each turn where it did not, the
 // dialogue up to that state followed by the expert's move, the only trained tokens.
-import { FAMILIES } from '../envs/registry.ts';
 import { dialogueOf } from '../envs/episode.ts';
-import type { Episode, FamilyName, Message } from '../envs/types.ts';
+import type { Episode, Message } from '../envs/types.ts';
+import { FAMILIES, type FamilyName } from '../envs/registry.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { segments, toChat } from '../model/tokenizer/dialogue.ts';
 import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';

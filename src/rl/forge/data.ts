@@ -5,8 +5,8 @@
 // that restart at 0 per segment, so no token sees another dialogue and each segment looks exactly like
 // a prompt at play time.
 import { DEFAULT_NOISE } from '../envs/agent.ts';
-import { createAgent } from '../envs/registry.ts';
-import type { Episode, FamilyName } from '../envs/types.ts';
+import type { Episode } from '../envs/types.ts';
+import { createAgent, type FamilyName } from '../envs/registry.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { RowStream } from '../algos/driver.ts';
 import type { Row } from '../algos/rows.ts';

@@ -12,8 +12,7 @@
 //      and decode graphs) and manifest.json with sizes and sha256.
 // Everything is seeded; the data, initialisation and evaluation are deterministic from `seed`.
 import { dialogueOf } from '../envs/episode.ts';
-import { createAgent } from '../envs/registry.ts';
-import type { FamilyName } from '../envs/types.ts';
+import { createAgent, type FamilyName } from '../envs/registry.ts';
 import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folder/folder.ts';
 import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
 import { buildGraph } from '../model/llama/graphs.ts';

@@ -12,8 +12,8 @@
 //    one episode after another, so scripted agents play through the same loop; familyAgent builds the
 //    registry's scripted kinds that way.
 import { agentName, DEFAULT_NOISE } from '../envs/agent.ts';
-import { createAgent } from '../envs/registry.ts';
-import type { Agent, AgentKind, FamilyName, Message } from '../envs/types.ts';
+import type { Agent, AgentKind, Message } from '../envs/types.ts';
+import { createAgent, type FamilyName } from '../envs/registry.ts';
 import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import type { SamplingParams } from '../runtime/engine/sampling.ts';

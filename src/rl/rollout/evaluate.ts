@@ -9,8 +9,8 @@
 // rollout. Task i has seed `seed + i`; episode seeds follow rollout.ts episodeSeed, so the same
 // seeds give the same figures.
 import { rolloutMetrics } from './metrics.ts';
-import { FAMILIES } from '../envs/registry.ts';
-import type { FamilyName, JsonObject, Split, TaskSpec } from '../envs/types.ts';
+import type { JsonObject, Split, TaskSpec } from '../envs/types.ts';
+import { FAMILIES, type FamilyName } from '../envs/registry.ts';
 import type { GenerateApi } from '../runtime/engine/types.ts';
 import { PolicyBatchAgent, type BatchAgent } from './agents.ts';
 import { passKTAt, passKTGrid } from './passkt.ts';

@@ -9,8 +9,8 @@
 // log-probs, token ids and text), which the store keeps so that the credit can be recomputed later
 // without the critic (rollout/stored.ts). No DOM: the Play view's state
 // (ui/state/liveCredit.svelte.ts) and the credit bench drive it.
-import { estimatorSpec, createIncremental, resolveParams } from '../credit/registry.ts';
-import type { CreditParams, CreditResult, EstimatorName, IncrementalCredit, TurnCreditInput } from '../credit/types.ts';
+import { estimatorSpec, createIncremental, resolveParams, type EstimatorName } from '../credit/registry.ts';
+import type { CreditParams, CreditResult, IncrementalCredit, TurnCreditInput } from '../credit/types.ts';
 import type { CriticScoresRecord } from '../store/schema.ts';
 import { latestTurnInput, type CriticEpisode, type CriticInputOptions, type CriticTurn, type ScoreApi } from './criticInputs.ts';
 

@@ -3,7 +3,8 @@
 // kinds `--agent` names as BatchAgents.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FamilyName, JsonObject } from '../envs/types.ts';
+import type { JsonObject } from '../envs/types.ts';
+import type { FamilyName } from '../envs/registry.ts';
 import { fromHfConfig } from '../model/llama/config.ts';
 import { taskOptions } from '../model/meta.ts';
 import { nodeReader } from '../model/folder/nodeIo.ts';

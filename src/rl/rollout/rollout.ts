@@ -10,11 +10,11 @@
 // playEpisode is the one-episode path (the forge's data, tests): the same loop with one slot.
 // A slot may start from a recorded prefix (counterfactual re-rolls): its turns are replayed on the
 // environment (and must reproduce the recording), then randomness continues from `reseed`.
-import { FAMILIES, createEnv } from '../envs/registry.ts';
 import type { PhrasingSetting } from '../envs/phrasings.ts';
 import { BaseEnv } from '../envs/base.ts';
 import { beginTurn, playTurn, pushTurn } from '../envs/episode.ts';
-import type { Agent, Collaborator, Env, Episode, FamilyName, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
+import type { Agent, Collaborator, Env, Episode, JsonObject, Message, Split, Task, TaskSpec } from '../envs/types.ts';
+import { FAMILIES, createEnv, type FamilyName } from '../envs/registry.ts';
 import type { AgentSide, Turn } from '../envs/turn.ts';
 import { hashString } from '../util/rng.ts';
 import { scriptedBatchAgent, type BatchAgent } from './agents.ts';

@@ -9,9 +9,9 @@
 // an agent turn. An episode stored with its critic scores (store/schema.ts CriticScoresRecord,
 // written by Play as the critic scored it) gives GAE, bi-level GAE and SWEET-RL without the critic:
 // storedInput rebuilds the exact inputs the live estimators were fed, so any γ/λ/β recomputes there.
-import { computeCredit, estimatorSpec } from '../credit/registry.ts';
+import { computeCredit, ESTIMATOR_NAMES, estimatorSpec, type EstimatorName } from '../credit/registry.ts';
 import { CreditError } from '../credit/errors.ts';
-import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput, EstimatorName } from '../credit/types.ts';
+import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput } from '../credit/types.ts';
 import type { Episode, JsonObject } from '../envs/types.ts';
 import type { CreditRecord, CriticScoresRecord, EpisodeRecord } from '../store/schema.ts';
 import { readTurns } from '../store/turn.ts';
@@ -111,6 +111,15 @@ const CRITIC_INPUTS: ReadonlySet<CreditInputName> = new Set(['values', 'tokenOff
 export function estimatorNeedsCritic(name: EstimatorName): boolean {
   return estimatorSpec(name).needs.some((n) => CRITIC_INPUTS.has(n));
 }
+
+/** True when rewards, task groups and the shipped critic with its reference give all it reads (not ArCHer: the critic has no Q head). */
+const fedHere = (name: EstimatorName) => estimatorSpec(name).needs.every((n) => n === 'rewards' || n === 'group' || CRITIC_INPUTS.has(n));
+
+/** Estimators computed from rewards (and groups of one task) alone, in the registry's order: mc, grpo. */
+export const REWARD_ESTIMATORS: readonly EstimatorName[] = ESTIMATOR_NAMES.filter((n) => fedHere(n) && !estimatorNeedsCritic(n));
+
+/** Estimators that read the shipped critic's outputs (stored with an episode, or scored now), in the registry's order: gae, bilevel-gae, sweet. */
+export const CRITIC_ESTIMATORS: readonly EstimatorName[] = ESTIMATOR_NAMES.filter((n) => fedHere(n) && estimatorNeedsCritic(n));
 
 /** True when every episode carries stored critic scores (storedInput gives its full input). */
 export function hasStoredScores(episodes: readonly StoredEpisode[]): boolean {

@@ -2,7 +2,8 @@
 // the policy plays only once its model is loaded, only tasks whose prompt fits its context (issue 18:
 // rl/model/fit.ts, from its metadata) and only the families it was forged on (its metadata's
 // `families`). Otherwise the noisy expert stands in, and the note says why, so the swap is never silent.
-import type { AgentKind, FamilyName, TaskSpec } from '../../rl/envs/types.ts';
+import type { AgentKind, TaskSpec } from '../../rl/envs/types.ts';
+import type { FamilyName } from '../../rl/envs/registry.ts';
 import type { PolicyFit } from '../../rl/model/fit.ts';
 import type { ForgedRecord } from '../../rl/model/meta.ts';
 import { policyFitOf, type PromptCounter } from '../../rl/rollout/policyFit.ts';

@@ -7,12 +7,13 @@
 // with the view's parameters — per token too for the token-level two — with no critic loaded.
 // creditView.svelte.ts holds the state.
 import { fidelityReport, type FidelityReport } from '../../rl/credit/fidelity.ts';
-import { ESTIMATORS, resolveParams, type EstimatorSpec } from '../../rl/credit/registry.ts';
-import type { CreditParams, EstimatorName } from '../../rl/credit/types.ts';
-import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
+import { ESTIMATORS, estimatorSpec, resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
+import type { EstimatorSpec } from '../../rl/credit/spec.ts';
+import type { CreditParams } from '../../rl/credit/types.ts';
+import type { JsonObject } from '../../rl/envs/types.ts';
+import { FAMILIES, type FamilyName } from '../../rl/envs/registry.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
-import { readStored, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { CRITIC_ESTIMATORS, readStored, REWARD_ESTIMATORS, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
 
 /** One opened episode: its agent turns, credit per estimator, and ground truth where known. */
@@ -45,12 +46,6 @@ export interface OpenedRow {
 
 /** What the model reads from the store. */
 export type CreditStore = Pick<TrajectoryStore, 'listEpisodes' | 'getEpisodes'>;
-
-/** Estimators computable from stored episodes without a critic: rewards, and groups of one task. */
-export const STORED_ESTIMATORS: readonly EstimatorName[] = ['mc', 'grpo'];
-
-/** Estimators recomputed from an episode's stored critic scores (rollout/stored.ts storedInput). */
-export const SCORED_ESTIMATORS: readonly EstimatorName[] = ['gae', 'bilevel-gae', 'sweet'];
 
 /** "γ 0.95, λ 0.9": an estimator's parameters as shown beside its numbers. */
 export function paramText(spec: EstimatorSpec, params: CreditParams): string {
@@ -85,33 +80,35 @@ export function openedEpisode(
   const [mine] = readStored([record]);
   if (!mine) return null;
   const group: StoredEpisode[] = [mine, ...readStored(candidates).filter((e) => e.group === mine.group && e.id !== mine.id)];
-  const credit = storedCredit(group, STORED_ESTIMATORS);
+  const credit = storedCredit(group, REWARD_ESTIMATORS);
   const hidden: OpenedEpisode['hidden'] = [];
   // A row constant by construction says nothing and reads as a finding (issue 49): GRPO over a group
   // of one is that episode minus itself; SWEET-RL from a critic without its adapter is the critic's
   // log-ratio against itself. Such rows are listed under the heatmap with the reason, not drawn.
-  const rows: OpenedEpisode['rows'] = STORED_ESTIMATORS.flatMap((name) => {
-    if (name === 'grpo' && group.length === 1) {
-      hidden.push({ label: 'GRPO', reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' });
+  const rows: OpenedEpisode['rows'] = REWARD_ESTIMATORS.flatMap((name) => {
+    const spec = estimatorSpec(name);
+    if (spec.scope === 'group' && group.length === 1) {
+      hidden.push({ label: spec.label, reason: 'needs other episodes of this task to compare with (none is stored), so it is 0 on every turn' });
       return [];
     }
-    return [{ name, label: name === 'grpo' ? `GRPO (group of ${group.length})` : (specOf(name)?.label ?? name), values: credit.get(name)![0].perTurn }];
+    return [{ name, label: spec.scope === 'group' ? `${spec.label} (group of ${group.length})` : spec.label, values: credit.get(name)![0].perTurn }];
   });
   // the critic's estimators from its stored scores, with this view's parameters (bi-level GAE only where per-token values were stored)
   const scored = storedInput(mine);
   const tokens = scored && mine.scores ? { offsets: mine.scores.tokenOffsets, text: mine.scores.tokenText, version: mine.scores.version } : null;
   // "critic" scored with its base only; "critic@<adapter>" with an adapter (rollout/criticInputs.ts)
-  const noSweetAdapter = !!mine.scores && !mine.scores.version.includes('@');
-  for (const name of scored ? SCORED_ESTIMATORS : []) {
-    if (name === 'bilevel-gae' && !scored?.tokenValues) continue;
-    if (name === 'sweet' && noSweetAdapter) {
+  const noAdapter = !!mine.scores && !mine.scores.version.includes('@');
+  for (const name of scored ? CRITIC_ESTIMATORS : []) {
+    const spec = estimatorSpec(name);
+    // bi-level GAE's per-token values are stored only by critics that give them
+    if (spec.needs.some((n) => scored?.[n] === undefined)) continue;
+    if (spec.needsAdapter && noAdapter) {
       hidden.push({
-        label: 'SWEET-RL',
-        reason: `the critic that scored it (${mine.scores!.version}) has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn`,
+        label: spec.label,
+        reason: `the critic that scored it (${mine.scores!.version}) has no ${spec.label} adapter, so its log-ratio against its own base is 0 on every turn`,
       });
       continue;
     }
-    const spec = specOf(name)!;
     const p = resolveParams(name, params[name] ?? {});
     const [r] = storedCredit([mine], [name], { [name]: p }).get(name)!;
     rows.push({ name, label: `${spec.label} (recomputed)`, values: r.perTurn, paramText: paramText(spec, p), ...(r.perToken ? { perToken: r.perToken } : {}) });
@@ -121,7 +118,7 @@ export function openedEpisode(
   for (const c of record.credit) {
     if (c.version !== 'live' && c.estimator !== 'human-feedback') continue;
     const spec = specOf(c.estimator)?.label ?? c.estimator;
-    if (c.estimator === 'sweet' && noSweetAdapter) continue; // said once above
+    if (specOf(c.estimator)?.needsAdapter && noAdapter) continue; // said once above
     const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${spec} (as played)`;
     const values = Float32Array.from(at, (i) => c.values[i] ?? Number.NaN);
     // what Play showed, when a row above already gives the same numbers (same estimator, same parameters)
@@ -175,7 +172,7 @@ export async function listedFidelity(store: CreditStore, listed: readonly Episod
       : [];
   });
   return {
-    report: fidelityReport(episodes, [...STORED_ESTIMATORS], { resamples: 500, seed: 1 }),
+    report: fidelityReport(episodes, [...REWARD_ESTIMATORS], { resamples: 500, seed: 1 }),
     note: `${episodes.length} guess episodes; ground truth: information gain of each question.`,
   };
 }

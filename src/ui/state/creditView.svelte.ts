@@ -3,9 +3,10 @@
 // in creditModel.ts (pure, shared reading of stored episodes with the CLI); this class holds it.
 import type { FidelityReport } from '../../rl/credit/fidelity.ts';
 import type { EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
-import { resolveParams } from '../../rl/credit/registry.ts';
-import type { CreditParams, EstimatorName } from '../../rl/credit/types.ts';
-import { listedEpisodes, listedFidelity, openListed, SCORED_ESTIMATORS, type OpenedEpisode } from './creditModel.ts';
+import { resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
+import type { CreditParams } from '../../rl/credit/types.ts';
+import { listedEpisodes, listedFidelity, openListed, type OpenedEpisode } from './creditModel.ts';
+import { CRITIC_ESTIMATORS } from '../../rl/rollout/stored.ts';
 
 export type { OpenedEpisode } from './creditModel.ts';
 
@@ -16,7 +17,7 @@ export class CreditViewState {
   fidelity = $state.raw<FidelityReport | null>(null);
   fidelityNote = $state<string | null>(null);
   /** Parameters of the estimators recomputed from stored critic scores (GAE, bi-level GAE, SWEET-RL). */
-  params = $state<Record<string, CreditParams>>(Object.fromEntries(SCORED_ESTIMATORS.map((n) => [n, resolveParams(n)])));
+  params = $state<Record<string, CreditParams>>(Object.fromEntries(CRITIC_ESTIMATORS.map((n) => [n, resolveParams(n)])));
   private request = 0;
   private opening = 0;
 

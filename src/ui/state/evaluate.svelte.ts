@@ -10,9 +10,9 @@
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
 import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/rollout/sink.ts';
-import { FAMILIES } from '../../rl/envs/registry.ts';
 import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
-import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
+import type { JsonObject } from '../../rl/envs/types.ts';
+import { FAMILIES, FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 import { choiceOptions } from './lessonChoice.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';

@@ -1,8 +1,8 @@
 // What the family menus of Play, Train and Evaluate choose (issue #45): a family at the task options
 // the loaded policy was forged on, or one of the family's lessons (envs/family.ts Lesson). One
 // encoding for the menu's value and one reading of the options, so the three views agree.
-import { LESSONS, type FamilyLesson } from '../../rl/envs/registry.ts';
-import { FAMILY_NAMES, type FamilyName, type JsonObject } from '../../rl/envs/types.ts';
+import { FAMILY_NAMES, LESSONS, type FamilyLesson, type FamilyName } from '../../rl/envs/registry.ts';
+import type { JsonObject } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 
 /** The chosen lesson when it belongs to the chosen family; null otherwise (a family chosen elsewhere, e.g. by a resumed episode, leaves the lesson). */

@@ -4,8 +4,8 @@
 // incremental bookkeeping is src/rl/rollout/liveCredit.ts, the math src/rl/credit; this class
 // keeps the person's selection and makes the result reactive.
 import { criticFailure } from './criticFailure.ts';
-import { ESTIMATORS, resolveParams } from '../../rl/credit/registry.ts';
-import type { CreditInputName, CreditParams, EstimatorName } from '../../rl/credit/types.ts';
+import { ESTIMATORS, resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
+import type { CreditInputName, CreditParams } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
 import type { ScoreApi } from '../../rl/rollout/criticInputs.ts';
 import { LiveEpisodeCredit, type CriticScores } from '../../rl/rollout/liveCredit.ts';
@@ -63,7 +63,7 @@ export class LiveCredit {
       const reason =
         spec.scope === 'group'
           ? 'needs K episodes of the same task (Credit view)'
-          : spec.name === 'sweet' && this.criticVersion !== null && !this.criticVersion.includes('@')
+          : spec.needsAdapter && this.criticVersion !== null && !this.criticVersion.includes('@')
             ? 'the loaded critic has no SWEET-RL adapter, so its log-ratio against its own base is 0 on every turn'
             : missing.includes('q')
               ? 'needs a Q head; the shipped critic has a value head only'

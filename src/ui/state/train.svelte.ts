@@ -19,7 +19,8 @@ import {
 } from './turnCredit.ts';
 import type { FormField } from '../../rl/algos/spec.ts';
 import type { AlgoName, IterationReport, LearnerTarget, LoopEvent } from '../../rl/algos/types.ts';
-import type { FamilyName, JsonObject } from '../../rl/envs/types.ts';
+import type { JsonObject } from '../../rl/envs/types.ts';
+import type { FamilyName } from '../../rl/envs/registry.ts';
 import type { Adapter, ModelConfig } from '../../rl/runtime/api.ts';
 import { spawnTrainerWorker, type TrainerClient } from '../engine/trainerClient.ts';
 import { modelsUrl, type PolicyClient } from '../engine/policyClient.ts';

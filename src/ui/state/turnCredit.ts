@@ -6,8 +6,8 @@
 import type { LoopConfig } from '../../rl/algos/config.ts';
 import { ALGO_SPECS, algoSpec, sectionOf, type AlgoName } from '../../rl/algos/registry.ts';
 import { writeFields, type FormField, type FormValues } from '../../rl/algos/spec.ts';
-import { FAMILIES } from '../../rl/envs/registry.ts';
-import type { FamilyName, JsonObject, JsonValue } from '../../rl/envs/types.ts';
+import type { JsonObject, JsonValue } from '../../rl/envs/types.ts';
+import { FAMILIES, type FamilyName } from '../../rl/envs/registry.ts';
 
 /** What the group's fields hold, by field key (each algorithm's spec names its fields: specs/*.ts), plus infoGain. */
 export type CreditChoice = FormValues;

@@ -4,10 +4,7 @@
 // algorithms: after one update on episodes whose turns were not the expert's, the expert's reply at
 // the visited state is likelier and gains on the reply the policy took, whatever the episodes'
 // returns (DAgger reads no reward). Cost: ~2–4 s (wasm).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
-import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
-import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
+import { describe, expect, it } from 'vitest';
 import { AlgoContext } from '../../../src/rl/algos/context.ts';
 import { createAlgorithm } from '../../../src/rl/algos/registry.ts';
 import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
@@ -20,7 +17,7 @@ import type { Turn } from '../../../src/rl/envs/turn.ts';
 import { SCRIPTED } from '../../../src/rl/envs/turn.ts';
 import type { Task } from '../../../src/rl/envs/types.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { tinyModels } from '../engine/fixtures.ts';
+import { TINY_BUDGETS, TINY_LORA, tinyTrainer } from './tinyTrainer.ts';
 
 const OPTIONS = { candidates: 4, maxTurns: 3, pool: 13 };
 const WASTED = 'does it have horns?';
@@ -52,22 +49,8 @@ describe('expertLabels', () => {
 });
 
 describe('dagger: one update', () => {
-  const engine = new PolicyEngine();
-  let runtime: OrtRuntime;
-  let models: { policy: LoadedModel; critic: LoadedModel };
-
-  beforeAll(async () => {
-    const m = await tinyModels(9, 512);
-    const read = async (p: string) => m.files[p] ?? null;
-    models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
-    await engine.init('wasm');
-    await engine.load('policy', { kind: 'files', files: m.files, name: 'policy' });
-    runtime = await OrtRuntime.create('wasm');
-  });
-  afterAll(async () => {
-    await engine.dispose();
-    await runtime.dispose();
-  });
+  const fx = tinyTrainer();
+  const { engine } = fx;
 
   it.each([
     ['the episodes lost', 0],
@@ -80,11 +63,11 @@ describe('dagger: one update', () => {
         tasksPerIteration: 1,
         k: 4,
         lr: 1e-2,
-        lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+        lora: TINY_LORA,
       });
       if (config.settings.algo === 'dagger') config.settings.dagger.batch = 4;
       const id = `dagger-${reward}/policy`;
-      const ctx = new AlgoContext(engine, runtime, models, { policyBudget: 512, policyReserve: 16, criticBudget: 512 }, config, {
+      const ctx = new AlgoContext(engine, fx.runtime, fx.models, TINY_BUDGETS, config, {
         policy: id,
         critic: `dagger-${reward}/critic`,
       });

@@ -10,36 +10,18 @@
 //    filtered-out one, which it never trains on.
 // A sign error anywhere on those paths fails the test (each was broken once by hand to see it fail).
 // Cost: ~1–3 s per case (wasm).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
-import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { describe, expect, it } from 'vitest';
 import type { GenerateRequest, GenerateResult } from '../../../src/rl/runtime/engine/types.ts';
-import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
 import { AlgoContext, type TrainEngine } from '../../../src/rl/algos/context.ts';
 import { createAlgorithm } from '../../../src/rl/algos/registry.ts';
 import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
 import { defaultLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
 import type { AlgoName } from '../../../src/rl/algos/types.ts';
-import { tinyModels } from '../engine/fixtures.ts';
+import { TINY_BUDGETS, TINY_LORA, tinyTrainer } from './tinyTrainer.ts';
 import { BAD, GOOD, group, replyLogp } from './banditGroup.ts';
 
-const engine = new PolicyEngine();
-let runtime: OrtRuntime;
-let models: { policy: LoadedModel; critic: LoadedModel };
-
-beforeAll(async () => {
-  const m = await tinyModels(9, 512);
-  const read = async (p: string) => m.files[p] ?? null;
-  models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
-  await engine.init('wasm');
-  await engine.load('policy', { kind: 'files', files: m.files, name: 'policy' });
-  await engine.load('critic', { kind: 'files', files: m.files, name: 'critic' });
-  runtime = await OrtRuntime.create('wasm');
-});
-afterAll(async () => {
-  await engine.dispose();
-  await runtime.dispose();
-});
+const fx = tinyTrainer({ critic: true });
+const { engine } = fx;
 
 /**
  * The engine, except that generate answers every prompt with GOOD and BAD in turn (N of them): SWEET-RL's
@@ -82,7 +64,7 @@ function configFor(algo: AlgoName): LoopConfig {
     k: 4,
     lr: 1e-2,
     criticLr: 1e-2,
-    lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+    lora: TINY_LORA,
   });
   const s = config.settings;
   if (s.algo === 'ppo' || s.algo === 'starpo') Object.assign(s.starpo, { batch: 4, criticWarmup: 0 });
@@ -100,9 +82,9 @@ async function oneUpdate(algo: AlgoName, rGood: number, rBad: number): Promise<{
   let ctx: AlgoContext | null = null;
   ctx = new AlgoContext(
     candidatesOf(() => ctx as AlgoContext),
-    runtime,
-    models,
-    { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
+    fx.runtime,
+    fx.models,
+    TINY_BUDGETS,
     config,
     ids,
   );

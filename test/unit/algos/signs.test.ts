@@ -3,33 +3,16 @@
 // reply's log-probability under the new adapter and lowers the other's; flipping the rewards flips
 // both. A sign error anywhere between groupAdvantages, setReply, packRows and the clipped objective
 // fails it. Cost: ~10 s (wasm).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
-import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
-import { loadModel, type LoadedModel } from '../../../src/rl/model/folder/folder.ts';
+import { describe, expect, it } from 'vitest';
 import { AlgoContext } from '../../../src/rl/algos/context.ts';
 import { Starpo } from '../../../src/rl/algos/starpo.ts';
 import { NO_FEEDBACK } from '../../../src/rl/algos/feedback.ts';
 import { defaultLoopConfig } from '../../../src/rl/algos/config.ts';
-import { tinyModels } from '../engine/fixtures.ts';
+import { TINY_BUDGETS, TINY_LORA, tinyTrainer } from './tinyTrainer.ts';
 import { BAD, GOOD, group, replyLogp } from './banditGroup.ts';
 
-const engine = new PolicyEngine();
-let runtime: OrtRuntime;
-let models: { policy: LoadedModel; critic: LoadedModel };
-
-beforeAll(async () => {
-  const m = await tinyModels(9, 512);
-  const read = async (p: string) => m.files[p] ?? null;
-  models = { policy: await loadModel(read, 'policy'), critic: await loadModel(read, 'critic') };
-  await engine.init('wasm');
-  await engine.load('policy', { kind: 'files', files: m.files });
-  runtime = await OrtRuntime.create('wasm');
-});
-afterAll(async () => {
-  await engine.dispose();
-  await runtime.dispose();
-});
+const fx = tinyTrainer();
+const { engine } = fx;
 
 describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
   it.each([
@@ -43,18 +26,11 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
         tasksPerIteration: 1,
         k: 4,
         lr: 1e-2,
-        lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+        lora: TINY_LORA,
       });
       if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, batch: 4 });
       const ids = { policy: `signs-${divideByStd}-${rGood}/policy`, critic: 'unused' };
-      const ctx = new AlgoContext(
-        engine,
-        runtime,
-        { policy: models.policy, critic: null },
-        { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
-        config,
-        ids,
-      );
+      const ctx = new AlgoContext(engine, fx.runtime, { policy: fx.models.policy, critic: null }, TINY_BUDGETS, config, ids);
       const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
       const learner = algo.learners.policy!;
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });
@@ -101,18 +77,11 @@ describe('GRPO with Monte-Carlo re-roll credit', () => {
         tasksPerIteration: 1,
         k: 4,
         lr: 1e-2,
-        lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] },
+        lora: TINY_LORA,
       });
       if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 3, rerollPool: pool });
       const ids = { policy: 'signs-reroll/policy', critic: 'unused' };
-      const ctx = new AlgoContext(
-        engine,
-        runtime,
-        { policy: models.policy, critic: null },
-        { policyBudget: 512, policyReserve: 16, criticBudget: 512 },
-        config,
-        ids,
-      );
+      const ctx = new AlgoContext(engine, fx.runtime, { policy: fx.models.policy, critic: null }, TINY_BUDGETS, config, ids);
       const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
       const learner = algo.learners.policy!;
       await engine.setAdapter(ids.policy, learner.adapter(), { model: 'policy', activate: false });

@@ -15,8 +15,8 @@ import { tokenizerConfigJson, parseTokenizerJson } from '../../../src/rl/model/t
 import { CHAT_TEMPLATE_JINJA, encodeChat, renderChat, type ChatMessage } from '../../../src/rl/model/tokenizer/chat.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
-import { createAgent } from '../../../src/rl/envs/registry.ts';
-import { FAMILY_NAMES, type Message } from '../../../src/rl/envs/types.ts';
+import type { Message } from '../../../src/rl/envs/types.ts';
+import { createAgent, FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { toChatRecord } from '../../../src/rl/store/formats/chat.ts';
 import type { EpisodeRecord, MessageRecord } from '../../../src/rl/store/schema.ts';

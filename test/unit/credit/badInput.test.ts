@@ -2,8 +2,8 @@
 // parameters and pushes after the end give named CreditErrors or the documented safe values.
 import { describe, expect, it } from 'vitest';
 import { IncrementalGroupAdvantage } from '../../../src/rl/credit/groupAdvantage.ts';
-import { computeCredit, createIncremental, resolveParams } from '../../../src/rl/credit/registry.ts';
-import { ESTIMATOR_NAMES, type EpisodeCreditInput } from '../../../src/rl/credit/types.ts';
+import { computeCredit, createIncremental, ESTIMATOR_NAMES, resolveParams } from '../../../src/rl/credit/registry.ts';
+import type { EpisodeCreditInput } from '../../../src/rl/credit/types.ts';
 import { expectCreditError, f32, i32 } from './helpers.ts';
 
 const full = (T: number, tokensPerTurn = 2): EpisodeCreditInput => ({

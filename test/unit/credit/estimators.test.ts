@@ -6,10 +6,9 @@ import { biLevelGaeCredit } from '../../../src/rl/credit/biLevelGae.ts';
 import { gaeAdvantages, gaeCredit } from '../../../src/rl/credit/gae.ts';
 import { groupAdvantages, groupCredit } from '../../../src/rl/credit/groupAdvantage.ts';
 import { monteCarloCredit } from '../../../src/rl/credit/monteCarlo.ts';
-import { computeCredit, ESTIMATORS, resolveParams } from '../../../src/rl/credit/registry.ts';
+import { computeCredit, ESTIMATOR_NAMES, ESTIMATORS, resolveParams } from '../../../src/rl/credit/registry.ts';
 import { sweetCredit } from '../../../src/rl/credit/sweetAdvantage.ts';
 import type { EpisodeCreditInput } from '../../../src/rl/credit/types.ts';
-import { ESTIMATOR_NAMES } from '../../../src/rl/credit/types.ts';
 import { expectClose, f32, i32 } from './helpers.ts';
 
 // The three-turn episode used throughout: r = [1, 0, 2]; turn 0 has 2 tokens, turn 1 one, turn 2 three.

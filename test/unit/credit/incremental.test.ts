@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalGroupAdvantage, groupCredit } from '../../../src/rl/credit/groupAdvantage.ts';
-import { computeCredit, createIncremental } from '../../../src/rl/credit/registry.ts';
-import type { EpisodeCreditInput, EstimatorName, TurnCreditInput } from '../../../src/rl/credit/types.ts';
+import { computeCredit, createIncremental, type EstimatorName } from '../../../src/rl/credit/registry.ts';
+import type { EpisodeCreditInput, TurnCreditInput } from '../../../src/rl/credit/types.ts';
 import { expectClose } from './helpers.ts';
 
 const num = (lo: number, hi: number) => fc.float({ min: Math.fround(lo), max: Math.fround(hi), noNaN: true, noDefaultInfinity: true });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { evalCommand } from '../../../src/cli/commands/eval.ts';
 import { tasks } from '../../../src/cli/commands/tasks.ts';
-import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
+import { FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { capture } from '../capture.ts';
 import { tinyModels } from '../engine/fixtures.ts';

@@ -3,9 +3,9 @@
 // two-phase collaborator protocol is enforced.
 import { describe, expect, it } from 'vitest';
 import { replayEpisode } from '../../../src/rl/envs/episode.ts';
-import { FAMILIES, createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { splitOfKey } from '../../../src/rl/envs/split.ts';
-import { FAMILY_NAMES, type AgentKind, type Episode } from '../../../src/rl/envs/types.ts';
+import type { AgentKind, Episode } from '../../../src/rl/envs/types.ts';
+import { FAMILIES, createAgent, createEnv, FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { familyAgent } from '../../../src/rl/rollout/agents.ts';
 import { evaluate } from '../../../src/rl/rollout/evaluate.ts';
 import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';

@@ -3,8 +3,7 @@
 // figures are counted once (envs/guess/metrics.ts) and read two ways, which must agree.
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { FAMILIES, LESSONS, createAgent, createEnv, findLesson } from '../../../src/rl/envs/registry.ts';
-import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
+import { FAMILIES, FAMILY_NAMES, LESSONS, createAgent, createEnv, findLesson } from '../../../src/rl/envs/registry.ts';
 import { rolloutMetrics } from '../../../src/rl/rollout/metrics.ts';
 import { playEpisode, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { creditFields } from '../../../src/ui/state/turnCredit.ts';

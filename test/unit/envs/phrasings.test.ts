@@ -19,8 +19,8 @@ import { readReply } from '../../../src/rl/envs/guess/answers.ts';
 import { ATTRIBUTES } from '../../../src/rl/envs/guess/table.ts';
 import { TEMPLATES, lit } from '../../../src/rl/envs/backend/templates.ts';
 import { readValue } from '../../../src/rl/envs/backend/agents.ts';
-import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
-import type { FamilyName, TaskSpec } from '../../../src/rl/envs/types.ts';
+import type { TaskSpec } from '../../../src/rl/envs/types.ts';
+import { createAgent, createEnv, type FamilyName } from '../../../src/rl/envs/registry.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import type { PhrasingSetting } from '../../../src/rl/envs/phrasings.ts';
 

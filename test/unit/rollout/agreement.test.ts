@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
-import { FAMILY_NAMES, type FamilyName } from '../../../src/rl/envs/types.ts';
+import { FAMILIES, createAgent, FAMILY_NAMES, type FamilyName } from '../../../src/rl/envs/registry.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { expertAgreement, judgeTurns } from '../../../src/rl/rollout/agreement.ts';
 

@@ -4,9 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
 import { counterfactualTruth, informationGainOf } from '../../../src/rl/rollout/counterfactual.ts';
 import { rollout, runSlots, taskSpecs } from '../../../src/rl/rollout/rollout.ts';
-import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { BaseEnv } from '../../../src/rl/envs/base.ts';
-import type { FamilyName } from '../../../src/rl/envs/types.ts';
+import { createAgent, createEnv, type FamilyName } from '../../../src/rl/envs/registry.ts';
 
 const agent = (family: FamilyName, kind: 'noisy' | 'expert' | 'random' = 'noisy') => scriptedBatchAgent(kind, (seed) => createAgent(kind, family, { seed }));
 

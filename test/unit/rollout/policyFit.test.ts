@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelsDir } from '../../../src/cli/paths.ts';
 import { because } from '../../support/skip.ts';
-import { FAMILY_NAMES, type TaskSpec } from '../../../src/rl/envs/types.ts';
+import type { TaskSpec } from '../../../src/rl/envs/types.ts';
+import { createEnv, FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { policyFit, policyLimits } from '../../../src/rl/model/fit.ts';
 import { toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { openModels } from '../../../src/rl/rollout/node.ts';
 import { assertPolicyTakes, policyFitOf } from '../../../src/rl/rollout/policyFit.ts';
-import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
 
 describe('policyFit', () => {

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
 import { episodeSeed, playEpisode, rollout, RolloutError, runSlots, successTurns, taskSpecs, type RolloutEvent } from '../../../src/rl/rollout/rollout.ts';
 import { storeSink } from '../../../src/rl/rollout/sink.ts';
-import { createAgent, createEnv } from '../../../src/rl/envs/registry.ts';
 import { playTurn, pushTurn } from '../../../src/rl/envs/episode.ts';
-import type { Agent, EpisodeTurn, FamilyName, Message, TaskSpec } from '../../../src/rl/envs/types.ts';
+import type { Agent, EpisodeTurn, Message, TaskSpec } from '../../../src/rl/envs/types.ts';
+import { createAgent, createEnv, type FamilyName } from '../../../src/rl/envs/registry.ts';
 import { TrajectoryStore } from '../../../src/rl/store/index.ts';
 import { timeless } from './timeless.ts';
 

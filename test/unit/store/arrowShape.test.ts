@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
-import { FAMILY_NAMES } from '../../../src/rl/envs/types.ts';
+import { FAMILY_NAMES } from '../../../src/rl/envs/registry.ts';
 import { capture } from '../capture.ts';
 
 type Scalar = 'null' | 'bool' | 'int' | 'float' | 'string';

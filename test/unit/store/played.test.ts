@@ -4,8 +4,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { createAgent } from '../../../src/rl/envs/registry.ts';
-import type { FamilyName } from '../../../src/rl/envs/types.ts';
+import { createAgent, type FamilyName } from '../../../src/rl/envs/registry.ts';
 import { scriptedBatchAgent } from '../../../src/rl/rollout/agents.ts';
 import { isCollaborative, rollout, taskSpecs } from '../../../src/rl/rollout/rollout.ts';
 import { storeSink } from '../../../src/rl/rollout/sink.ts';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveLoopConfig, type LoopConfig } from '../../../src/rl/algos/config.ts';
 import type { AlgoName } from '../../../src/rl/algos/types.ts';
-import type { FamilyName, JsonObject } from '../../../src/rl/envs/types.ts';
+import type { JsonObject } from '../../../src/rl/envs/types.ts';
+import type { FamilyName } from '../../../src/rl/envs/registry.ts';
 import { creditFields, creditOverrides, creditSummary, defaultCreditChoice, mergeOverrides, type CreditChoice } from '../../../src/ui/state/turnCredit.ts';
 
 /** The config the Train view resolves: the form's credit choice with the JSON box merged over it. */

@@ -1,13 +1,14 @@
 // The `guess` collaborator's reply read as yes, no or unknown — or "unsure", when the words do not
 // say (the lab then asks the person again instead of wasting the turn). A small rule-based reader,
-// not a model: the reply is normalised (case, accents, emoji, contractions, typos of yes and no),
-// split into clauses at punctuation and at "but", "though", "and", …, and each clause is read on its
-// own: idioms first ("of course not", "no doubt", "I don't think so"), then bare answer words with
+// not a model: the reply is normalised (normalise.ts: case, accents, emoji, contractions, typos of yes
+// and no), split into clauses at punctuation and at "but", "though", "and", …, and each clause is read
+// on its own: idioms first ("of course not", "no doubt", "I don't think so"), then bare answer words with
 // their negations, then a restatement of the attribute asked about ("it has fur", "no fur", "it can't
 // fly", "it's a bird" for "is it a mammal?"), then a named animal of the table. The first clause that
 // answers decides (so "Yes, but it can't swim" is yes); a hedge or "I don't know" before it, or a
 // contradiction not introduced by a contrast ("yes, no"), makes the reply unsure; a correction
 // ("No, wait, yes") starts over. test/unit/envs/guessAnswerTable.ts is the table it is held to.
+import { normalise } from './normalise.ts';
 import { ATTRIBUTES, ITEM_INDEX, ITEMS, type AttributeKey } from './table.ts';
 
 /** How a reply was read. */
@@ -16,123 +17,6 @@ export interface Reading {
   kind: 'yes' | 'no' | 'unknown' | 'unsure';
   /** 1 for a plain answer, 0.9 for a restated attribute, 0.7 for a hedged lean ("probably"), 0 when unsure. */
   confidence: number;
-}
-
-// ---- normalisation ------------------------------------------------------------------------------
-
-const EMOJI: [RegExp, string][] = [
-  [/[👍👌✅✔☑🙆💯]/gu, ' yes '],
-  [/[👎❌✖✗✘🙅🚫⛔]/gu, ' no '],
-  [/🤷/gu, ' dunno '],
-  [/🤔/gu, ' hmm '],
-];
-
-// Whole-word spellings of a few answer words (typos and slang) → their canonical form.
-const SPELLINGS: Record<string, string> = {
-  ofc: 'of course',
-  def: 'definitely',
-  defo: 'definitely',
-  deffo: 'definitely',
-  definately: 'definitely',
-  definatly: 'definitely',
-  definitly: 'definitely',
-  absolutly: 'absolutely',
-  absolutley: 'absolutely',
-  absolutelly: 'absolutely',
-  certianly: 'certainly',
-  surley: 'surely',
-  shure: 'sure',
-  suree: 'sure',
-  corect: 'correct',
-  correcto: 'correct',
-  rite: 'right',
-  tru: 'true',
-  probly: 'probably',
-  prolly: 'probably',
-  probaly: 'probably',
-  probs: 'probably',
-  prob: 'probably',
-  probbaly: 'probably',
-  dont: 'do not',
-  doesnt: 'does not',
-  isnt: 'is not',
-  cant: 'can not',
-  cannot: 'can not',
-  wont: 'will not',
-  didnt: 'did not',
-  arent: 'are not',
-  wasnt: 'was not',
-  werent: 'were not',
-  hasnt: 'has not',
-  havent: 'have not',
-  wouldnt: 'would not',
-  couldnt: 'could not',
-  shouldnt: 'should not',
-  aint: 'is not',
-  its: 'it is',
-  thats: 'that is',
-  im: 'i am',
-  youre: 'you are',
-  theyre: 'they are',
-  yh: 'yes',
-  ive: 'i have',
-  id: 'i would',
-  oui: 'yes',
-  si: 'yes',
-  ja: 'yes',
-  non: 'no',
-  nein: 'no',
-  aye: 'yes',
-  yessir: 'yes sir',
-  yay: 'yes',
-  yesh: 'yes',
-  yis: 'yes',
-  yus: 'yes',
-  ys: 'yes',
-  yse: 'yes',
-  y: 'yes',
-  n: 'no',
-};
-
-const YES_FORMS = [/^y+e+s+$/, /^y+e+[sz]+h?$/, /^y+a+s+$/, /^y+e*a+[hp]*$/, /^y+e+h+$/, /^y+e+$/, /^y+a+h*$/, /^y+[eu]+p+(ers)?$/, /^y+e+a+p+$/, /^y+e+a+s+$/];
-const NO_FORMS = [/^n+o+$/, /^n+o+p+e*s?$/, /^n+a+h*$/, /^n+a+w+$/, /^n+a+y+$/];
-
-/** One token's canonical spelling: every form of yes becomes "yes", every form of no "no". */
-function canonicalWord(w: string): string {
-  if (w in SPELLINGS) return SPELLINGS[w];
-  if (YES_FORMS.some((re) => re.test(w))) return 'yes';
-  if (NO_FORMS.some((re) => re.test(w))) return 'no';
-  return w;
-}
-
-/** Lower case, no accents, emoji as words, contractions expanded, punctuation kept as separators. */
-function normalise(reply: string): string {
-  let t = reply.normalize('NFKD').replace(/\p{M}/gu, '');
-  for (const [re, word] of EMOJI) t = t.replace(re, word);
-  t = t
-    .replace(/[^\p{L}\p{N}\s'’‘`´.,;:!?…()[\]"{}%/_–—-]/gu, ' ')
-    .toLowerCase()
-    .replace(/[’‘`´]/g, "'")
-    .replace(/100 ?%|100 percent|a hundred percent/g, ' for sure ')
-    .replace(/\bcan'?t\b/g, 'can not')
-    .replace(/\bwon'?t\b/g, 'will not')
-    .replace(/\bain'?t\b/g, 'is not')
-    .replace(/n't\b/g, ' not')
-    .replace(/'s\b/g, ' is')
-    .replace(/'re\b/g, ' are')
-    .replace(/'m\b/g, ' am')
-    .replace(/'d\b/g, ' would')
-    .replace(/'ll\b/g, ' will')
-    .replace(/'ve\b/g, ' have')
-    .replace(/'/g, '')
-    .replace(/\s[-–—]+\s|[–—]/g, ' , ')
-    .replace(/[-/_]/g, ' ')
-    .replace(/([.,;:!?…()[\]"{}])/g, ' $1 ');
-  return t
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((w) => (/^[a-z]+$/.test(w) ? canonicalWord(w) : w))
-    .join(' ');
 }
 
 // ---- idioms (multi-word cues, replaced by one marker token) ---------------------------------------
