@@ -111,7 +111,8 @@ export const workshop: BenchEntry = {
   byDefault: false,
   async run(log) {
     const root = projectRoot();
-    if (!existsSync(join(root, 'dist', 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+    // built every time (seconds): a stale dist/ would lack what the bench reads and wait out its timeouts
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
     if (!existsSync(join(root, 'dist', 'models', 'manifest.json')))
       throw new Error('the workshop needs the shipped models in dist/models: run `npm run forge`, then `npx vite build`');
     const n = seedsFromEnv();
