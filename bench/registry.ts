@@ -14,6 +14,7 @@ import { engineBrowser } from './entries/engineBrowser.ts';
 import { iteration } from './entries/iteration.ts';
 import { forgeContext } from './entries/forgeContext.ts';
 import { trainMemory } from './entries/trainMemory.ts';
+import { workshop } from './entries/workshop.ts';
 
 export const BENCHES: BenchEntry[] = [probe, model];
 BENCHES.push(store);
@@ -28,3 +29,4 @@ BENCHES.push(engineBrowser);
 BENCHES.push(iteration);
 BENCHES.push(forgeContext);
 BENCHES.push(trainMemory);
+BENCHES.push(workshop);

@@ -1,5 +1,5 @@
-// The live adapter in real Chromium on wasm: one GRPO iteration makes an adapter live; Evaluate
-// chooses it by itself; Play names it
+// The live adapter in real Chromium on wasm: one GRPO iteration makes an adapter live, and the Train
+// view's sentence of the run names the adapter its Adapters table lists; Evaluate chooses it by itself; Play names it
 // and records it on the episode it plays; after a reload the live policy is the base again, and both
 // Play and Evaluate offer the stored adapter, which loads from IndexedDB into the policy worker and
 // plays (Evaluate's Pass@(K,T), a Play episode recorded under it).
@@ -46,7 +46,7 @@ describe.runIf(shipped)('the live adapter', because('public/models/manifest.json
       await page.getByTestId('algo').selectOption('grpo');
       await page.getByTestId('iterations').fill('1');
       await page.getByLabel('Tasks per iteration').fill('2');
-      await page.getByLabel('K episodes per task').fill('2');
+      await page.getByLabel('K episodes per task').fill('4');
       await page.getByTestId('train-start').click();
       await page.locator('[data-testid=train-progress][data-iterations="1"], [data-testid=train-error]').first().waitFor({ timeout: 300_000 });
       expect(await page.getByTestId('train-error').count()).toBe(0);
@@ -55,6 +55,13 @@ describe.runIf(shipped)('the live adapter', because('public/models/manifest.json
       // whose adapter it is: iteration 1's, or the start's where the run's validation kept it (issue 49)
       const kept = await page.getByTestId('adapters').locator('tr', { hasText: adapter }).getByTestId('adapter-iteration').innerText();
       expect(['iteration 1', 'the start (untrained)']).toContain(kept);
+      // the run's sentence (runStory.ts) says what it did and names the same adapter as the table
+      const story = page.getByTestId('run-story');
+      await expect(story.innerText()).resolves.toMatch(
+        /^GRPO trained 1 iteration \(8 episodes, \d+ s\) on guess; not validated \(the guard checks every 8 iterations\); /,
+      );
+      await expect(story.innerText()).resolves.toMatch(kept === 'iteration 1' ? /; the kept adapter is iteration 1's\.$/ : /; the run kept its start: .*\.$/);
+      await expect(story.getAttribute('data-kept-iteration')).resolves.toBe(kept === 'iteration 1' ? '1' : '0');
 
       // Evaluate, with no adapter chosen, evaluates the live one beside the base
       await page.getByRole('link', { name: 'Evaluate', exact: true }).click();

@@ -1,7 +1,7 @@
 // Issue 22 points 3 and 4 in the real lab (wasm, so the iterations take seconds): every learning-rate
 // path refuses a destructive value before a run starts, and so does a task whose prompt and reply reserve overflow
 // the policy's context (issue 18); an update that moves the policy too far is
-// undone, with a banner, and the live adapter stays the last good one; Pause → Resume continues; each
+// undone, with a banner and the run's sentence, and the live adapter stays the last good one; Pause → Resume continues; each
 // Start makes its own run, and a run another tab is training cannot be continued there (one writer
 // per run, src/rl/algos/runLock.ts) until that tab stops it; then it continues from its checkpoint
 // there, a Pause in its last iteration ends it, and the stopped run still exports its adapter. The
@@ -130,6 +130,10 @@ describe.runIf(shipped)('training runs in the lab', because('public/models/manif
             .getByTestId('adapter-iteration')
             .innerText(),
         ).resolves.toBe('the start (untrained)');
+        // and the run's sentence says so in words (ui/state/runStory.ts)
+        await expect(a.getByTestId('run-story').innerText()).resolves.toMatch(
+          /^GRPO trained 1 iteration \(16 episodes, \d+ s\) on bandit; .*; a guard undid 1 update; the run kept its start: its updates were undone\.$/,
+        );
         // and its export says the same: the safetensors metadata names iteration 0, and every lora_B is the start's zeros
         const saved = a.waitForEvent('download', { predicate: (d) => d.suggestedFilename() === 'adapter_model.safetensors' });
         await a.getByRole('button', { name: 'Export latest as PEFT' }).click();

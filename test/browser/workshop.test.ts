@@ -3,9 +3,10 @@
 // hidden information on the left; (2) Credit opens that episode with the information-gain truth
 // outlined; (3) back in Play the same episode is still there and sliding γ down shrinks the credit of
 // its early turns; (4) GRPO iterations on guess's lesson (turns-decide, chosen in Train's family menu
-// with its measurement shown) draw success, reward spread and gradient norm; (5) Pass@(K,T) of the base
-// policy and the new adapter on the lesson, and their difference with its paired interval. The step panel sits
-// above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
+// with its measurement shown) draw success, reward spread and gradient norm, and the run's sentence
+// names the adapter the Adapters table lists; (5) Pass@(K,T) of the base policy and the new adapter on
+// the lesson, and their difference with its paired interval, whose data attributes (what the workshop
+// bench reads) agree with its sentence. The step panel sits above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
 // the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time:
 // WORKSHOP_FULL=1 keeps the views' defaults (8 tasks × 8 per iteration, 8 tasks × 4), as a class would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +136,19 @@ describe('workshop mode', () => {
         await expect(page.getByRole('img', { name: new RegExp(`^${title.replace(/[()±]/g, '.')}: .* last -?\\d`) }).count()).resolves.toBe(1);
       }
       await page.getByTestId('adapters').getByText('live').waitFor();
+      // the run's sentence names what it trained on and the adapter the Adapters table lists
+      const kept = await page
+        .getByTestId('adapters')
+        .locator('tr', { hasText: `${run}/policy` })
+        .getByTestId('adapter-iteration')
+        .innerText();
+      const story = await page.getByTestId('run-story').innerText();
+      expect(story).toMatch(
+        new RegExp(
+          `^GRPO trained ${WORKSHOP_TRAINING.iterations} iterations \\(${WORKSHOP_TRAINING.iterations * (FULL ? 64 : 8)} episodes, .*\\) on guess's lesson turns-decide; `,
+        ),
+      );
+      expect(story).toMatch(kept === 'the start (untrained)' ? /the run kept its start: .*\.$/ : new RegExp(`the kept adapter is ${kept}'s\\.$`));
       mark('step 4');
 
       // 5. Evaluate: base and the new adapter, and where they differ
@@ -153,9 +167,16 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
-      await expect(page.getByTestId('success-diff').innerText()).resolves.toMatch(
-        /points .*(within|beyond) noise \(paired 95% bootstrap interval over tasks\)/,
-      );
+      const successDiff = page.getByTestId('success-diff');
+      const said = (await successDiff.innerText()).match(/: ([+−]\d+) points .*(within|beyond) noise \(paired 95% bootstrap interval over tasks\)/);
+      expect(said).not.toBeNull();
+      // the figures the workshop bench reads (bench/entries/workshop.ts) are the ones the sentence says
+      const data = await successDiff.evaluate((e) => ({ ...e.dataset }));
+      expect(Number(data.low)).toBeLessThanOrEqual(Number(data.estimate));
+      expect(Number(data.high)).toBeGreaterThanOrEqual(Number(data.estimate));
+      expect(Math.abs(100 * Number(data.estimate) - Number(said![1].replace('−', '-')))).toBeLessThanOrEqual(0.5); // the sentence rounds to whole points
+      expect(data.beyondNoise).toBe(String(said![2] === 'beyond'));
+      expect(data.tasks).toBe(String(FULL ? 8 : 2));
       // The difference map's colours say no more than its statistics: a fixed range, and every cell
       // whose paired interval includes 0 grey and hatched (a zero difference always is).
       const diffMap = page.getByTestId('passkt-diff');

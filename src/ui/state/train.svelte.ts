@@ -28,6 +28,7 @@ import { backendPreference } from '../engine/backendPreference.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
 import { chosenLesson } from './lessonChoice.ts';
+import { runSentence } from './runStory.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
 
@@ -84,6 +85,10 @@ export class TrainState {
   readonly creditForm: FormField<never>[] = $derived(creditFormFields(this.algo, this.family));
   /** The started run's summary line: its algorithm and turn-level credit, from the config it was given. */
   summary = $state<string | null>(null);
+  /** The started run's own words (runStory.ts): its algorithm, what it trained on and its validation period, fixed at Start. */
+  private ran = $state<{ algo: string; on: string; validateEvery: number } | null>(null);
+  /** Wall seconds the run's iterations took (every run() call of this Start, Pauses left out). */
+  private runSeconds = $state(0);
   /** Advanced: JSON overrides of any loop or algorithm field (src/rl/algos/config.ts overrideConfig); '' for none. */
   overrides = $state('');
   phase = $state<TrainPhase>('idle');
@@ -138,6 +143,14 @@ export class TrainState {
   readonly rollbacks = $derived(this.warnings.filter(ofKind('rolled-back')));
   /** A run that ended on earlier adapters because the final ones did not clearly beat them on the validation tasks (algos/validation.ts ValidationGuard.finish). */
   readonly kept = $derived(this.warnings.findLast(ofKind('kept-best')) ?? null);
+  /** What the run did, in words, once it has ended (null while it runs, is paused or failed). */
+  readonly story = $derived(
+    this.phase === 'stopped' && this.ran
+      ? runSentence({ ...this.ran, planned: this.planned || this.iterations, reports: this.reports, seconds: this.runSeconds })
+      : null,
+  );
+  /** The iteration whose adapter the run ended on (its last report's adapter_iteration), for the story's element. */
+  readonly keptIteration = $derived(this.reports.at(-1)?.metrics.adapter_iteration ?? null);
   /** Seconds per iteration so far, for the ETA. */
   readonly secondsPerIteration = $derived(this.reports.length ? (performance.now() - this.startedAt) / 1000 / this.reports.length : null);
 
@@ -194,6 +207,13 @@ export class TrainState {
     }
     this.phase = 'starting';
     this.summary = creditSummary(config);
+    const lesson = chosenLesson(this.family, this.lesson);
+    this.ran = {
+      algo: ALGO_SPECS.find((s) => s.name === config.settings.algo)?.label ?? config.settings.algo,
+      on: lesson ? `${lesson.family}'s lesson ${lesson.name}` : config.family,
+      validateEvery: config.rollback.validateEvery,
+    };
+    this.runSeconds = 0;
     this.reports = [];
     this.warnings = [];
     this.worker?.terminate();
@@ -239,6 +259,7 @@ export class TrainState {
       return;
     }
     this.startedAt = performance.now() - (this.secondsPerIteration ?? 0) * 1000 * this.reports.length;
+    const began = performance.now();
     const flight = this.trainer.train(
       remaining,
       proxy((r: IterationReport) => {
@@ -258,6 +279,8 @@ export class TrainState {
     } catch (e) {
       // Stop disposes the trainer under a running call: that call's error is the stop, not a failure
       if (call === this.runCall && this.phase !== 'stopped') this.fail(e);
+    } finally {
+      this.runSeconds += (performance.now() - began) / 1000;
     }
   }
 
