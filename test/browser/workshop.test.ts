@@ -7,12 +7,13 @@
 // names the adapter the Adapters table lists; (5) Pass@(K,T) of the base policy and the new adapter on
 // the lesson, and their difference with its paired interval, whose data attributes (what the workshop
 // bench reads) agree with its sentence. The step panel sits above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
-// the same each run; training and evaluation are kept small (2 tasks × 4, 2 tasks × 2) for time:
-// WORKSHOP_FULL=1 keeps the views' defaults (8 tasks × 8 per iteration, 8 tasks × 4), as a class would.
+// the same each run; after checking the workshop's presets (its budget, lr and information-gain
+// weight; step 5's held-out tasks), training and evaluation are kept small (3 iterations of 2 tasks × 4,
+// 2 tasks × 2) for time: WORKSHOP_FULL=1 keeps the presets, as a class would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
-import { WORKSHOP_TRAINING } from '../../src/ui/state/workshop.svelte.ts';
+import { WORKSHOP_EVALUATION, WORKSHOP_TRAINING } from '../../src/ui/state/workshop.svelte.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -22,6 +23,8 @@ afterAll(async () => server?.close());
 
 const SEED = 9;
 const FULL = process.env.WORKSHOP_FULL === '1';
+const ITERATIONS = FULL ? WORKSHOP_TRAINING.iterations : 3;
+const EVAL_TASKS = FULL ? WORKSHOP_EVALUATION.tasks : 2;
 
 /** Whether two elements' boxes overlap on the page. */
 async function overlap(a: Locator, b: Locator): Promise<boolean> {
@@ -121,15 +124,15 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('train-family').inputValue()).resolves.toBe('guess@turns-decide');
       await expect(page.getByTestId('train-family-lesson').innerText()).resolves.toMatch(/"pool":13.* 30\.5 points of win probability/);
       await expect(page.getByTestId('iterations').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.iterations));
+      await expect(page.getByLabel('Learning rate').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.lr));
+      await expect(page.getByTestId('credit-info-gain').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.infoGain));
       if (!FULL) {
+        await page.getByTestId('iterations').fill(String(ITERATIONS));
         await page.getByLabel('Tasks per iteration').fill('2');
         await page.getByLabel('K episodes per task').fill('4');
       }
       await page.getByTestId('train-start').click();
-      await page
-        .locator(`[data-testid=train-progress][data-iterations="${WORKSHOP_TRAINING.iterations}"], [data-testid=train-error]`)
-        .first()
-        .waitFor({ timeout: 480_000 });
+      await page.locator(`[data-testid=train-progress][data-iterations="${ITERATIONS}"], [data-testid=train-error]`).first().waitFor({ timeout: 480_000 });
       expect(await page.getByTestId('train-error').count()).toBe(0);
       const run = await page.getByTestId('train-progress').getAttribute('data-run');
       for (const title of ['Success (rollouts) and validation', 'Reward mean ± spread within groups', 'Gradient norm']) {
@@ -144,9 +147,7 @@ describe('workshop mode', () => {
         .innerText();
       const story = await page.getByTestId('run-story').innerText();
       expect(story).toMatch(
-        new RegExp(
-          `^GRPO trained ${WORKSHOP_TRAINING.iterations} iterations \\(${WORKSHOP_TRAINING.iterations * (FULL ? 64 : 8)} episodes, .*\\) on guess's lesson turns-decide; `,
-        ),
+        new RegExp(`^GRPO trained ${ITERATIONS} iterations \\(${ITERATIONS * (FULL ? 64 : 8)} episodes, .*\\) on guess's lesson turns-decide; `),
       );
       expect(story).toMatch(kept === 'the start (untrained)' ? /the run kept its start: .*\.$/ : new RegExp(`the kept adapter is ${kept}'s\\.$`));
       mark('step 4');
@@ -157,13 +158,14 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('eval-family').inputValue()).resolves.toBe('guess@turns-decide');
       await expect(page.getByTestId('eval-family-lesson').innerText()).resolves.toMatch(/Guess, 8 animals from 13, 4 turns/);
       await expect.poll(() => page.getByTestId('eval-adapter').inputValue()).toBe(`${run}/policy`);
+      await expect(page.getByTestId('eval-tasks').inputValue()).resolves.toBe(String(WORKSHOP_EVALUATION.tasks));
       if (!FULL) {
         await page.getByTestId('eval-tasks').fill('2');
         await page.getByTestId('eval-n').fill('2');
       }
       await page.getByTestId('eval-run').click();
       await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
-      const episodes = FULL ? 32 : 4;
+      const episodes = FULL ? EVAL_TASKS * 4 : 4;
       await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
@@ -176,7 +178,7 @@ describe('workshop mode', () => {
       expect(Number(data.high)).toBeGreaterThanOrEqual(Number(data.estimate));
       expect(Math.abs(100 * Number(data.estimate) - Number(said![1].replace('−', '-')))).toBeLessThanOrEqual(0.5); // the sentence rounds to whole points
       expect(data.beyondNoise).toBe(String(said![2] === 'beyond'));
-      expect(data.tasks).toBe(String(FULL ? 8 : 2));
+      expect(data.tasks).toBe(String(EVAL_TASKS));
       // The difference map's colours say no more than its statistics: a fixed range, and every cell
       // whose paired interval includes 0 grey and hatched (a zero difference always is).
       const diffMap = page.getByTestId('passkt-diff');
