@@ -91,6 +91,13 @@ describe('the engine policy', () => {
       expect((again[mode] as PolicyModeResult).episodes.map((e) => timeless(e.turns))).toEqual(x.episodes.map((e) => timeless(e.turns)));
     }
     const held = await evaluateHeldOut(engine, null, { family: 'bandit', tasks: 4, seed: 9, maxNewTokens: 6 });
-    expect(held).toEqual({ adapter: null, sampled: (r.sampled as PolicyModeResult).figures, greedy: (r.greedy as PolicyModeResult).figures });
+    // each task's success in task order, so that two results over the same tasks pair up
+    const perTask = (mode: 'sampled' | 'greedy') => (r[mode] as PolicyModeResult).episodes.map((e) => (e.success ? 1 : 0));
+    expect(held).toEqual({
+      adapter: null,
+      sampled: (r.sampled as PolicyModeResult).figures,
+      greedy: (r.greedy as PolicyModeResult).figures,
+      perTask: { sampled: perTask('sampled'), greedy: perTask('greedy') },
+    });
   });
 });
