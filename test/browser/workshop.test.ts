@@ -126,6 +126,7 @@ describe('workshop mode', () => {
       await expect(page.getByTestId('iterations').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.iterations));
       await expect(page.getByLabel('Learning rate').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.lr));
       await expect(page.getByTestId('credit-info-gain').inputValue()).resolves.toBe(String(WORKSHOP_TRAINING.infoGain));
+      await expect(page.getByTestId('train-overrides').inputValue()).resolves.toBe(WORKSHOP_TRAINING.overrides);
       if (!FULL) {
         await page.getByTestId('iterations').fill(String(ITERATIONS));
         await page.getByLabel('Tasks per iteration').fill('2');
