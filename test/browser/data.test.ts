@@ -11,6 +11,7 @@ import { parquetReadObjects } from 'hyparquet';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, playToEnd, serveApp } from './harness.ts';
+import { PURGE_AFTER_MS } from '../../src/ui/state/retention.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -154,6 +155,20 @@ describe('trajectory store in the lab', () => {
       await page.getByTestId('undo').click();
       await expect.poll(() => label.innerText()).toMatch(/^1–50 of 90/);
       expect(await liveRuns(page)).toEqual({ 'train-a': 60, 'train-b': 15, 'eval-c': 5, '': 10 });
+
+      // deleted again and left past PURGE_AFTER_MS, the next opening of the lab frees their space: gone from IndexedDB, turns too
+      await origin.selectOption('training');
+      await page.getByTestId('filter-run').selectOption('train-a');
+      await page.getByTestId('delete-run').click();
+      await page.getByTestId('confirm-delete').click();
+      await expect.poll(() => page.getByTestId('data-message').innerText()).toBe('Deleted 60 episodes of run A.');
+      const before = await storedCounts(page);
+      expect(before.episodes).toBe(90);
+      await backdateDeleted(page, PURGE_AFTER_MS + 60_000);
+      await page.reload();
+      await expect.poll(async () => (await storedCounts(page)).episodes).toBe(30);
+      expect((await storedCounts(page)).turns).toBe((before.turns * 30) / 90);
+      expect(await liveRuns(page)).toEqual({ 'train-b': 15, 'eval-c': 5, '': 10 });
       expect(b.errors).toEqual([]);
     } finally {
       await b.close();
@@ -328,6 +343,49 @@ async function download(page: Page, format: string, dir: string, prefix = ''): P
 /** The seeds of the rows shown (each generated episode has its own). */
 function seeds(page: Page): Promise<string[]> {
   return page.locator('tbody tr td:nth-child(4)').allInnerTexts();
+}
+
+/** How many episode and turn records IndexedDB holds, deleted or not. */
+function storedCounts(page: Page): Promise<{ episodes: number; turns: number }> {
+  return page.evaluate(
+    () =>
+      new Promise<{ episodes: number; turns: number }>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(['episodes', 'turns']);
+          const [e, t] = [tx.objectStore('episodes').count(), tx.objectStore('turns').count()];
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve({ episodes: e.result, turns: t.result });
+          };
+        };
+      }),
+  );
+}
+
+/** Moves every deleted episode's deletion `ms` into the past, as if it had been deleted then. */
+function backdateDeleted(page: Page, ms: number): Promise<void> {
+  return page.evaluate(
+    (ms) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('turnwise');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('episodes', 'readwrite');
+          const store = tx.objectStore('episodes');
+          const all = store.getAll();
+          all.onsuccess = () => {
+            for (const e of all.result as { deletedAt: number | null }[]) if (e.deletedAt !== null) store.put({ ...e, deletedAt: e.deletedAt - ms });
+          };
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+        };
+      }),
+    ms,
+  );
 }
 
 /** Live (not deleted) episodes per run id ('' for none), read from IndexedDB directly. */

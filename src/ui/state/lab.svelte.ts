@@ -7,6 +7,7 @@ import type { BackendInfo, BackendPreference, EngineEvent, SelfTestResult, Model
 import { modelsUrl, spawnPolicyWorker, type PolicyClient } from '../engine/policyClient.ts';
 import { backendPreference, setBackendPreference } from '../engine/backendPreference.ts';
 import { TrajectoryStore } from '../../rl/store/index.ts';
+import { PURGE_AFTER_MS } from './retention.ts';
 import { Preferences } from './preferences.svelte.ts';
 import { Workshop, type Presets } from './workshop.svelte.ts';
 import { TrainState } from './train.svelte.ts';
@@ -181,6 +182,8 @@ export class Lab {
       });
       if (store.interrupted.length) void this.noticeInterrupted(store, store.interrupted);
       void store.requestPersistence();
+      // a deleted episode stays restorable (Undo) while its tab lives; past that, its space is freed here
+      void store.purgeDeleted(PURGE_AFTER_MS);
       this.store = store;
       void this.adapters.refresh();
     } catch (e) {
