@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => engine.dispose());
 
-it('GRPO masters a fixed set of 4 guess tasks of the lesson setting', { timeout: 300_000 }, async () => {
+it('GRPO masters a fixed set of 4 guess tasks of the lesson setting', { timeout: 600_000 }, async () => {
   const policy = engine.loadedModel('policy');
   const lesson = findLesson('turns-decide');
   const request = { algo: 'grpo', family: lesson.family, seed: 1, lr: 1e-3, tasksPerIteration: 4, k: 8, fixedTasks: 4, options: lesson.options } as const;

@@ -78,6 +78,6 @@ describe('turnwise eval', () => {
   it('refuses unknown families and agents', async () => {
     await expect(evalCommand.run(['--family', 'chess'])).rejects.toThrow('unknown family "chess"');
     await expect(evalCommand.run(['--family', 'guess', '--agent', 'genius'])).rejects.toThrow('unknown agent "genius"');
-    await expect(evalCommand.run([])).rejects.toThrow('--family is required');
+    await expect(evalCommand.run([])).rejects.toThrow('--family (or --lesson) is required');
   });
 });
