@@ -7,6 +7,7 @@
 // test/unit/envs/phrasings.test.ts holds every guess phrasing to the reader for every attribute and
 // every backend template to its exact value; test/fixtures/phrasings-heldout.json shares none of them.
 import { CANONICAL_PHRASINGS, type Phrasings, type PhrasingSetting } from './phrasings.ts';
+import { composeStatements, TRAINING_STATEMENT_PARTS } from './wordings.ts';
 
 /** The varied phrasings the forge may train on (`phrasings: 'varied'`); the canonical ones are among them. */
 export const TRAINING_PHRASINGS: Phrasings = {
@@ -167,7 +168,9 @@ export const TRAINING_PHRASINGS: Phrasings = {
       'The {name} shoud be {value}{unit}.',
       'Good question: the {name} is {value}{unit}.',
       'The {name} is {value}{unit}, no more, no less.',
-    ],
+      // and 160 composed from parts: other orders, moods, hedges, fillers and punctuation (wordings.ts)
+      ...composeStatements(TRAINING_STATEMENT_PARTS, 160, 47),
+    ].filter((t, i, all) => all.indexOf(t) === i),
     unknown: [
       "I don't know.",
       'I can only tell you about the numbers I listed.',
