@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { BanditEnv } from '../../../src/rl/envs/ragen/bandit.ts';
 import { answerText, readChoice, DIRECTIONS } from '../../../src/rl/envs/ragen/common.ts';
-import { FrozenLakeEnv, solveLake, randomSuccess, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
+import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
+import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { SokobanEnv, applyMove, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
 
 describe('action parsing', () => {
@@ -66,6 +68,27 @@ describe('frozenlake', () => {
     const r = env.step('fly');
     expect(r).toMatchObject({ reward: -0.1, done: false, info: { invalidFormat: true, reason: 'invalid-format' } });
     expect(r.observation).toContain('Turns left: 49.');
+  });
+
+  it("states a slip other than RAGEN's in the prompt, and the expert plans for the ice it is on", async () => {
+    // the default prompt keeps RAGEN's sentence (the shipped policy was forged on it)
+    const env = new FrozenLakeEnv();
+    expect(env.reset({ family: 'frozenlake', split: 'test', seed: 1 }).prompt).toContain(
+      'You may move in an unintended direction because the ice is slippery. Symbols',
+    );
+    for (const slip of [0, 0.2, 0.15, 2 / 3]) expect(readSlip(slipSentence(slip))).toBeCloseTo(slip, 12);
+    // planned for slip 2/3 on ice that does not slip, it stepped sideways on purpose and won 2 of 100 such games
+    for (const options of [
+      { slip: 0, maxTurns: 8 },
+      { slip: 0.2, maxTurns: 10 },
+    ]) {
+      let won = 0;
+      for (let seed = 0; seed < 40; seed++) {
+        const ep = await playEpisode(createAgent('expert', 'frozenlake', { seed }), { family: 'frozenlake', split: 'test', seed, options });
+        won += ep.success ? 1 : 0;
+      }
+      expect(won, JSON.stringify(options)).toBeGreaterThanOrEqual(options.slip === 0 ? 40 : 32);
+    }
   });
 });
 

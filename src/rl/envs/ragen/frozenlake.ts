@@ -165,7 +165,7 @@ export class FrozenLakeEnv extends BaseEnv {
     return {
       spec: { family: 'frozenlake', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
       prompt:
-        'You are solving the FrozenLake puzzle. Avoid the holes and go to the goal. You may move in an unintended direction because the ice is slippery. ' +
+        `You are solving the FrozenLake puzzle. Avoid the holes and go to the goal. ${slipSentence(this.opts.slip)} ` +
         'Symbols: P player, _ frozen, O hole, G goal, X player in hole, √ player on goal. Actions: Left, Down, Right, Up. Answer like <answer>Left</answer>.\n' +
         this.state(),
       hidden: { cells: value.cells, start: value.start, slip: this.opts.slip },
@@ -208,6 +208,26 @@ export class FrozenLakeEnv extends BaseEnv {
   }
 }
 
+const DEFAULT_SLIP_SENTENCE = 'You may move in an unintended direction because the ice is slippery.';
+
+/**
+ * How the prompt states the slip. RAGEN's slip (the default) keeps RAGEN's sentence, so the default
+ * prompt is the one the shipped policy was forged on; any other slip is stated as a number, so that a
+ * player (the scripted expert included: readSlip) can plan for the ice it is on.
+ */
+export function slipSentence(slip: number): string {
+  if (slip === FROZENLAKE_DEFAULTS.slip) return DEFAULT_SLIP_SENTENCE;
+  if (slip === 0) return 'The ice is not slippery: every move goes the way you choose.';
+  return `The ice is slippery: a move goes the way you choose with probability ${+(100 * (1 - slip)).toFixed(1)}%, otherwise to one side.`;
+}
+
+/** The slip a prompt states (slipSentence): RAGEN's 2/3 unless it says otherwise. */
+export function readSlip(prompt: string): number {
+  if (prompt.includes('The ice is not slippery')) return 0;
+  const p = /a move goes the way you choose with probability (\d+(?:\.\d+)?)%/.exec(prompt);
+  return p ? 1 - Number(p[1]) / 100 : FROZENLAKE_DEFAULTS.slip;
+}
+
 /** Reads the lake and turns left from the newest observation. */
 function readLake(text: string): { cells: string; player: number; turnsLeft: number } | null {
   const grid = parseGrid(text, 'Map:', N);
@@ -231,7 +251,8 @@ export const frozenLakeAgents: FamilyAgents = {
     const lake = readLake(lastUser(d));
     if (!lake) return say(0);
     const h = Math.max(1, lake.turnsLeft);
-    return say(solveLake(lake.cells, h, FROZENLAKE_DEFAULTS.slip).policy[h][lake.player]);
+    // plans for the ice the prompt states: planned for RAGEN's slip on other ice, it steps sideways on purpose
+    return say(solveLake(lake.cells, h, readSlip(d[0]?.content ?? '')).policy[h][lake.player]);
   },
   mistake: (_d, rng) => say(rng.int(4)),
   random: (_d, rng) => say(rng.int(4)),
