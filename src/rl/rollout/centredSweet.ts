@@ -91,3 +91,59 @@ export function centredTurns(perTurn: ArrayLike<number>, candidates: readonly Ar
     ),
   );
 }
+
+/**
+ * The candidates of an episode whose turns land one at a time: each new state is sampled once, calls
+ * are queued, and a new task, fewer turns or another K starts over (a call of an older episode drops
+ * its result).
+ */
+export class LiveSweetCentring {
+  private task: Task | null = null;
+  private k = 0;
+  /** [turn][K] candidate advantages of the turns sampled so far. */
+  private readonly sampled: Float64Array[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private epoch = 0;
+
+  /** Turns whose state has its K candidates. */
+  get done(): number {
+    return this.sampled.length;
+  }
+
+  /** True when the sampled candidates belong to this task and K. */
+  sameAs(task: Task, k: number): boolean {
+    return task === this.task && k === this.k;
+  }
+
+  reset(): void {
+    this.task = null;
+    this.sampled.length = 0;
+    this.epoch++;
+  }
+
+  /** Samples the states of the turns that landed since the last call, one state per batch (progress: after each). */
+  extend(models: CentringModels, task: Task, turns: readonly Turn[], opts: CentreOptions & { onState?: (done: number, total: number) => void }): Promise<void> {
+    if (task !== this.task || turns.length < this.sampled.length || opts.k !== this.k) {
+      this.reset();
+      this.task = task;
+      this.k = opts.k;
+    }
+    const epoch = this.epoch;
+    const next = this.chain.then(async () => {
+      for (let t = this.sampled.length; t < turns.length && epoch === this.epoch; t++) {
+        const [a] = await candidateAdvantages(turnStates(task, turns, t, t + 1), models, opts);
+        if (epoch !== this.epoch) return;
+        this.sampled.push(a);
+        opts.onState?.(t + 1, turns.length);
+      }
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Centred credit of the first perTurn.length turns of `task` over K candidates, or null until their states are all sampled. */
+  centred(perTurn: ArrayLike<number>, beta: number, task: object | null, k: number): Float32Array | null {
+    if (task !== this.task || k !== this.k || perTurn.length > this.sampled.length) return null;
+    return centredTurns(perTurn, this.sampled, beta);
+  }
+}

@@ -17,7 +17,7 @@ import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { writeManifest, writeModelFolder } from '../../../src/rl/model/folder/folder.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { PolicyBatchAgent } from '../../../src/rl/rollout/agents.ts';
-import { CENTRE_NO_ADAPTER, centreStored } from '../../../src/rl/rollout/centredSweet.ts';
+import { CENTRE_NO_ADAPTER, centreStored, LiveSweetCentring } from '../../../src/rl/rollout/centredSweet.ts';
 import { criticInputs, type ScoreApi } from '../../../src/rl/rollout/criticInputs.ts';
 import { openModels } from '../../../src/rl/rollout/node.ts';
 import { rollout, taskSpecs, type RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
@@ -142,6 +142,38 @@ describe('centred SWEET-RL credit of stored episodes', () => {
     }
     // g(s) shifted every A at a state (the raw credit moved), the centred credit did not
     expect(centred[1]).toEqual(centred[0]);
+  });
+});
+
+describe('centred SWEET-RL credit of an episode as its turns land (Play)', () => {
+  it('samples each state once, in order; null until every turn is sampled, and for another K or task', { timeout: 120_000 }, async () => {
+    const e = played[1];
+    const episode = { task: e.task, turns: e.turns, tokens: e.turns.map((t) => t.tokens) };
+    const taken: { context: string; h: number }[] = [];
+    const [sweet] = storedCredit(
+      [{ ...fromEpisode(e, 1), critic: episode }],
+      ['sweet'],
+      {},
+      await criticInputs(knownCritic(stateConstant, taken), [episode]),
+    ).get('sweet')!;
+    const seen: { context: string; h: number }[] = [];
+    const models = { agent: await PolicyBatchAgent.create(engine, { sampling: { maxNewTokens: 6 } }), critic: knownCritic(stateConstant, seen) };
+    const k = 2;
+    const live = new LiveSweetCentring();
+    await live.extend(models, e.task, e.turns.slice(0, 1), { k, seed: 5 });
+    expect([live.done, seen.length]).toEqual([1, k]);
+    expect(live.centred(sweet.perTurn, 1, e.task, k)).toBeNull();
+    await live.extend(models, e.task, e.turns, { k, seed: 5 });
+    await live.extend(models, e.task, e.turns, { k, seed: 5 }); // nothing new to sample
+    expect([live.done, seen.length]).toEqual([2, 2 * k]);
+    const centred = live.centred(sweet.perTurn, 1, e.task, k)!;
+    taken.forEach((mine, t) => {
+      const cands = seen.filter((x) => x.context === mine.context).map((x) => x.h);
+      expect(cands).toHaveLength(k);
+      expect(centred[t]).toBe(mine.h - cands.reduce((a, b) => a + b, 0) / k);
+    });
+    expect(live.centred(sweet.perTurn, 1, e.task, k + 1)).toBeNull();
+    expect(live.centred(sweet.perTurn, 1, played[0].task, k)).toBeNull();
   });
 });
 
