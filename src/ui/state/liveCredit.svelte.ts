@@ -126,7 +126,11 @@ export class LiveCredit {
     turns: readonly Turn[],
   ): Promise<void> {
     const sweet = this.choices.find((c) => c.spec.name === 'sweet');
-    if (!engine || !this.selected.includes('sweet') || sweet?.reason || this.centreK === 0 || this.criticVersion === null || turns.length === 0) return;
+    if (!this.selected.includes('sweet') || sweet?.reason || this.centreK === 0 || this.criticVersion === null || turns.length === 0) return;
+    if (!engine) {
+      this.centreNote = 'SWEET-RL is centred over candidate turns the policy samples: load the policy (Settings → Models), or set K = 0 for the raw log-ratio';
+      return;
+    }
     if (this.centring.done >= turns.length && this.centring.sameAs(task, this.centreK)) return;
     const k = this.centreK;
     try {
