@@ -21,8 +21,8 @@ import { parseEstimators } from './credit.ts';
 import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { runWithinState, WITHIN_STATE_USAGE } from './withinState.ts';
-import { centredAdvantage, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
-import { sampleCandidateTurns, sweetAtStates, type StatePick } from '../../rl/rollout/withinState.ts';
+import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { candidateAdvantages, centredTurns, turnStates } from '../../rl/rollout/centredSweet.ts';
 import { lessonUsage } from '../lesson.ts';
 
 function fmt(i: Interval): string {
@@ -30,15 +30,16 @@ function fmt(i: Interval): string {
   return `${f(i.estimate)} [${f(i.low)}, ${f(i.high)}]`;
 }
 
-/** The fidelity table as text. */
-export function fidelityText(title: string, r: FidelityReport): string {
+/** The fidelity table as text; with the truth's ceiling √r (--reliability), beside every estimator's pooled Spearman. */
+export function fidelityText(title: string, r: FidelityReport, ceiling?: Interval): string {
+  const beside = ceiling ? ` ${'truth ceiling √r'.padEnd(22)}` : '';
   const lines = [
     title,
-    `${'estimator'.padEnd(12)} ${'pooled Spearman'.padEnd(22)} ${'pooled Kendall'.padEnd(22)} ${'within-episode Spearman'.padEnd(24)} episodes defined`,
+    `${'estimator'.padEnd(13)} ${'pooled Spearman'.padEnd(22)}${beside} ${'pooled Kendall'.padEnd(22)} ${'within-episode Spearman'.padEnd(24)} episodes defined`,
   ];
   for (const row of r.rows) {
     lines.push(
-      `${row.estimator.padEnd(12)} ${fmt(row.pooled.spearman).padEnd(22)} ${fmt(row.pooled.kendall).padEnd(22)} ${fmt(row.withinEpisode.spearman).padEnd(24)} ${row.withinEpisode.episodesDefined}/${row.episodes}`,
+      `${row.estimator.padEnd(13)} ${fmt(row.pooled.spearman).padEnd(22)}${ceiling ? ` ${fmt(ceiling).padEnd(22)}` : ''} ${fmt(row.pooled.kendall).padEnd(22)} ${fmt(row.withinEpisode.spearman).padEnd(24)} ${row.withinEpisode.episodesDefined}/${row.episodes}`,
     );
   }
   return lines.join('\n');
@@ -58,8 +59,9 @@ function secondDrawSeed(seed: number): number {
 }
 
 /**
- * SWEET-RL credit centred at each turn's state (credit/centredSweet.ts): every turn's log-ratio minus its
- * mean over K candidate turns the policy samples at that state ([episode][T]).
+ * SWEET-RL credit centred at each turn's state (rollout/centredSweet.ts): every turn's log-ratio minus its
+ * mean over K candidate turns the policy samples at that state ([episode][T]). A critic without an
+ * adapter gives 0 everywhere, centred or not: nothing is sampled.
  */
 async function centredSweet(
   played: readonly RolloutEpisode[],
@@ -70,11 +72,14 @@ async function centredSweet(
   seed: number,
   run: { phrasings?: PhrasingSetting },
 ): Promise<Float32Array[]> {
-  const states: StatePick[] = played.flatMap((e) => e.turns.map((_, t) => ({ task: e.task, t, prefix: e.turns.slice(0, t) })));
-  const candidates = await sampleCandidateTurns(states, agent, { candidates: k, seed, ...run });
-  const base = await sweetAtStates(critic, states, candidates);
+  if ((await critic.adapters('critic')).active === null) return sweet.map((s) => Float32Array.from(s));
+  const candidates = await candidateAdvantages(
+    played.flatMap((e) => turnStates(e.task, e.turns)),
+    { agent, critic },
+    { k, seed, ...run },
+  );
   let at = 0;
-  return played.map((e, i) => Float32Array.from(e.turns, (_, t) => centredAdvantage(sweet[i][t], base[at++])));
+  return played.map((e, i) => centredTurns(sweet[i], candidates.slice(at, (at += e.turns.length)), 1));
 }
 
 export const creditReport: Command = {
@@ -211,7 +216,7 @@ export const creditReport: Command = {
           `credit fidelity, ${a.family} ${a.split}, ${agent.name}: ${summary.episodes} episodes (${summary.turns} turns, success ${(100 * summary.successRate).toFixed(1)}%), K=${k}, M=${m}; ${summary.seconds.toFixed(1)} s`,
           ...reports.map(
             (r) =>
-              fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report) +
+              fidelityText(`vs ${r.truth} (estimate [95% bootstrap interval over episodes, ${resamples} resamples]):`, r.report, r.reliability?.ceiling) +
               (r.reliability ? `\n${reliabilityText(r.reliability, m)}` : ''),
           ),
         ].join('\n\n'),

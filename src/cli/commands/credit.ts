@@ -6,15 +6,24 @@
 // episodes (the lab's export of episodes played with the critic: format version 2 criticScores),
 // else score them with the shipped critic and its base as reference (src/rl/rollout/criticInputs.ts);
 // the credit itself comes from src/rl/rollout/stored.ts storedCredit, as in the lab's Credit view.
+// SWEET-RL's credit is centred at each turn's state by K candidates the policy samples there
+// (rollout/centredSweet.ts; --sweet-centre K, default 8, 0 for the raw log-ratio).
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { UsageError, parseOptions, report, type Command } from '../command.ts';
+import { join } from 'node:path';
+import { intOption, UsageError, parseOptions, report, type Command } from '../command.ts';
 import { prepareOutFile } from '../output.ts';
 import { modelsDir } from '../paths.ts';
 import { ESTIMATOR_NAMES, estimatorSpec, type EstimatorName } from '../../rl/credit/registry.ts';
-import type { CreditParams, CreditResult, EpisodeCreditInput } from '../../rl/credit/types.ts';
+import type { CreditParams, CreditResult } from '../../rl/credit/types.ts';
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
+import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
+import { CENTRE_NO_ADAPTER, centreStored } from '../../rl/rollout/centredSweet.ts';
+import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
+import { SHIPPED_ADAPTER_FILES } from '../../rl/model/folder/folder.ts';
 import {
   annotations,
   CRITIC_ESTIMATORS,
@@ -98,17 +107,47 @@ export async function loadEpisodes(path: string): Promise<Loaded> {
   return { format: 'episodes', episodes, records: [] };
 }
 
-/** The critic's inputs for the episodes, from the critic in a models folder. */
-async function scoreWithCritic(root: string, backend: 'node' | 'wasm', episodes: readonly StoredEpisode[]): Promise<EpisodeCreditInput[]> {
-  const engine = await openModels({ root, backend, models: ['critic'] });
-  try {
-    return await criticInputs(
-      engine,
-      episodes.map((e) => e.critic),
+/** How SWEET-RL's credit was centred: K (0: the raw log-ratio) and, when nothing was sampled, why. */
+interface Centring {
+  k: number;
+  sampled: boolean;
+  note: string;
+}
+
+/**
+ * SWEET-RL's rows centred at each turn's state: K candidates sampled by the policy and scored by the
+ * critic that scored the taken turns (rollout/centredSweet.ts). A critic without an adapter samples nothing.
+ */
+async function centreSweet(
+  results: Map<EstimatorName, CreditResult[]>,
+  episodes: readonly StoredEpisode[],
+  engine: PolicyEngine | undefined,
+  k: number,
+  seed: number,
+): Promise<Centring> {
+  const sweet = results.get('sweet') as CreditResult[];
+  const note = (sampled: boolean, text: string): Centring => {
+    results.set(
+      'sweet',
+      sweet.map((r) => ({ ...r, params: { ...r.params, centre: k } })),
     );
-  } finally {
-    await engine.dispose();
-  }
+    return { k, sampled, note: text };
+  };
+  if (k === 0) return note(false, 'uncentred: the raw log-ratio, identified only up to a function of the state');
+  if (!engine || (await engine.adapters('critic')).active === null || !engine.models().some((m) => m.name === 'policy')) return note(false, CENTRE_NO_ADAPTER);
+  const agent = await PolicyBatchAgent.create(engine);
+  const centred = await centreStored(
+    episodes,
+    sweet.map((r) => r.perTurn),
+    Number(sweet[0]?.params.beta ?? 1),
+    { agent, critic: engine },
+    { k, seed },
+  );
+  results.set(
+    'sweet',
+    sweet.map((r, i) => ({ ...r, perTurn: centred[i], params: { ...r.params, centre: k } })),
+  );
+  return { k, sampled: true, note: `centred at each turn's state over K = ${k} candidate turns the policy sampled there` };
 }
 
 export const credit: Command = {
@@ -116,7 +155,7 @@ export const credit: Command = {
   summary: "per-turn credit for stored or imported episodes (Turnwise JSONL: the lab's export, eval/passkt --out)",
   usage: [
     `Usage: npx turnwise credit --in FILE [--estimators ${[...REWARD_ESTIMATORS, ...CRITIC_ESTIMATORS].join(',')}|all] [--params JSON]`,
-    '                           [--out FILE.turnwise.jsonl] [--rescore] [--models DIR] [--backend node|wasm] [--json]',
+    '                           [--out FILE.turnwise.jsonl] [--rescore] [--models DIR] [--backend node|wasm] [--sweet-centre K] [--seed S] [--json]',
     '',
     "FILE: Turnwise JSONL (the lab's export, turnwise eval --out, passkt --out), or one episode per line (older eval --out files).",
     `Default estimators: ${REWARD_ESTIMATORS.join(',')} (rewards only). ${inWords(CRITIC_ESTIMATORS)} recompute from the critic scores`,
@@ -125,6 +164,10 @@ export const credit: Command = {
     'GRPO groups episodes of the same task.',
     '--params sets estimator parameters, e.g. \'{"gae":{"gamma":0.9,"lambda":0.5}}\'.',
     '--out writes the Turnwise JSONL input back with the credit as annotations (one value per turn record).',
+    `--sweet-centre K (default ${SWEET_CENTRE_DEFAULT}): SWEET-RL's log-ratio is centred at each turn's state, minus its mean over K`,
+    'candidate turns the policy (--models) samples there, scored by the critic there (issue #46: Bradley–Terry leaves a function',
+    'of the state undetermined). 0: the raw log-ratio. Nothing is sampled when the critic has no SWEET-RL adapter (its log-ratio',
+    'is 0 everywhere). The JSON says K (sweetCentre) and each sweet annotation carries it as params.centre. --seed S seeds the candidates.',
   ].join('\n'),
   async run(argv) {
     const { values } = parseOptions(argv, {
@@ -135,6 +178,8 @@ export const credit: Command = {
       rescore: { type: 'boolean' },
       models: { type: 'string' },
       backend: { type: 'string' },
+      'sweet-centre': { type: 'string' },
+      seed: { type: 'string' },
     });
     if (!values.in) throw new UsageError('--in FILE is required');
     if (values.out) await prepareOutFile(values.out);
@@ -144,10 +189,41 @@ export const credit: Command = {
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
     const loaded = await loadEpisodes(values.in);
     const withTurns = loaded.episodes.filter((e) => e.critic.turns.length > 0);
+    const sweet = estimators.includes('sweet');
+    if (values['sweet-centre'] !== undefined && !sweet) throw new UsageError("--sweet-centre centres SWEET-RL's credit: add sweet to --estimators");
+    const k = intOption(values['sweet-centre'], 'sweet-centre', SWEET_CENTRE_DEFAULT, 0, 1024);
+    const seed = intOption(values.seed, 'seed', 1, 0);
     const needsCritic = estimators.some(estimatorNeedsCritic);
-    const criticSource = !needsCritic ? null : !values.rescore && hasStoredScores(withTurns) ? 'stored' : 'critic';
-    const critic = criticSource === 'critic' ? await scoreWithCritic(values.models ?? modelsDir(), backend, withTurns) : undefined;
-    const results = storedCredit(withTurns, estimators, params, critic);
+    const storedOk = !values.rescore && hasStoredScores(withTurns);
+    // centring samples with the policy and scores with the critic, which then scores the taken turns too
+    // (one critic for both); stored scores from a critic without an adapter need neither (0 by construction)
+    const storedNoAdapter = storedOk && withTurns.every((e) => !e.scores?.version.includes('@'));
+    const centring = sweet && k > 0 && !storedNoAdapter;
+    const criticSource = !needsCritic ? null : storedOk && !centring ? 'stored' : 'critic';
+    const root = values.models ?? modelsDir();
+    // the policy is loaded only to sample candidates for a critic with an adapter (checked again once loaded)
+    const engine =
+      criticSource === 'critic'
+        ? await openModels({
+            root,
+            backend,
+            models: centring && existsSync(join(root, 'critic', SHIPPED_ADAPTER_FILES[0])) ? ['policy', 'critic'] : ['critic'],
+          })
+        : undefined;
+    let results: Map<EstimatorName, CreditResult[]>;
+    let centre: Centring | null = null;
+    try {
+      const critic = engine
+        ? await criticInputs(
+            engine,
+            withTurns.map((e) => e.critic),
+          )
+        : undefined;
+      results = storedCredit(withTurns, estimators, params, critic);
+      if (sweet) centre = await centreSweet(results, withTurns, centring ? engine : undefined, k, seed);
+    } finally {
+      await engine?.dispose();
+    }
     const rows = withTurns.map((e, i) => ({
       id: e.id,
       family: e.family,
@@ -177,9 +253,13 @@ export const credit: Command = {
       for await (const l of encodeTurnwise(records)) lines.push(l);
       await writeFile(values.out, lines.join(''));
     }
-    report(!!values.json, { file: values.in, format: loaded.format, estimators, params, criticSource, episodes: rows }, () =>
+    const centreFields = centre ? { sweetCentre: centre.k, sweetCentreNote: centre.note } : {};
+    report(!!values.json, { file: values.in, format: loaded.format, estimators, params, criticSource, ...centreFields, episodes: rows }, () =>
       [
         `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}${criticSource === 'stored' ? ' (critic estimators from the stored critic scores)' : ''}`,
+        ...(centre
+          ? [`sweet: ${centre.k === 0 ? 'SWEET-RL uncentred (raw log-ratio)' : `SWEET-RL, centred over K = ${centre.k} candidates`}; ${centre.note}`]
+          : []),
         ...rows
           .slice(0, 20)
           .map(

@@ -159,3 +159,18 @@ export async function latestTurnInput(engine: ScoreApi, episode: CriticEpisode, 
   };
   return { turn, tokens: s.critic[0].tokens.slice(), version: s.version, ...(T === 1 ? { initialValue: Math.fround(s.values[0]) } : {}) };
 }
+
+/**
+ * The critic's and its reference's log-probs of each episode's last turn only, all episodes in one call
+ * per model (the prefix is context, not scored again): what SWEET-RL's log-ratio of that turn reads
+ * (centring samples K candidates at a state, each an episode ending in the candidate).
+ */
+export async function lastTurnLogprobs(
+  engine: ScoreApi,
+  episodes: readonly CriticEpisode[],
+  opts: CriticInputOptions = {},
+): Promise<{ criticLogprobs: Float32Array; refLogprobs: Float32Array }[]> {
+  if (episodes.some((e) => e.turns.length === 0)) throw new RolloutError('bad-config', 'lastTurnLogprobs needs episodes with at least one turn');
+  const scored = await scoreRange(engine, episodes, (e) => e.turns.length - 1, opts);
+  return scored.map((s) => ({ criticLogprobs: Float32Array.from(s.critic[0].logprobs), refLogprobs: Float32Array.from(s.ref[0].logprobs) }));
+}

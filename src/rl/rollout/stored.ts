@@ -12,9 +12,11 @@
 import { computeCredit, ESTIMATOR_NAMES, estimatorSpec, type EstimatorName } from '../credit/registry.ts';
 import { CreditError } from '../credit/errors.ts';
 import type { CreditInputName, CreditParams, CreditResult, EpisodeCreditInput } from '../credit/types.ts';
-import type { Episode, JsonObject } from '../envs/types.ts';
+import type { Episode, JsonObject, TaskSpec } from '../envs/types.ts';
+import type { Turn } from '../envs/turn.ts';
 import type { CreditRecord, CriticScoresRecord, EpisodeRecord } from '../store/schema.ts';
-import { readTurns } from '../store/turn.ts';
+import { readTurns, turnsOf } from '../store/turn.ts';
+import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
 import type { CriticEpisode, CriticTurn } from './criticInputs.ts';
 
 /** One episode ready for credit, whatever file it came from. */
@@ -31,10 +33,25 @@ export interface StoredEpisode {
   agentRecords: number[] | null;
   /** The critic's scores of its agent turns, when they were stored with it. */
   scores: CriticScoresRecord | null;
+  /**
+   * Its task's spec and its turns whole, to replay a prefix (centred SWEET-RL samples candidates at each
+   * turn's state), or why it cannot be replayed (a family the lab does not know, records it did not write).
+   */
+  played: { spec: TaskSpec; turns: Turn[] } | string;
 }
 
 function groupKey(family: string, split: string, seed: number, options: unknown): string {
   return `${family}/${split}/${seed}/${JSON.stringify(options ?? {})}`;
+}
+
+function playedOf(rec: EpisodeRecord): StoredEpisode['played'] {
+  const { family, split, seed, options } = rec.task;
+  if (!(FAMILY_NAMES as readonly string[]).includes(family)) return `its family "${family}" is not one of the lab's`;
+  try {
+    return { spec: { family: family as FamilyName, split, seed, options }, turns: turnsOf(rec.turns).turns };
+  } catch (e) {
+    return (e as Error).message;
+  }
 }
 
 /** Reads a Turnwise episode record. */
@@ -57,6 +74,7 @@ export function fromRecord(rec: EpisodeRecord): StoredEpisode {
     },
     agentRecords,
     scores: rec.criticScores ?? null,
+    played: playedOf(rec),
   };
 }
 
@@ -77,6 +95,7 @@ export function fromEpisode(e: Episode, line: number): StoredEpisode {
     critic: { task: e.task, turns: e.turns.map((t) => ({ action: t.action, observation: t.observation, reward: t.reward, done: t.done, info: t.info })) },
     agentRecords: null,
     scores: null,
+    played: { spec: s, turns: e.turns },
   };
 }
 

@@ -19,7 +19,7 @@ import { agentSideOf, type Turn } from '../envs/turn.ts';
 import { hashString, Rng } from '../util/rng.ts';
 import type { BatchAgent } from './agents.ts';
 import { checkedGamma, returnFrom, type JudgedEpisode } from './counterfactual.ts';
-import { criticInputs, type ScoreApi } from './criticInputs.ts';
+import { criticInputs, lastTurnLogprobs, type ScoreApi } from './criticInputs.ts';
 import { RolloutError, runSlots, type EpisodeSlot, type RolloutEvent } from './rollout.ts';
 
 /** A state: an episode's task and its turns before agent turn t. */
@@ -228,15 +228,21 @@ export async function candidateScores(states: readonly SampledState[], scoring: 
 
 /**
  * SWEET-RL's advantage (β = 1) of given turns at their states, [state][K]: each turn is scored by the
- * critic as turn t after the state's prefix, its adapter against its base (criticInputs, one call per model).
+ * critic as turn t after the state's prefix (the prefix only as context), its adapter against its base
+ * (lastTurnLogprobs, one call per model).
  */
 export async function sweetAtStates(critic: ScoreApi, states: readonly StatePick[], turns: readonly (readonly Turn[])[]): Promise<Float64Array[]> {
   const episodes = states.flatMap((s, k) =>
     turns[k].map((turn) => ({ task: s.task, turns: [...s.prefix, turn], tokens: [...s.prefix.map((p) => p.tokens), turn.tokens] })),
   );
-  const inputs = await criticInputs(critic, episodes);
+  const scored = await lastTurnLogprobs(critic, episodes);
   let at = 0;
-  return states.map((s, k) => Float64Array.from(turns[k], () => turnSweet(inputs[at++], s.t)));
+  return states.map((_, k) =>
+    Float64Array.from(turns[k], () => {
+      const x = scored[at++];
+      return sweetTurnAdvantage(x.criticLogprobs, x.refLogprobs, 1);
+    }),
+  );
 }
 
 /** SWEET-RL's advantage (β = 1) of turn t of one episode's critic inputs. */

@@ -5,7 +5,9 @@
 // src/rl/credit/fidelity.ts) over the listed guess episodes. An episode stored with the critic's
 // scores (Play keeps them) also gets GAE, bi-level GAE and SWEET-RL recomputed from those scores
 // with the view's parameters — per token too for the token-level two — with no critic loaded.
-// creditView.svelte.ts holds the state.
+// SWEET-RL's row is centred at each turn's state (issue #46; rollout/centredSweet.ts): the view samples
+// K candidates per state with the policy (creditView.svelte.ts) and passes their advantages in here;
+// until they are in, the row is left out with why. creditView.svelte.ts holds the state.
 import { fidelityReport, type FidelityReport } from '../../rl/credit/fidelity.ts';
 import { ESTIMATORS, estimatorSpec, resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
 import type { EstimatorSpec } from '../../rl/credit/spec.ts';
@@ -14,6 +16,8 @@ import type { JsonObject } from '../../rl/envs/types.ts';
 import { FAMILIES, type FamilyName } from '../../rl/envs/registry.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
 import { CRITIC_ESTIMATORS, readStored, REWARD_ESTIMATORS, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
+import { centredTurns } from '../../rl/rollout/centredSweet.ts';
+import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
 
 /** One opened episode: its agent turns, credit per estimator, and ground truth where known. */
@@ -30,6 +34,8 @@ export interface OpenedEpisode {
   hidden: { label: string; reason: string }[];
   /** The tokens the critic scored (turn t owns [offsets[t], offsets[t+1])), when its scores were stored. */
   tokens: { offsets: number[]; text: string[]; version: string } | null;
+  /** SWEET-RL's row waits for its centring candidates (CentreInput.candidates). */
+  needsCentring: boolean;
 }
 
 /** One row of an opened episode's heatmap. */
@@ -54,6 +60,20 @@ export function paramText(spec: EstimatorSpec, params: CreditParams): string {
 
 const specOf = (name: string) => ESTIMATORS.find((e) => e.name === name);
 
+/** How SWEET-RL's row is centred: K (0: the raw log-ratio), and the candidates' advantages once sampled or why they are not. */
+export interface CentreInput {
+  k: number;
+  /** [turn][K] β = 1 advantages of the candidates the policy sampled at each turn's state (rollout/centredSweet.ts). */
+  candidates?: readonly ArrayLike<number>[];
+  /** Why there are none yet, e.g. "sampling 8 candidates at each of 3 states…". */
+  pending?: string;
+}
+
+/** "SWEET-RL, centred over K = 8 candidates" or "SWEET-RL, uncentred (raw log-ratio)". */
+export function centredLabel(label: string, k: number): string {
+  return k === 0 ? `${label}, uncentred (raw log-ratio)` : `${label}, centred over K = ${k} candidates`;
+}
+
 /** Equal turn by turn to float32 precision (a stored row went through JSON; NaN matches NaN). */
 function sameValues(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
@@ -76,6 +96,7 @@ export function openedEpisode(
   record: EpisodeRecord,
   candidates: readonly EpisodeRecord[],
   params: Readonly<Record<string, CreditParams>> = {},
+  centre: CentreInput = { k: SWEET_CENTRE_DEFAULT },
 ): OpenedEpisode | null {
   const [mine] = readStored([record]);
   if (!mine) return null;
@@ -98,6 +119,7 @@ export function openedEpisode(
   const tokens = scored && mine.scores ? { offsets: mine.scores.tokenOffsets, text: mine.scores.tokenText, version: mine.scores.version } : null;
   // "critic" scored with its base only; "critic@<adapter>" with an adapter (rollout/criticInputs.ts)
   const noAdapter = !!mine.scores && !mine.scores.version.includes('@');
+  let needsCentring = false;
   for (const name of scored ? CRITIC_ESTIMATORS : []) {
     const spec = estimatorSpec(name);
     // bi-level GAE's per-token values are stored only by critics that give them
@@ -111,7 +133,19 @@ export function openedEpisode(
     }
     const p = resolveParams(name, params[name] ?? {});
     const [r] = storedCredit([mine], [name], { [name]: p }).get(name)!;
-    rows.push({ name, label: `${spec.label} (recomputed)`, values: r.perTurn, paramText: paramText(spec, p), ...(r.perToken ? { perToken: r.perToken } : {}) });
+    let values = r.perTurn;
+    let label = spec.label;
+    if (name === 'sweet') {
+      // centred at each state (its perToken stays the raw log-ratio: the strip is aligned to the centred bar, tokenStrips.ts)
+      label = centredLabel(spec.label, centre.k);
+      if (centre.k > 0 && !centre.candidates) {
+        needsCentring = true;
+        hidden.push({ label, reason: centre.pending ?? `needs ${centre.k} candidate turns sampled by the policy at each turn's state` });
+        continue;
+      }
+      if (centre.k > 0) values = centredTurns(r.perTurn, centre.candidates!, Number(p.beta));
+    }
+    rows.push({ name, label: `${label} (recomputed)`, values, paramText: paramText(spec, p), ...(r.perToken ? { perToken: r.perToken } : {}) });
   }
   // what was stored with the episode: Play's live credit (the critic's estimators included) and a person's thumbs
   const at = mine.agentRecords ?? [];
@@ -119,7 +153,13 @@ export function openedEpisode(
     if (c.version !== 'live' && c.estimator !== 'human-feedback') continue;
     const spec = specOf(c.estimator)?.label ?? c.estimator;
     if (specOf(c.estimator)?.needsAdapter && noAdapter) continue; // said once above
-    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${spec} (as played)`;
+    // Play stores SWEET-RL with the K it was centred over; a row from before centring is the raw log-ratio
+    const k = c.estimator === 'sweet' ? c.params?.centre : undefined;
+    if (c.estimator === 'sweet' && typeof k !== 'number') {
+      hidden.push({ label: `${spec} (as played)`, reason: 'stored uncentred, before SWEET-RL credit was centred at its state' });
+      continue;
+    }
+    const label = c.estimator === 'human-feedback' ? 'thumbs (person)' : `${typeof k === 'number' ? centredLabel(spec, k) : spec} (as played)`;
     const values = Float32Array.from(at, (i) => c.values[i] ?? Number.NaN);
     // what Play showed, when a row above already gives the same numbers (same estimator, same parameters)
     if (rows.some((r) => r.name === c.estimator && sameValues(r.values, values))) {
@@ -131,7 +171,7 @@ export function openedEpisode(
   const turns: readonly (CriticTurn & { info: JsonObject })[] = mine.critic.turns;
   const gains = turns.map((t) => (typeof t.info.informationGain === 'number' ? t.info.informationGain : null));
   const truth = gains.some((g) => g !== null) ? { label: 'information gain (bits)', values: Float32Array.from(gains, (g) => g ?? 0) } : null;
-  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth, hidden, tokens };
+  return { summary, actions: turns.map((t) => t.action), replies: turns.map((t) => t.observation), rows, truth, hidden, tokens, needsCentring };
 }
 
 /** The complete episodes the view lists (optionally of one family), newest first. */
@@ -145,13 +185,14 @@ export async function openListed(
   listed: readonly EpisodeSummary[],
   id: string,
   params: Readonly<Record<string, CreditParams>> = {},
+  centre?: CentreInput,
 ): Promise<OpenedEpisode | null> {
   const summary = listed.find((e) => e.id === id);
   if (!summary) return null;
   const ids = listed.filter((e) => sameTask(e, summary)).map((e) => e.id);
   const records = (await store.getEpisodes(ids)).filter((e): e is EpisodeRecord => e !== null);
   const record = records.find((r) => r.id === id);
-  return record ? openedEpisode(summary, record, records, params) : null;
+  return record ? openedEpisode(summary, record, records, params, centre) : null;
 }
 
 /** Fidelity of the stored-episode estimators against information gain, over the listed guess episodes. */

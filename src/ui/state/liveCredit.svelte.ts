@@ -2,14 +2,22 @@
 // per-turn credit of the episode so far, updated as each turn lands (only that turn is scored by
 // the critic) or a slider moves (the stored per-turn inputs are refolded, no model call). The
 // incremental bookkeeping is src/rl/rollout/liveCredit.ts, the math src/rl/credit; this class
-// keeps the person's selection and makes the result reactive.
+// keeps the person's selection and makes the result reactive. SWEET-RL's row is centred at each turn's
+// state (issue #46; rollout/centredSweet.ts): while it is shown and the critic has an adapter, K candidate
+// turns are sampled by the policy at each landed turn's state (centre()), and the row waits for them.
 import { criticFailure } from './criticFailure.ts';
+import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import type { Turn } from '../../rl/envs/turn.ts';
+import type { SamplingParams } from '../../rl/runtime/api.ts';
+import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
+import { LiveSweetCentring } from '../../rl/rollout/centredSweet.ts';
+import type { PolicyClient } from '../engine/policyClient.ts';
 import { ESTIMATORS, resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
 import type { CreditInputName, CreditParams } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
 import type { ScoreApi } from '../../rl/rollout/criticInputs.ts';
 import { LiveEpisodeCredit, type CriticScores } from '../../rl/rollout/liveCredit.ts';
-import { paramText } from './creditModel.ts';
+import { centredLabel, paramText } from './creditModel.ts';
 
 /** One estimator's credit for every turn so far. */
 export interface GutterRow {
@@ -50,7 +58,14 @@ export class LiveCredit {
   /** The critic that scored the latest turn ("critic" or "critic@<adapter>"), null before any. */
   criticVersion = $state<string | null>(null);
   criticError = $state<string | null>(null);
+  /** K, the candidate turns sampled per state to centre SWEET-RL (0: the raw log-ratio). */
+  centreK = $state(SWEET_CENTRE_DEFAULT);
+  /** States of the episode whose K candidates are in (rows() reads SWEET-RL's once they cover every turn). */
+  centred = $state(0);
+  /** While candidates are sampled: "SWEET-RL: sampling 8 candidates at turn 2 of 3…"; or why centring failed. */
+  centreNote = $state<string | null>(null);
   private readonly live = new LiveEpisodeCredit();
+  private readonly centring = new LiveSweetCentring();
   private task: Pick<Task, 'prompt' | 'hidden'> | null = null;
 
   constructor(private readonly criticLoaded: () => boolean = () => false) {}
@@ -98,6 +113,45 @@ export class LiveCredit {
     }
   }
 
+  /**
+   * Samples K candidate turns with the policy (the adapter the episode is played with) at the state of
+   * each turn that landed since the last call, and scores them with the critic (its live adapter, as
+   * rescore scores the taken turns). Only while SWEET-RL is shown, K > 0 and the critic has an adapter:
+   * without one the log-ratio is 0 by construction and nothing is sampled.
+   */
+  async centre(
+    engine: PolicyClient | null,
+    play: { adapter: string | null; sampling: Partial<Omit<SamplingParams, 'seed'>> },
+    task: Task,
+    turns: readonly Turn[],
+  ): Promise<void> {
+    const sweet = this.choices.find((c) => c.spec.name === 'sweet');
+    if (!this.selected.includes('sweet') || sweet?.reason || this.centreK === 0 || this.criticVersion === null || turns.length === 0) return;
+    if (!engine) {
+      this.centreNote = 'SWEET-RL is centred over candidate turns the policy samples: load the policy (Settings → Models), or set K = 0 for the raw log-ratio';
+      return;
+    }
+    if (this.centring.done >= turns.length && this.centring.sameAs(task, this.centreK)) return;
+    const k = this.centreK;
+    try {
+      const agent = await PolicyBatchAgent.create(engine, { sampling: play.sampling, adapter: play.adapter });
+      await this.centring.extend({ agent, critic: engine }, task, turns, {
+        k,
+        seed: task.spec.seed,
+        onState: (done, total) => (this.centreNote = done < total ? `SWEET-RL: sampling ${k} candidates at turn ${done + 1} of ${total}…` : null),
+      });
+      if (this.centring.sameAs(task, k)) this.centred = this.centring.done;
+    } catch (e) {
+      this.centreNote = `SWEET-RL could not be centred: ${(e as Error).message}`;
+    }
+  }
+
+  /** A new K: SWEET-RL's candidates are sampled again over the episode's turns (Play calls centre()). */
+  setCentre(k: number): void {
+    this.centreK = Math.max(0, Math.min(64, Math.round(k)));
+    this.centred = 0;
+  }
+
   toggle(name: EstimatorName): void {
     this.selected = this.selected.includes(name) ? this.selected.filter((n) => n !== name) : [...this.selected, name];
   }
@@ -128,7 +182,15 @@ export class LiveCredit {
       const params = this.params[name];
       const out = this.live.credit(name, params, turns);
       if (!out) return [];
-      const row: GutterRow = { name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } };
+      let row: GutterRow = { name, label: choice.spec.label, values: out.result.perTurn, paramText: paramText(choice.spec, params), params: { ...params } };
+      if (name === 'sweet') {
+        // centred at each state, or left out until its candidates are in; perToken stays the raw log-ratio (tokenStrips.ts aligns it to the bar)
+        void this.centred;
+        const values =
+          this.centreK === 0 ? out.result.perTurn : this.centring.centred(out.result.perTurn, Number(out.result.params.beta), this.task, this.centreK);
+        if (!values) return [];
+        row = { ...row, label: centredLabel(choice.spec.label, this.centreK), values, params: { ...params, centre: this.centreK } };
+      }
       return [out.result.perToken ? { ...row, perToken: out.result.perToken } : row];
     });
   }

@@ -122,6 +122,14 @@ describe('turnwise credit-report', () => {
     expect(rel.ceiling.low).toBeCloseTo(Math.sqrt(Math.max(0, rho.low as number)), 12);
     expect(rel.ceiling.high).toBeCloseTo(Math.sqrt(Math.max(0, rho.high as number)), 12);
     expect(r.reports[1].reliability).toBeUndefined();
+    // the text table prints the ceiling beside every estimator of the counterfactual table (not of information gain's, an exact truth)
+    const { out } = await capture(() => creditReport.run([...args, '--reliability']));
+    const f = (x: number | null) => (x as number).toFixed(2).padStart(5);
+    const ceiling = `${f(rel.ceiling.estimate)} [${f(rel.ceiling.low)}, ${f(rel.ceiling.high)}]`;
+    const [cf, ig] = out.split('vs information-gain');
+    expect(cf).toContain('truth ceiling √r');
+    expect(cf.split('\n').find((l) => l.startsWith('mc '))).toContain(ceiling);
+    expect(ig).not.toContain('truth ceiling √r');
   });
 
   it('uses the critic for critic-based estimators, with the policy as agent', async () => {

@@ -173,7 +173,7 @@ const tinyEpisode = (): EpisodeRecord => ({
     },
   ],
   outcome: { success: false, totalReward: 0.75, turns: 2 },
-  credit: [{ estimator: 'sweet', version: 'critic-2', params: { beta: 0.1 }, values: [null, 0.5, null, 0.25], at: 5 }],
+  credit: [{ estimator: 'sweet', version: 'critic-2', params: { beta: 0.1, centre: 8 }, values: [null, 0.5, null, 0.25], at: 5 }],
   createdAt: 1,
   updatedAt: 5,
   finishedAt: 5,
@@ -196,7 +196,8 @@ describe('chat messages (TRL)', () => {
       success: false,
       turn_rewards: [0, 0, 0, 0.75],
       // nulls (no value on the prompt and the reply) are left out with their message index
-      credit: [{ name: 'sweet@critic-2', messages: [1, 3], values: [0.5, 0.25] }],
+      // parameters as JSON text: SWEET-RL's β and the K it was centred over
+      credit: [{ name: 'sweet@critic-2', params: '{"beta":0.1,"centre":8}', messages: [1, 3], values: [0.5, 0.25] }],
     });
     const run = {
       type: 'run' as const,

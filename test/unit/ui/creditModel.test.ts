@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { credit } from '../../../src/cli/commands/credit.ts';
 import { importFile, textSource, TrajectoryStore } from '../../../src/rl/store/index.ts';
 import { listedEpisodes, listedFidelity, openListed } from '../../../src/ui/state/creditModel.ts';
+import { tokenStrips } from '../../../src/ui/state/tokenStrips.ts';
 import { capture } from '../capture.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/credit/guess.turnwise.jsonl');
@@ -97,18 +98,19 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
       criticLogprobs: critic,
       refLogprobs: ref,
     });
-    const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }))!;
-    const grouped = o.hidden.length === 0; // GRPO shows when the fixture stores other episodes of the task
+    // K = 0: SWEET-RL's raw log-ratio, said so
+    const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }, { k: 0 }))!;
+    const grouped = !o.hidden.some((h) => h.label.startsWith('GRPO')); // GRPO shows when the fixture stores other episodes of the task
     expect(o.rows.map((r) => r.label)).toEqual([
       'MC return',
       ...(grouped ? [expect.stringMatching(/^GRPO/)] : []),
       'GAE (turn) (recomputed)',
       'Bi-level GAE (recomputed)',
-      'SWEET-RL (recomputed)',
+      'SWEET-RL, uncentred (raw log-ratio) (recomputed)',
     ]);
     expect(o.tokens).toEqual({ offsets, text: critic.map((_, k) => (k % 2 ? ' b' : 'a')), version: 'critic@a1' });
     const at = (label: string, opened = o) => opened.rows.find((r) => r.label === label)!;
-    const sweet = at('SWEET-RL (recomputed)');
+    const sweet = at('SWEET-RL, uncentred (raw log-ratio) (recomputed)');
     expect(sweet.paramText).toBe('β 2');
     expect(Array.from(sweet.perToken!)).toEqual(critic.map((_, k) => (k % 2 ? 1 : 0))); // β (log π_critic − log π_ref)
     expect(Array.from(sweet.values)).toEqual(Array(T).fill(0.5)); // their mean per turn
@@ -122,6 +124,68 @@ describe('Credit view state = turnwise credit --json on the same file', () => {
     const plain = (await openListed(store, listed, other))!;
     expect(plain.tokens).toBeNull();
     expect(plain.rows.map((r) => r.name).filter((n) => n !== 'grpo')).toEqual(['mc']);
+    store.close();
+  });
+
+  it('centres SWEET-RL at each state over K candidates (the strip agrees with the bar), and a per-state constant leaves it unchanged', async () => {
+    const store = await TrajectoryStore.open({ name: `credit-model-centred-${process.pid}-${Date.now()}` });
+    await importFile(store, textSource(readFileSync(FIXTURE, 'utf8')), { format: 'turnwise', source: 'fixture' });
+    const listed = await listedEpisodes(store, '');
+    const id = listed[0].id;
+    const T = (await openListed(store, listed, id))!.actions.length;
+    // two tokens per turn, log-ratios 0 and 0.5 (A = 0.25 at β = 1); shifted: c_t added to every critic log-prob of turn t
+    const offsets = Array.from({ length: T + 1 }, (_, t) => 2 * t);
+    const c = (t: number) => 0.75 * (t + 1) - 2;
+    const scores = (shift: (t: number) => number) => ({
+      version: 'critic@a1',
+      values: Array.from({ length: T + 1 }, () => 0),
+      tokenOffsets: offsets,
+      tokens: offsets.slice(1).flatMap(() => [7, 7]),
+      tokenText: offsets.slice(1).flatMap(() => ['a', ' b']),
+      tokenValues: null,
+      criticLogprobs: offsets.slice(1).flatMap((_, t) => [-2 + shift(t), -1 + shift(t)]),
+      refLogprobs: offsets.slice(1).flatMap(() => [-2, -1.5]),
+    });
+    await store.putCriticScores(id, scores(c));
+    // K = 2 candidates per state with A (β = 1) 0.25t and −0.5: centred at β = 2, 2·0.25 − 2·(0.25t − 0.5)/2 = 1 − 0.25t
+    const candidates = Array.from({ length: T }, (_, t) => [0.25 * t, -0.5]);
+    const label = 'SWEET-RL, centred over K = 2 candidates (recomputed)';
+    // A + c(s): the raw row moves, the centred one does not
+    const shifted = (await openListed(store, listed, id, { sweet: { beta: 2 } }, { k: 2, candidates: candidates.map((x, t) => x.map((a) => a + c(t))) }))!;
+    const raw = (await openListed(store, listed, id, { sweet: { beta: 2 } }, { k: 0 }))!.rows.find((r) => r.name === 'sweet')!;
+    await store.putCriticScores(
+      id,
+      scores(() => 0),
+    );
+    const o = (await openListed(store, listed, id, { sweet: { beta: 2 } }, { k: 2, candidates }))!;
+    const row = o.rows.find((r) => r.label === label)!;
+    expect(Array.from(shifted.rows.find((r) => r.label === label)!.values)).toEqual(Array.from(row.values));
+    expect(Array.from(raw.values)).not.toEqual(
+      Array.from((await openListed(store, listed, id, { sweet: { beta: 2 } }, { k: 0 }))!.rows.find((r) => r.name === 'sweet')!.values),
+    );
+    expect(Array.from(row.values)).toEqual(Array.from({ length: T }, (_, t) => 1 - 0.25 * t));
+    expect(o.needsCentring).toBe(false);
+    // the strip over the turn's tokens averages to the centred bar; the readout keeps the raw β·log-ratio
+    const [strip] = tokenStrips([row], offsets);
+    for (let t = 0; t < T; t++) expect((strip.shown[2 * t] + strip.shown[2 * t + 1]) / 2).toBe(row.values[t]);
+    expect(Array.from(strip.raw.subarray(0, 2))).toEqual([0, 1]);
+    // before its candidates are in, the row is left out with why, and the view knows to sample them (default K = 8)
+    const waiting = (await openListed(store, listed, id))!;
+    expect(waiting.rows.some((r) => r.name === 'sweet')).toBe(false);
+    expect(waiting.needsCentring).toBe(true);
+    expect(waiting.hidden).toContainEqual({
+      label: 'SWEET-RL, centred over K = 8 candidates',
+      reason: "needs 8 candidate turns sampled by the policy at each turn's state",
+    });
+    // Play's stored rows say the K they were centred over; one from before centring is not shown as credit
+    const perRecord = (perTurn: ArrayLike<number>) => [Number.NaN, ...Array.from(perTurn).flatMap((v) => [v, Number.NaN])];
+    await store.putCredit(id, { estimator: 'sweet', version: 'live', params: { beta: 1, centre: 2 }, values: perRecord(row.values.map((x) => x + 1)) });
+    expect((await openListed(store, listed, id))!.rows.map((r) => r.label)).toContain('SWEET-RL, centred over K = 2 candidates (as played)');
+    await store.putCredit(id, { estimator: 'sweet', version: 'live', params: { beta: 1 }, values: perRecord(row.values) });
+    expect((await openListed(store, listed, id))!.hidden).toContainEqual({
+      label: 'SWEET-RL (as played)',
+      reason: 'stored uncentred, before SWEET-RL credit was centred at its state',
+    });
     store.close();
   });
 

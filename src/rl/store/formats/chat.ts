@@ -18,6 +18,8 @@ export const chatRole = (role: MessageRole): ChatRole => (role === 'agent' ? 'as
 export interface ChatCredit {
   /** "estimator@version", e.g. "sweet@critic-2". */
   name: string;
+  /** Its parameters as JSON text (one type for every estimator), e.g. SWEET-RL's '{"beta":1,"centre":8}': centred over K = 8 candidates. */
+  params: string;
   /** Indices into `messages` (agent messages, for the lab's estimators). */
   messages: number[];
   values: number[];
@@ -49,7 +51,7 @@ export function toChatRecord(e: EpisodeRecord): ChatRecord {
       messages.push(i);
       values.push(x);
     });
-    return { name: `${c.estimator}@${c.version}`, messages, values };
+    return { name: `${c.estimator}@${c.version}`, params: JSON.stringify(c.params ?? {}), messages, values };
   });
   return {
     messages: e.turns.map((t) => ({ role: chatRole(t.role), content: t.text })),
