@@ -87,6 +87,11 @@ describe('forge (smoke)', () => {
       expect(() => validateForgeConfig({ ...SMOKE_FORGE, finish })).toThrow('forge: finish stage 1 weights must name families of the mixture');
       const r = await forgeCriticOnly({ ...cfg, finalDagger: final, finish }, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
       expect(r.phases.map((p) => p.phase)).toEqual(['critic', 'critic bradley-terry', 'value']);
+      // the adapter that ships is the epoch's that ranked the held-out pairs best (the first of equals)
+      const epochs = r.critic?.epochs ?? [];
+      expect(epochs.length).toBe(SMOKE_FORGE.sweetCritic?.epochs);
+      const best = epochs.reduce((b, e) => (e.heldOutAccuracy > b.heldOutAccuracy ? e : b));
+      expect(r.critic?.keptEpoch).toBe(best.epoch);
       expect(r.manifest.policy.files.map((f) => f.sha256)).toEqual(result.manifest.policy.files.map((f) => f.sha256));
     } finally {
       await rm(out, { recursive: true, force: true });
