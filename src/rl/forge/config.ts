@@ -468,6 +468,8 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
     throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.swaps lists players among "expert" and "random", got ${JSON.stringify(sc.swaps)}`);
   if (typeof sc.trajectoryPairs !== 'boolean')
     throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.trajectoryPairs must be true or false, got ${JSON.stringify(sc.trajectoryPairs)}`);
+  if (sc.branchRows !== 'trajectory' && sc.branchRows !== 'turn')
+    throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.branchRows must be "trajectory" or "turn", got ${JSON.stringify(sc.branchRows)}`);
   if (!sc.trajectoryPairs && sc.branches === 0 && sc.swaps.length === 0)
     throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.trajectoryPairs false leaves only branch pairs, so it needs branches > 0 or swaps');
   if (!(sc.ridge >= 0)) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.ridge must be ≥ 0, got ${sc.ridge}`);

@@ -37,7 +37,7 @@ import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
-import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
+import { branchSides, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
 import { EpisodeStream, type PackSegment, type Player } from './data.ts';
 import { BRANCH, playAll, playBranches } from './criticPlay.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
@@ -206,7 +206,8 @@ export async function criticPhase(
     // the whole dialogue looks rather than by any one turn; branch pairs add turn-level contrasts (the
     // first measurement with both: docs/experiments/2026-12-02-sweet-critic-branch-pairs.md)
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
-    const branched = new Set(branchPairs(groups, (i) => played.episodes[i].totalReward));
+    const sides = branchSides(groups, (i) => played.episodes[i].totalReward, sc.branchRows, played.episodes.length);
+    const branched = new Set(sides.pairs);
     const paired = [
       ...(sc.trajectoryPairs
         ? sweetPairs(
@@ -219,15 +220,16 @@ export async function criticPhase(
     ];
     const rowOf = new Map<number, Row>();
     for (const i of [...new Set(paired.flat())].sort((a, b) => a - b)) {
-      const e = played.episodes[i];
+      const e = played.episodes[sides.episodeOf(i)];
+      const turns = e.turns.slice(0, sides.cutAfter.get(i) ?? e.turns.length);
       try {
-        rowOf.set(i, episodeRow(tok, toChat(dialogueOf(e.task.prompt, e.turns), e.task.hidden), cfg.seqLen).row);
+        rowOf.set(i, episodeRow(tok, toChat(dialogueOf(e.task.prompt, turns), e.task.hidden), cfg.seqLen).row);
       } catch (err) {
         if ((err as Error).name !== 'AlgoError') throw err;
       }
     }
     const all = paired.filter(([c, r]) => rowOf.has(c) && rowOf.has(r));
-    const { train, heldOut } = splitByTask(all, (i) => played.task[i], sc.heldOutEvery);
+    const { train, heldOut } = splitByTask(all, (i) => played.task[sides.episodeOf(i)], sc.heldOutEvery);
     const branchCount = all.filter((p) => branched.has(p)).length;
     log(
       `[forge critic] ${played.episodes.length} trajectories; ${train.length} training pairs, ${heldOut.length} held-out pairs (${branchCount} of them branch pairs)${all.length < paired.length ? ` (${paired.length - all.length} pairs dropped: an episode overflows the ${cfg.seqLen}-token window)` : ''}`,

@@ -26,6 +26,14 @@ export interface SweetCriticConfig {
    * branch pairs only, every pair two trajectories that share their first turns (criticPairs.ts branchPairs).
    */
   trajectoryPairs: boolean;
+  /**
+   * What a branch pair's two sides hold: 'trajectory', each branch's whole dialogue (the shared turns
+   * cancel, so Σ_t A covers the branch turn and every turn the policy played after it, as SWEET-RL's
+   * pairs do); 'turn', the dialogue up to and including the branch turn only, the branch's outcome its
+   * label, so Bradley–Terry compares the candidate turns of one state and nothing after them
+   * (issue #46's within-state test asks exactly that ranking).
+   */
+  branchRows: 'trajectory' | 'turn';
   /** At most this many failed trajectories are paired with each task's best. */
   maxRejected: number;
   /** Every this-many-th task's pairs are held out to measure pair accuracy (0: none). */
@@ -59,6 +67,7 @@ export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = {
   swaps: ['expert', 'random'],
   noises: [0.3, 0.5, 0.7],
   trajectoryPairs: true,
+  branchRows: 'trajectory',
   maxRejected: 3,
   heldOutEvery: 10,
   epochs: 4,
@@ -76,6 +85,7 @@ export const SMOKE_SWEET_CRITIC: SweetCriticConfig = {
   swaps: ['expert', 'random'],
   noises: [0.5],
   trajectoryPairs: true,
+  branchRows: 'trajectory',
   maxRejected: 2,
   heldOutEvery: 4,
   epochs: 2,

@@ -72,6 +72,39 @@ export function branchPairs(groups: readonly (readonly number[])[], reward: (epi
   return pairs;
 }
 
+/** Branch pairs as Bradley–Terry will see them (SweetCriticConfig.branchRows), over `episodes` played episodes. */
+export interface BranchSides {
+  /** The pairs, each side a row key: an episode index ('trajectory'), or episodes + index for a cut episode ('turn'). */
+  pairs: TrajectoryPair[];
+  /** Turns a cut row keeps (the branch turn's index + 1), by row key; absent: the whole episode. */
+  cutAfter: Map<number, number>;
+  /** The episode behind a row key. */
+  episodeOf: (key: number) => number;
+}
+
+/**
+ * The branch pairs of `groups` (branchPairs) with their sides as rows: with 'trajectory' each side is its
+ * whole episode; with 'turn' it is the episode cut after the turn its group parts at, keyed apart from
+ * the whole episode (which a trajectory pair may also use), so the pair compares two candidate turns of
+ * one state and the outcome each led to is the label.
+ */
+export function branchSides(
+  groups: readonly { members: readonly number[]; turn: number }[],
+  reward: (episode: number) => number,
+  rows: 'trajectory' | 'turn',
+  episodes: number,
+): BranchSides {
+  const pairs = branchPairs(
+    groups.map((g) => g.members),
+    reward,
+  );
+  const cutAfter = new Map<number, number>();
+  const episodeOf = (k: number) => (k >= episodes ? k - episodes : k);
+  if (rows === 'trajectory') return { pairs, cutAfter, episodeOf };
+  for (const g of groups) for (const i of g.members) cutAfter.set(episodes + i, g.turn + 1);
+  return { pairs: pairs.map(([c, r]): TrajectoryPair => [episodes + c, episodes + r]), cutAfter, episodeOf };
+}
+
 /** Splits pairs into training and held-out ones by task: every `every`-th task (task % every === 0) is held out. */
 export function splitByTask(
   pairs: readonly TrajectoryPair[],

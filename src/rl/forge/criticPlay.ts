@@ -65,12 +65,19 @@ export async function playAll(engine: PolicyEngine, cfg: ForgeConfig, sc: SweetC
 /** Player name of the policy's re-rolls from a state of one of its episodes. */
 export const BRANCH = 'policy branch';
 
+/** An episode of the policy and the branches played from one of its states: episode indices (the episode first) and the branch turn. */
+export interface BranchGroup {
+  members: number[];
+  /** The agent turn at which the members part (the length of their shared prefix). */
+  turn: number;
+}
+
 /**
  * From one state of each of the policy's episodes (turn t drawn uniformly, the environment re-seeded
  * from there as in the counterfactual ground truth): `branches` re-rolls of the policy, and per
  * `swaps` player one episode whose move at t is that player's, the policy playing on after it. They
  * are appended to `played` as 'policy branch' episodes of the same task; returns each episode with
- * its branches (criticPairs.ts branchPairs).
+ * its branches and the turn they part at (criticPairs.ts branchPairs).
  */
 export async function playBranches(
   engine: PolicyEngine,
@@ -78,7 +85,7 @@ export async function playBranches(
   sc: SweetCriticConfig,
   played: Played,
   log: (l: string) => void,
-): Promise<number[][]> {
+): Promise<BranchGroup[]> {
   if (sc.branches === 0 && sc.swaps.length === 0) return [];
   const t0 = performance.now();
   const rng = new Rng(`forge/critic/branches/${cfg.seed}`);
@@ -104,7 +111,7 @@ export async function playBranches(
   const agent = await PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } });
   const eps = await runSlots(slots, agent, { phrasings: cfg.phrasings });
   const per = sc.branches + sc.swaps.length;
-  const groups = roots.map((i, r) => {
+  const groups = roots.map((i, r): BranchGroup => {
     const members = [i];
     for (let j = 0; j < per; j++) {
       members.push(played.episodes.length);
@@ -112,7 +119,7 @@ export async function playBranches(
       played.task.push(played.task[i]);
       played.player.push(BRANCH);
     }
-    return members;
+    return { members, turn: prefixes[r].length };
   });
   const swapped = sc.swaps.length ? ` and ${sc.swaps.join(' and ')} moves there` : '';
   log(

@@ -1,6 +1,6 @@
 // SWEET-RL's trajectory pairing and the Bradley–Terry row score, by hand (src/rl/forge/criticPairs.ts).
 import { describe, expect, it } from 'vitest';
-import { branchPairs, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from '../../../src/rl/forge/criticPairs.ts';
+import { branchPairs, branchSides, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs } from '../../../src/rl/forge/criticPairs.ts';
 
 const ep = (task: number, reward: number, success: boolean) => ({ task, reward, success });
 
@@ -12,6 +12,39 @@ describe('branchPairs', () => {
       [1, 2],
       [6, 7],
     ]);
+  });
+});
+
+describe('branchSides', () => {
+  const reward = [0.5, 1, -0.2, 1, 0.3, 0];
+  const groups = [
+    { members: [0, 1, 2], turn: 2 },
+    { members: [4, 5], turn: 0 },
+  ];
+  it("keeps whole episodes as a branch pair's sides with 'trajectory'", () => {
+    const s = branchSides(groups, (i) => reward[i], 'trajectory', 6);
+    expect(s.pairs).toEqual([
+      [1, 0],
+      [1, 2],
+      [4, 5],
+    ]);
+    expect(s.cutAfter.size).toBe(0);
+  });
+  it("with 'turn', keys each side apart from its whole episode and cuts it after the turn its group parts at", () => {
+    const s = branchSides(groups, (i) => reward[i], 'turn', 6);
+    expect(s.pairs).toEqual([
+      [7, 6],
+      [7, 8],
+      [10, 11],
+    ]);
+    expect([...s.cutAfter]).toEqual([
+      [6, 3],
+      [7, 3],
+      [8, 3],
+      [10, 1],
+      [11, 1],
+    ]);
+    expect([7, 10, 3].map(s.episodeOf)).toEqual([1, 4, 3]);
   });
 });
 

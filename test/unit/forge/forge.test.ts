@@ -98,6 +98,20 @@ describe('forge (smoke)', () => {
     }
   }, 60_000);
 
+  it("trains on branch pairs cut after their branch turn (branchRows 'turn')", async () => {
+    const out = await mkdtemp(join(tmpdir(), 'forge-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      const policy = await loadModel(nodeReader(dir), 'policy');
+      const sweetCritic = { ...SMOKE_FORGE.sweetCritic!, branchRows: 'turn' as const, trajectoryPairs: false, epochs: 1 };
+      const r = await forgeCriticOnly({ ...SMOKE_FORGE, sweetCritic }, policy, { write: nodeWriter(out), runtime, log: () => {}, command: 'test' });
+      expect(r.critic?.pairs.branch).toBeGreaterThan(0);
+      expect(r.critic?.pairs.train).toBe(r.critic!.pairs.branch - r.critic!.pairs.heldOut);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("ships the critic's SWEET-RL adapter, which the engine loads as the critic's active adapter", async () => {
     const paths = result.manifest.critic.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['critic/adapter/adapter_config.json', 'critic/adapter/adapter_model.safetensors']));
