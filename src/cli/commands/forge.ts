@@ -152,7 +152,7 @@ export const forge: Command = {
         json,
         result,
         () =>
-          `forge --critic-only: ${result.seconds.toFixed(0)} s; held-out pair accuracy by epoch ${(result.critic?.epochs ?? []).map((e) => e.heldOutAccuracy.toFixed(3)).join(', ')}; wrote ${out}`,
+          `forge --critic-only: ${result.seconds.toFixed(0)} s; held-out pair accuracy by epoch ${(result.critic?.epochs ?? []).map((e) => e.heldOutAccuracy.toFixed(3)).join(', ')} (epoch ${result.critic?.keptEpoch ?? '—'} kept); wrote ${out}`,
       );
       return 0;
     }
