@@ -22,7 +22,7 @@ import { commonArgs, familyTurns, rolloutHeader, rolloutOptions } from './passkt
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { runWithinState, WITHIN_STATE_USAGE } from './withinState.ts';
 import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
-import { candidateAdvantages, centredTurns, turnStates } from '../../rl/rollout/centredSweet.ts';
+import { centreEpisodes, turnStates } from '../../rl/rollout/centredSweet.ts';
 import { lessonUsage } from '../lesson.ts';
 
 function fmt(i: Interval): string {
@@ -73,13 +73,13 @@ async function centredSweet(
   run: { phrasings?: PhrasingSetting },
 ): Promise<Float32Array[]> {
   if ((await critic.adapters('critic')).active === null) return sweet.map((s) => Float32Array.from(s));
-  const candidates = await candidateAdvantages(
-    played.flatMap((e) => turnStates(e.task, e.turns)),
+  return centreEpisodes(
+    played.map((e) => turnStates(e.task, e.turns)),
+    sweet,
+    1,
     { agent, critic },
     { k, seed, ...run },
   );
-  let at = 0;
-  return played.map((e, i) => centredTurns(sweet[i], candidates.slice(at, (at += e.turns.length)), 1));
 }
 
 export const creditReport: Command = {

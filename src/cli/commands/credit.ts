@@ -19,7 +19,7 @@ import type { CreditParams, CreditResult } from '../../rl/credit/types.ts';
 import type { Episode } from '../../rl/envs/types.ts';
 import { criticInputs } from '../../rl/rollout/criticInputs.ts';
 import { openModels } from '../../rl/rollout/node.ts';
-import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { centredLabel, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { CENTRE_NO_ADAPTER, centreStored } from '../../rl/rollout/centredSweet.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
@@ -126,10 +126,11 @@ async function centreSweet(
   seed: number,
 ): Promise<Centring> {
   const sweet = results.get('sweet') as CreditResult[];
-  const note = (sampled: boolean, text: string): Centring => {
+  // every sweet row says K; `centred` replaces its values when candidates were sampled
+  const note = (sampled: boolean, text: string, centred?: Float32Array[]): Centring => {
     results.set(
       'sweet',
-      sweet.map((r) => ({ ...r, params: { ...r.params, centre: k } })),
+      sweet.map((r, i) => ({ ...r, ...(centred ? { perTurn: centred[i] } : {}), params: { ...r.params, centre: k } })),
     );
     return { k, sampled, note: text };
   };
@@ -143,11 +144,7 @@ async function centreSweet(
     { agent, critic: engine },
     { k, seed },
   );
-  results.set(
-    'sweet',
-    sweet.map((r, i) => ({ ...r, perTurn: centred[i], params: { ...r.params, centre: k } })),
-  );
-  return { k, sampled: true, note: `centred at each turn's state over K = ${k} candidate turns the policy sampled there` };
+  return note(true, `centred at each turn's state over K = ${k} candidate turns the policy sampled there`, centred);
 }
 
 export const credit: Command = {
@@ -257,9 +254,7 @@ export const credit: Command = {
     report(!!values.json, { file: values.in, format: loaded.format, estimators, params, criticSource, ...centreFields, episodes: rows }, () =>
       [
         `${values.in}: ${rows.length} episodes (${loaded.format}); credit per turn by ${estimators.join(', ')}${criticSource === 'stored' ? ' (critic estimators from the stored critic scores)' : ''}`,
-        ...(centre
-          ? [`sweet: ${centre.k === 0 ? 'SWEET-RL uncentred (raw log-ratio)' : `SWEET-RL, centred over K = ${centre.k} candidates`}; ${centre.note}`]
-          : []),
+        ...(centre ? [`sweet: ${centredLabel('SWEET-RL', centre.k)}; ${centre.note}`] : []),
         ...rows
           .slice(0, 20)
           .map(

@@ -15,6 +15,19 @@ import { sweetTurnAdvantage } from './sweetAdvantage.ts';
 /** K, the candidates sampled per state for centring, unless set. */
 export const SWEET_CENTRE_DEFAULT = 8;
 
+/** The largest K the lab's inputs take (K generations per turn in Play). */
+export const SWEET_CENTRE_MAX = 64;
+
+/** K as the lab takes it from an input: a whole number in [0, SWEET_CENTRE_MAX] (0: the raw log-ratio). */
+export function clampCentre(k: number): number {
+  return Math.max(0, Math.min(SWEET_CENTRE_MAX, Math.round(k)));
+}
+
+/** "SWEET-RL, centred over K = 8 candidates" or "SWEET-RL, uncentred (raw log-ratio)". */
+export function centredLabel(label: string, k: number): string {
+  return k === 0 ? `${label}, uncentred (raw log-ratio)` : `${label}, centred over K = ${k} candidates`;
+}
+
 /** A − mean(candidates): the advantage of a turn against the mean of K candidates' at its state (K ≥ 1). */
 export function centredAdvantage(advantage: number, candidates: ArrayLike<number>): number {
   checkFiniteScalar('advantage', advantage);

@@ -56,19 +56,30 @@ export function storedStates(e: StoredEpisode): StatePick[] {
 }
 
 /**
- * Centred credit of stored episodes, [episode][T]: `sweet[i]` (the sweet estimator's per-turn credit with
- * `beta`) centred at each turn's state by K candidates (one batched rollout over all states).
+ * Centred credit of whole episodes, [episode][T]: `sweet[i]` (the sweet estimator's per-turn credit with
+ * `beta`) centred at each of `states[i]` (one per turn) by K candidates (one batched rollout over all states).
  */
-export async function centreStored(
+export async function centreEpisodes(
+  states: readonly (readonly StatePick[])[],
+  sweet: readonly ArrayLike<number>[],
+  beta: number,
+  models: CentringModels,
+  opts: CentreOptions,
+): Promise<Float32Array[]> {
+  const candidates = await candidateAdvantages(states.flat(), models, opts);
+  let at = 0;
+  return sweet.map((perTurn) => centredTurns(perTurn, candidates.slice(at, (at += perTurn.length)), beta));
+}
+
+/** centreEpisodes over stored episodes, their states replayed from their specs (storedStates). */
+export function centreStored(
   episodes: readonly StoredEpisode[],
   sweet: readonly ArrayLike<number>[],
   beta: number,
   models: CentringModels,
   opts: CentreOptions,
 ): Promise<Float32Array[]> {
-  const candidates = await candidateAdvantages(episodes.flatMap(storedStates), models, opts);
-  let at = 0;
-  return sweet.map((perTurn) => centredTurns(perTurn, candidates.slice(at, (at += perTurn.length)), beta));
+  return centreEpisodes(episodes.map(storedStates), sweet, beta, models, opts);
 }
 
 /** SWEET-RL's advantage (β = 1) of K candidate turns the agent samples at each state: [state][K]. */

@@ -17,7 +17,7 @@ import { FAMILIES, type FamilyName } from '../../rl/envs/registry.ts';
 import type { CriticTurn } from '../../rl/rollout/criticInputs.ts';
 import { CRITIC_ESTIMATORS, readStored, REWARD_ESTIMATORS, storedCredit, storedInput, type StoredEpisode } from '../../rl/rollout/stored.ts';
 import { centredTurns } from '../../rl/rollout/centredSweet.ts';
-import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { centredLabel, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
 
 /** One opened episode: its agent turns, credit per estimator, and ground truth where known. */
@@ -67,11 +67,6 @@ export interface CentreInput {
   candidates?: readonly ArrayLike<number>[];
   /** Why there are none yet, e.g. "sampling 8 candidates at each of 3 states…". */
   pending?: string;
-}
-
-/** "SWEET-RL, centred over K = 8 candidates" or "SWEET-RL, uncentred (raw log-ratio)". */
-export function centredLabel(label: string, k: number): string {
-  return k === 0 ? `${label}, uncentred (raw log-ratio)` : `${label}, centred over K = ${k} candidates`;
 }
 
 /** Equal turn by turn to float32 precision (a stored row went through JSON; NaN matches NaN). */

@@ -8,7 +8,7 @@ import type { FidelityReport } from '../../rl/credit/fidelity.ts';
 import type { EpisodeRecord, EpisodeSummary, TrajectoryStore } from '../../rl/store/index.ts';
 import { resolveParams, type EstimatorName } from '../../rl/credit/registry.ts';
 import type { CreditParams } from '../../rl/credit/types.ts';
-import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { clampCentre, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import type { SamplingParams } from '../../rl/runtime/api.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
 import { candidateAdvantages, storedStates } from '../../rl/rollout/centredSweet.ts';
@@ -84,7 +84,7 @@ export class CreditViewState {
 
   /** A new K: the opened episodes' SWEET-RL rows are centred over K candidates (sampled unless already). */
   async setCentre(k: number): Promise<void> {
-    this.centreK = Math.max(0, Math.min(64, Math.round(k)));
+    this.centreK = clampCentre(k);
     await this.reopen();
     for (const o of this.opened) if (o.needsCentring) void this.centre(o.summary.id, this.centreK);
   }

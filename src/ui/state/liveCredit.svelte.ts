@@ -6,7 +6,7 @@
 // state (issue #46; rollout/centredSweet.ts): while it is shown and the critic has an adapter, K candidate
 // turns are sampled by the policy at each landed turn's state (centre()), and the row waits for them.
 import { criticFailure } from './criticFailure.ts';
-import { SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
+import { centredLabel, clampCentre, SWEET_CENTRE_DEFAULT } from '../../rl/credit/centredSweet.ts';
 import type { Turn } from '../../rl/envs/turn.ts';
 import type { SamplingParams } from '../../rl/runtime/api.ts';
 import { PolicyBatchAgent } from '../../rl/rollout/agents.ts';
@@ -17,7 +17,7 @@ import type { CreditInputName, CreditParams } from '../../rl/credit/types.ts';
 import type { EpisodeTurn, Task } from '../../rl/envs/types.ts';
 import type { ScoreApi } from '../../rl/rollout/criticInputs.ts';
 import { LiveEpisodeCredit, type CriticScores } from '../../rl/rollout/liveCredit.ts';
-import { centredLabel, paramText } from './creditModel.ts';
+import { paramText } from './creditModel.ts';
 
 /** One estimator's credit for every turn so far. */
 export interface GutterRow {
@@ -148,7 +148,7 @@ export class LiveCredit {
 
   /** A new K: SWEET-RL's candidates are sampled again over the episode's turns (Play calls centre()). */
   setCentre(k: number): void {
-    this.centreK = Math.max(0, Math.min(64, Math.round(k)));
+    this.centreK = clampCentre(k);
     this.centred = 0;
   }
 
