@@ -25,7 +25,10 @@ export interface SweetConfig {
   pairing: Pairing;
   /** Bradley–Terry β of the critic's advantage β·mean log(π_critic/π_ref) (credit/sweetAdvantage.ts default). */
   criticBeta: number;
-  /** Passes over the critic's trajectory pairs (this iteration's and the replayed ones). */
+  /**
+   * Passes over the critic's trajectory pairs (this iteration's and the replayed ones). 0: the critic
+   * stays as loaded (a forged one with its SWEET-RL adapter), the paper's order: critic offline, then actor.
+   */
   criticEpochs: number;
   /**
    * Iterations whose trajectory pairs the critic trains on (1: this iteration's only). The paper's

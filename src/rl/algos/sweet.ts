@@ -7,6 +7,8 @@
 //     credit views show); trained with Bradley–Terry, L = −log σ(Σ_t A(chosen_t) − Σ_t A(rejected_t))
 //     (the 'bradley-terry' loss with source 'log-ratio'; turn_weights = 1/len(turn) gives the mean).
 //     One row per episode (rows.ts episodeRow): the critic's chat, head + the latest turns fitting T.
+//     With criticEpochs 0 the critic is not trained here: a forged one (forge --critic-only, with its
+//     SWEET-RL adapter) ranks the candidates as loaded, the paper's order (critic offline, then actor).
 //  2. Policy: for sampled agent turns, N candidate replies from the current policy; each is ranked by
 //     its critic advantage (the updated critic vs its base), rank i is paired with rank N−1−i for
 //     i < pairsPerTurn (top half vs bottom half), and the policy trains with DPO on these per-turn
@@ -48,50 +50,13 @@ export class Sweet implements Algorithm {
   }
 
   async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
-    const { episodes, k } = input;
+    const { episodes } = input;
     const stats: Record<string, number> = {};
     const losses: UpdateResult['losses'] = {};
     let gradNorm = 0;
-    // 1. critic
-    const pairs = pairTrajectories(
-      this.cfg.pairing,
-      episodes.map((e) => e.totalReward),
-      k,
-      ctx.rng,
-      episodes.map(agentSide),
-    );
-    stats.trajectory_pairs = pairs.length;
-    const criticTok = ctx.critic().tokenizer;
-    // the paper's critic learns from the whole offline set; online, a replay of the last iterations'
-    // pairs (the reference, the critic's base, never changes, so their ref_logp stay valid), trained
-    // on even in an iteration that formed no new pair
-    const fresh: [Row, Row][] = [];
-    if (pairs.length) {
-      const used = [...new Set(pairs.flat())];
-      const rowOf = new Map<number, Row>();
-      let dropped = 0;
-      for (const i of used) {
-        const e = episodes[i];
-        const r = episodeRow(criticTok, toChat(dialogueOf(e.task.prompt, e.turns), e.task.hidden), ctx.windows.criticBudget);
-        dropped += r.droppedTurns;
-        rowOf.set(i, r.row);
-      }
-      stats.critic_dropped_turns = dropped;
-      await ctx.fillLogprobs('critic', null, [...rowOf.values()], 'ref_logp');
-      fresh.push(...pairs.map(([a, b]): [Row, Row] => [rowOf.get(a) as Row, rowOf.get(b) as Row]));
-    }
-    this.replay.push(fresh);
-    while (this.replay.length > this.cfg.criticReplay) this.replay.shift();
-    const replayed = this.replay.flat();
-    stats.critic_replay_pairs = replayed.length;
-    if (replayed.length) {
-      const c = await (this.learners.critic as Learner).trainPairs(replayed, this.cfg.criticEpochs, ctx.order());
-      Object.assign(stats, prefixed('critic', { loss: c.loss, ...c.stats }));
-      losses.critic = c.losses;
-      gradNorm = c.maxGradNorm;
-      // the policy's candidates are ranked by the critic as just updated
-      await ctx.engine.setAdapter(ctx.adapterIds.critic, (this.learners.critic as Learner).adapter(), { model: 'critic', activate: false });
-    }
+    // 1. critic. criticEpochs 0 keeps it as loaded: the paper's order, a critic trained offline first
+    // (forge --critic-only) and the actor after, which online trajectory pairs would pull away from it
+    if (this.cfg.criticEpochs > 0) gradNorm = await this.trainCritic(ctx, input, stats, losses);
     if (input.iteration < this.cfg.criticWarmup) {
       stats.turn_pairs = 0;
       return { stats, losses, gradNorm, skipped: `critic warm-up (${input.iteration + 1} of ${this.cfg.criticWarmup}): the policy is not updated` };
@@ -138,6 +103,51 @@ export class Sweet implements Algorithm {
     Object.assign(stats, prefixed('policy', { loss: p.loss, ...p.stats }));
     losses.policy = p.losses;
     return { stats, losses, gradNorm: Math.max(gradNorm, p.maxGradNorm) };
+  }
+
+  /** Bradley–Terry on this iteration's trajectory pairs and the replayed ones; the critic's largest gradient norm. */
+  private async trainCritic(ctx: AlgoContext, input: UpdateInput, stats: Record<string, number>, losses: UpdateResult['losses']): Promise<number> {
+    const { episodes, k } = input;
+    const pairs = pairTrajectories(
+      this.cfg.pairing,
+      episodes.map((e) => e.totalReward),
+      k,
+      ctx.rng,
+      episodes.map(agentSide),
+    );
+    stats.trajectory_pairs = pairs.length;
+    const criticTok = ctx.critic().tokenizer;
+    // the paper's critic learns from the whole offline set; online, a replay of the last iterations'
+    // pairs (the reference, the critic's base, never changes, so their ref_logp stay valid), trained
+    // on even in an iteration that formed no new pair
+    const fresh: [Row, Row][] = [];
+    if (pairs.length) {
+      const used = [...new Set(pairs.flat())];
+      const rowOf = new Map<number, Row>();
+      let dropped = 0;
+      for (const i of used) {
+        const e = episodes[i];
+        const r = episodeRow(criticTok, toChat(dialogueOf(e.task.prompt, e.turns), e.task.hidden), ctx.windows.criticBudget);
+        dropped += r.droppedTurns;
+        rowOf.set(i, r.row);
+      }
+      stats.critic_dropped_turns = dropped;
+      await ctx.fillLogprobs('critic', null, [...rowOf.values()], 'ref_logp');
+      fresh.push(...pairs.map(([a, b]): [Row, Row] => [rowOf.get(a) as Row, rowOf.get(b) as Row]));
+    }
+    this.replay.push(fresh);
+    while (this.replay.length > this.cfg.criticReplay) this.replay.shift();
+    const replayed = this.replay.flat();
+    stats.critic_replay_pairs = replayed.length;
+    if (replayed.length) {
+      const c = await (this.learners.critic as Learner).trainPairs(replayed, this.cfg.criticEpochs, ctx.order());
+      Object.assign(stats, prefixed('critic', { loss: c.loss, ...c.stats }));
+      losses.critic = c.losses;
+      // the policy's candidates are ranked by the critic as just updated
+      await ctx.engine.setAdapter(ctx.adapterIds.critic, (this.learners.critic as Learner).adapter(), { model: 'critic', activate: false });
+      return c.maxGradNorm;
+    }
+    return 0;
   }
 
   /** SWEET-RL's advantage of each candidate (credit/sweetAdvantage.ts, the one definition), the critic and its base both seeing the hidden information. */

@@ -15,6 +15,7 @@ import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { modelsDir } from '../../../src/cli/paths.ts';
+import { exportPeftAdapter } from '../../../src/rl/bridge/peft.ts';
 import { nodeReader } from '../../../src/rl/model/folder/nodeIo.ts';
 
 /**
@@ -368,6 +369,32 @@ describe('loop', () => {
     expect(a.metrics.critic_replay_pairs).toBe(a.metrics.trajectory_pairs);
     expect(b.metrics.critic_replay_pairs).toBe(a.metrics.trajectory_pairs + b.metrics.trajectory_pairs);
     expect(a.metrics.trajectory_pairs).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("SWEET-RL with criticEpochs 0 keeps the loaded critic (the paper's offline critic) and trains only the actor on its ranking", async () => {
+    // a critic trained one iteration, shipped as the critic's adapter as a forged one is
+    const warm = tinyConfig('sweet', 5);
+    warm.rolloutTemperature = 2.5;
+    const trainer = await TrainingLoop.create({ engine, runtime, models, config: warm, rateRollouts: rate, runId: 'sweet-offline-critic' });
+    await trainer.run(1);
+    const trained = trainer.adapter('critic');
+    await trainer.dispose();
+    const files = exportPeftAdapter(models.critic.config, trained, { baseModel: 'critic' });
+    const critic = { ...models.critic, files: { ...models.critic.files, ...Object.fromEntries(Object.entries(files).map(([f, b]) => [`adapter/${f}`, b])) } };
+    const config = tinyConfig('sweet', 5);
+    // the shipped policy answers bandit nearly alike at T = 1: more candidates at more turns for distinct ones
+    if (config.settings.algo === 'sweet') Object.assign(config.settings.sweet, { criticEpochs: 0, candidates: 16, pairsPerTurn: 8, turnsPerIteration: 8 });
+    config.rolloutTemperature = 2.5;
+    config.lr = 1e-3; // at 5e-3 the update guard undoes the step (update KL 0.52)
+    const loop = await TrainingLoop.create({ engine, runtime, models: { ...models, critic }, config, rateRollouts: rate, runId: 'sweet-frozen-critic' });
+    const policy0 = loop.adapter('policy');
+    const [r] = await loop.run(1);
+    const [policy1, critic1] = [loop.adapter('policy'), loop.adapter('critic')];
+    await loop.dispose();
+    expect(r.metrics.trajectory_pairs).toBeUndefined();
+    for (const n of Object.keys(trained.weights)) expect(Array.from(critic1.weights[n])).toEqual(Array.from(trained.weights[n]));
+    expect(r.metrics.turn_pairs).toBeGreaterThan(0);
+    expect(Object.keys(policy0.weights).some((n) => Array.from(policy1.weights[n]).some((x, k) => x !== policy0.weights[n][k]))).toBe(true);
   }, 120_000);
 
   it('passes a healthy update (lr 5e-3) with a small update KL', async () => {

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { PAIRWISE_LR, SWEET_DEFAULTS, type SweetConfig } from '../algoSettings.ts';
 import { PAIRINGS } from '../groups.ts';
-import { oneOf, positive, sectionField, type AlgoSpec } from '../spec.ts';
+import { numberThat, oneOf, positive, sectionField, type AlgoSpec } from '../spec.ts';
 import { Sweet } from '../sweet.ts';
 
 export const sweetSpec: AlgoSpec<'sweet', 'sweet', SweetConfig> = {
@@ -20,6 +20,10 @@ export const sweetSpec: AlgoSpec<'sweet', 'sweet', SweetConfig> = {
         v.check((n) => n >= 2, 'candidates must be at least 2'),
       ),
       criticReplay: positive('criticReplay', true),
+      criticEpochs: numberThat(
+        (n) => Number.isInteger(n) && n >= 0,
+        (x) => `sweet.criticEpochs must be a whole number ≥ 0 (0 keeps the loaded critic), got ${JSON.stringify(x)}`,
+      ),
       pairsPerTurn: v.number(),
       beta: positive('beta'),
       pairBatch: positive('pairBatch', true),
@@ -45,10 +49,10 @@ export const sweetSpec: AlgoSpec<'sweet', 'sweet', SweetConfig> = {
       kind: 'number',
       key: 'criticEpochs',
       label: 'Critic epochs',
-      min: 1,
+      min: 0,
       step: 1,
       testid: 'credit-critic-epochs',
-      help: 'passes over those pairs per iteration (SWEET-RL trains 4 offline; default 1)',
+      help: 'passes over those pairs per iteration (SWEET-RL trains 4 offline; default 1; 0 keeps the loaded critic, as the paper trains the actor)',
     }),
   ],
   describe: (c) => [`critic replay ${c.criticReplay} × ${c.criticEpochs} epoch${c.criticEpochs === 1 ? '' : 's'}`],
