@@ -206,7 +206,13 @@ export async function criticPhase(
     // the whole dialogue looks rather than by any one turn; branch pairs add turn-level contrasts (the
     // first measurement with both: docs/experiments/2026-12-02-sweet-critic-branch-pairs.md)
     const pool = played.episodes.flatMap((_, i) => (played.player[i] === 'random' || played.player[i] === BRANCH ? [] : [i]));
-    const sides = branchSides(groups, (i) => played.episodes[i].totalReward, sc.branchRows, played.episodes.length);
+    const sides = branchSides(
+      groups,
+      (i) => played.episodes[i].totalReward,
+      sc.branchRows,
+      played.episodes.length,
+      (i, t) => played.episodes[i].turns[t]?.action ?? '',
+    );
     const branched = new Set(sides.pairs);
     const paired = [
       ...(sc.trajectoryPairs

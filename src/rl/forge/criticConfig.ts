@@ -31,7 +31,9 @@ export interface SweetCriticConfig {
    * cancel, so Σ_t A covers the branch turn and every turn the policy played after it, as SWEET-RL's
    * pairs do); 'turn', the dialogue up to and including the branch turn only, the branch's outcome its
    * label, so Bradley–Terry compares the candidate turns of one state and nothing after them
-   * (issue #46's within-state test asks exactly that ranking).
+   * (issue #46's within-state test asks exactly that ranking); branches that played the same turn are
+   * one candidate labelled by their mean return, and every two candidates of different labels a pair
+   * (criticPairs.ts branchSides).
    */
   branchRows: 'trajectory' | 'turn';
   /** At most this many failed trajectories are paired with each task's best. */

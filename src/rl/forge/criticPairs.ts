@@ -86,22 +86,44 @@ export interface BranchSides {
  * The branch pairs of `groups` (branchPairs) with their sides as rows: with 'trajectory' each side is its
  * whole episode; with 'turn' it is the episode cut after the turn its group parts at, keyed apart from
  * the whole episode (which a trajectory pair may also use), so the pair compares two candidate turns of
- * one state and the outcome each led to is the label.
+ * one state and the outcome each led to is the label. With 'turn', the members of a group that played the
+ * same candidate turn (`branchTurn`, its text; the policy repeats itself often) are one side whose label is
+ * the mean return of all of them: a label from several continuations instead of one, and no pair of two
+ * identical rows, which carries no signal and which pairAccuracy counts as wrong; and every two candidates
+ * whose labels differ are a pair, not only the best against the rest.
  */
 export function branchSides(
   groups: readonly { members: readonly number[]; turn: number }[],
   reward: (episode: number) => number,
   rows: 'trajectory' | 'turn',
   episodes: number,
+  branchTurn: (episode: number, turn: number) => string,
 ): BranchSides {
-  const pairs = branchPairs(
-    groups.map((g) => g.members),
-    reward,
-  );
   const cutAfter = new Map<number, number>();
   const episodeOf = (k: number) => (k >= episodes ? k - episodes : k);
-  if (rows === 'trajectory') return { pairs, cutAfter, episodeOf };
-  for (const g of groups) for (const i of g.members) cutAfter.set(episodes + i, g.turn + 1);
+  if (rows === 'trajectory') {
+    const pairs = branchPairs(
+      groups.map((g) => g.members),
+      reward,
+    );
+    return { pairs, cutAfter, episodeOf };
+  }
+  const pooled = new Map<number, number>();
+  const candidates = groups.map((g) => {
+    const byTurn = new Map<string, number[]>();
+    for (const i of g.members) {
+      const text = branchTurn(i, g.turn);
+      byTurn.set(text, [...(byTurn.get(text) ?? []), i]);
+    }
+    return [...byTurn.values()].map((same) => {
+      pooled.set(same[0], same.reduce((a, i) => a + reward(i), 0) / same.length);
+      return same[0];
+    });
+  });
+  // every two candidates of a state whose labels differ: the whole ranking the within-state test scores
+  const label = (i: number) => pooled.get(i) ?? reward(i);
+  const pairs = candidates.flatMap((c) => c.flatMap((x) => c.flatMap((y): TrajectoryPair[] => (label(x) > label(y) ? [[x, y]] : []))));
+  groups.forEach((g, k) => candidates[k].forEach((i) => cutAfter.set(episodes + i, g.turn + 1)));
   return { pairs: pairs.map(([c, r]): TrajectoryPair => [episodes + c, episodes + r]), cutAfter, episodeOf };
 }
 

@@ -21,8 +21,9 @@ describe('branchSides', () => {
     { members: [0, 1, 2], turn: 2 },
     { members: [4, 5], turn: 0 },
   ];
+  const distinct = (i: number) => `question ${i}`;
   it("keeps whole episodes as a branch pair's sides with 'trajectory'", () => {
-    const s = branchSides(groups, (i) => reward[i], 'trajectory', 6);
+    const s = branchSides(groups, (i) => reward[i], 'trajectory', 6, distinct);
     expect(s.pairs).toEqual([
       [1, 0],
       [1, 2],
@@ -30,9 +31,10 @@ describe('branchSides', () => {
     ]);
     expect(s.cutAfter.size).toBe(0);
   });
-  it("with 'turn', keys each side apart from its whole episode and cuts it after the turn its group parts at", () => {
-    const s = branchSides(groups, (i) => reward[i], 'turn', 6);
+  it("with 'turn', keys each side apart from its whole episode, cuts it after the turn its group parts at and pairs every two of different returns", () => {
+    const s = branchSides(groups, (i) => reward[i], 'turn', 6, distinct);
     expect(s.pairs).toEqual([
+      [6, 8],
       [7, 6],
       [7, 8],
       [10, 11],
@@ -45,6 +47,25 @@ describe('branchSides', () => {
       [11, 1],
     ]);
     expect([7, 10, 3].map(s.episodeOf)).toEqual([1, 4, 3]);
+  });
+  it("with 'turn', makes the members that played the same branch turn one side, labelled by their mean return, every two of different labels a pair", () => {
+    // at one state: 'a' won twice and lost once (mean 2/3), 'b' lost, 'c' won once (1): c > a > b
+    const r = [1, 0, 1, 0, 0, 1];
+    const text = ['a', 'a', 'a', 'b', 'b', 'c'];
+    const s = branchSides(
+      [{ members: [0, 1, 2, 3, 4, 5], turn: 1 }],
+      (i) => r[i],
+      'turn',
+      6,
+      (i) => text[i],
+    );
+    // sides keyed episodes + the first member of each candidate: a → 6, b → 9, c → 11
+    expect(s.pairs).toEqual([
+      [6, 9],
+      [11, 6],
+      [11, 9],
+    ]);
+    expect([...s.cutAfter.keys()].sort()).toEqual([11, 6, 9].sort());
   });
 });
 
