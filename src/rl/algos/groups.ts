@@ -123,6 +123,22 @@ export function pairTrajectories(pairing: Pairing, returns: ArrayLike<number>, k
   return pairing === 'gap' ? gapPairs(returns, k, rng, { actions }) : trajectoryPairs(returns, k);
 }
 
+/** Trajectory pairs of an iteration's episodes (K per task, in task order): by return, two with the same replies never paired by 'gap'. */
+export function trajectoryPairsOf(
+  pairing: Pairing,
+  episodes: readonly { totalReward: number; turns: readonly Pick<EpisodeTurn, 'action'>[] }[],
+  k: number,
+  rng: Rng,
+): [number, number][] {
+  return pairTrajectories(
+    pairing,
+    episodes.map((e) => e.totalReward),
+    k,
+    rng,
+    episodes.map(agentSide),
+  );
+}
+
 /** An episode's agent side as a gapPairs action key: its replies in order. */
 export function agentSide(e: { turns: readonly Pick<EpisodeTurn, 'action'>[] }): string {
   return JSON.stringify(e.turns.map((t) => t.action));

@@ -9,7 +9,7 @@ import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { MtdpoConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { agentSide, pairTrajectories } from './groups.ts';
+import { trajectoryPairsOf } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -30,13 +30,7 @@ export class Mtdpo implements Algorithm {
 
   async update(ctx: AlgoContext, input: UpdateInput): Promise<UpdateResult> {
     const { episodes, k } = input;
-    const pairs = pairTrajectories(
-      this.cfg.pairing,
-      episodes.map((e) => e.totalReward),
-      k,
-      ctx.rng,
-      episodes.map(agentSide),
-    );
+    const pairs = trajectoryPairsOf(this.cfg.pairing, episodes, k, ctx.rng);
     const rowOf = new Map<number, Row>();
     let dropped = 0;
     for (const i of new Set(pairs.flat())) {

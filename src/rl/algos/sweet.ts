@@ -20,7 +20,7 @@ import { toChat } from '../model/tokenizer/dialogue.ts';
 import type { SweetConfig } from './algoSettings.ts';
 import type { AlgoContext } from './context.ts';
 import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, type UpdateResult } from './algorithm.ts';
-import { agentSide, pairTrajectories } from './groups.ts';
+import { trajectoryPairsOf } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, turnRow, type Row } from './rows.ts';
 import type { LearnerTarget } from './types.ts';
@@ -108,13 +108,7 @@ export class Sweet implements Algorithm {
   /** Bradley–Terry on this iteration's trajectory pairs and the replayed ones; the critic's largest gradient norm. */
   private async trainCritic(ctx: AlgoContext, input: UpdateInput, stats: Record<string, number>, losses: UpdateResult['losses']): Promise<number> {
     const { episodes, k } = input;
-    const pairs = pairTrajectories(
-      this.cfg.pairing,
-      episodes.map((e) => e.totalReward),
-      k,
-      ctx.rng,
-      episodes.map(agentSide),
-    );
+    const pairs = trajectoryPairsOf(this.cfg.pairing, episodes, k, ctx.rng);
     stats.trajectory_pairs = pairs.length;
     const criticTok = ctx.critic().tokenizer;
     // the paper's critic learns from the whole offline set; online, a replay of the last iterations'
