@@ -23,7 +23,8 @@ import { feedbackRows, makeLearner, prefixed, type Algorithm, type UpdateInput, 
 import { trajectoryPairsOf } from './groups.ts';
 import type { Learner } from './learner.ts';
 import { episodeRow, turnRow, type Row } from './rows.ts';
-import type { LearnerTarget } from './types.ts';
+import { AlgoError, type LearnerTarget } from './types.ts';
+import { leavesBase } from './accounting.ts';
 import { turnSeed } from '../rollout/agents.ts';
 import type { Task } from '../envs/types.ts';
 
@@ -45,6 +46,13 @@ export class Sweet implements Algorithm {
       2 * cfg.pairBatch,
       2,
     );
+    if (cfg.criticEpochs === 0 && leavesBase(critic)) {
+      await critic.dispose();
+      throw new AlgoError(
+        'bad-config',
+        'sweet.criticEpochs 0 keeps the loaded critic, but this critic has no SWEET-RL adapter (forge one: npx turnwise forge --critic-only): its advantages would be 0 everywhere and the actor would never move',
+      );
+    }
     const policy = await makeLearner(ctx, 'policy', { kind: 'dpo', beta: cfg.beta, nllCoef: cfg.nllCoef, pairs: cfg.pairBatch }, 2 * cfg.pairBatch, 1);
     return new Sweet(cfg, { policy, critic });
   }

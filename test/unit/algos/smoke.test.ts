@@ -413,5 +413,11 @@ describe('loop', () => {
     await expect(TrainingLoop.create({ engine, runtime, models: { policy: models.policy }, config: tinyConfig('sweet') })).rejects.toThrow(
       /needs the critic model/,
     );
+    // the shipped critic has no SWEET-RL adapter: kept as loaded, it would rank every candidate alike
+    const frozen = tinyConfig('sweet');
+    if (frozen.settings.algo === 'sweet') frozen.settings.sweet.criticEpochs = 0;
+    await expect(TrainingLoop.create({ engine, runtime, models, config: frozen })).rejects.toThrow(
+      /criticEpochs 0 keeps the loaded critic, but this critic has no SWEET-RL adapter/,
+    );
   });
 });
