@@ -284,6 +284,12 @@ export function importPeftAdapter(cfg: ModelConfig, files: PeftFiles): LoraAdapt
   return { spec, weights };
 }
 
+/** A model folder's files shipping `adapter` in adapter/ (SHIPPED_ADAPTER_FILES), as shippedAdapter reads them back. */
+export function shippedAdapterFiles(cfg: ModelConfig, adapter: LoraAdapter, opts: PeftExportOptions): Record<string, Uint8Array> {
+  const peft = exportPeftAdapter(cfg, adapter, opts);
+  return { [SHIPPED_ADAPTER_FILES[0]]: peft[ADAPTER_CONFIG_FILE], [SHIPPED_ADAPTER_FILES[1]]: peft[ADAPTER_WEIGHTS_FILE] };
+}
+
 /**
  * The adapter a model folder ships in adapter/ (model/folder/folder.ts), or undefined: the forged
  * critic's SWEET-RL adapter (forge/critic.ts). The engine registers it and makes it the model's

@@ -22,10 +22,10 @@
 import { DEFAULT_LORA } from '../algos/config.ts';
 import { Learner } from '../algos/learner.ts';
 import { episodeRow, type Row } from '../algos/rows.ts';
-import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, exportPeftAdapter } from '../bridge/peft.ts';
+import { shippedAdapterFiles } from '../bridge/peft.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import type { Episode } from '../envs/types.ts';
-import { SHIPPED_ADAPTER_FILES, type LoadedModel } from '../model/folder/folder.ts';
+import type { LoadedModel } from '../model/folder/folder.ts';
 import type { ModelConfig } from '../model/llama/config.ts';
 import { mergeLora } from '../model/llama/merge.ts';
 import { initWeights, type ModelWeights } from '../model/llama/weights.ts';
@@ -329,11 +329,10 @@ export async function criticPhase(
     }
     const tValue = since(t4);
 
-    const peft = exportPeftAdapter(model, adapter, {
+    const files = shippedAdapterFiles(model, adapter, {
       baseModel: '..',
       metadata: { turnwise: 'SWEET-RL critic adapter (Bradley–Terry); reference = the critic without it', forge_seed: String(cfg.seed) },
     });
-    const files = { [SHIPPED_ADAPTER_FILES[0]]: peft[ADAPTER_CONFIG_FILE], [SHIPPED_ADAPTER_FILES[1]]: peft[ADAPTER_WEIGHTS_FILE] };
     const count = (pred: (i: number) => boolean) => played.episodes.filter((_, i) => pred(i)).length;
     const names = [...new Set(played.player)];
     const report: CriticReport = {

@@ -15,7 +15,7 @@ import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
 import { createEnv } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { modelsDir } from '../../../src/cli/paths.ts';
-import { exportPeftAdapter } from '../../../src/rl/bridge/peft.ts';
+import { shippedAdapterFiles } from '../../../src/rl/bridge/peft.ts';
 import { nodeReader } from '../../../src/rl/model/folder/nodeIo.ts';
 
 /**
@@ -379,8 +379,7 @@ describe('loop', () => {
     await trainer.run(1);
     const trained = trainer.adapter('critic');
     await trainer.dispose();
-    const files = exportPeftAdapter(models.critic.config, trained, { baseModel: 'critic' });
-    const critic = { ...models.critic, files: { ...models.critic.files, ...Object.fromEntries(Object.entries(files).map(([f, b]) => [`adapter/${f}`, b])) } };
+    const critic = { ...models.critic, files: { ...models.critic.files, ...shippedAdapterFiles(models.critic.config, trained, { baseModel: 'critic' }) } };
     const config = tinyConfig('sweet', 5);
     // the shipped policy answers bandit nearly alike at T = 1: more candidates at more turns for distinct ones
     if (config.settings.algo === 'sweet') Object.assign(config.settings.sweet, { criticEpochs: 0, candidates: 16, pairsPerTurn: 8, turnsPerIteration: 8 });

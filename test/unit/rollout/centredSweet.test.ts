@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credit } from '../../../src/cli/commands/credit.ts';
-import { exportPeftAdapter } from '../../../src/rl/bridge/peft.ts';
+import { shippedAdapterFiles } from '../../../src/rl/bridge/peft.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { initLora, initWeights, loraParams, type LoraSpec } from '../../../src/rl/model/llama/weights.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
@@ -44,9 +44,7 @@ beforeAll(async () => {
   const w = initLora(cfg, spec, 3, 0.3);
   const rng = new Rng(3);
   for (const p of loraParams(cfg, spec)) w[p.b.name] = w[p.b.name].map(() => rng.normal() * 0.3);
-  const adapterFiles = Object.fromEntries(
-    Object.entries(exportPeftAdapter(cfg, { spec, weights: w }, { baseModel: 'tiny' })).map(([f, b]) => [`adapter/${f}`, b]),
-  );
+  const adapterFiles = shippedAdapterFiles(cfg, { spec, weights: w }, { baseModel: 'tiny' });
   // models: policy + critic with its adapter; bare: the critic alone, no adapter (and no policy to sample with)
   const write = nodeWriter(join(dir, 'models'));
   const policy = await writeModelFolder(write, 'policy', { config: cfg, tokenizer: tok, weights: initWeights(cfg, 6, { std: 0.2 }) });
