@@ -117,13 +117,13 @@ export function branchSides(
     }
     return [...byTurn.values()].map((same) => {
       pooled.set(same[0], same.reduce((a, i) => a + reward(i), 0) / same.length);
+      cutAfter.set(episodes + same[0], g.turn + 1);
       return same[0];
     });
   });
   // every two candidates of a state whose labels differ: the whole ranking the within-state test scores
-  const label = (i: number) => pooled.get(i) ?? reward(i);
+  const label = (i: number) => pooled.get(i) as number;
   const pairs = candidates.flatMap((c) => c.flatMap((x) => c.flatMap((y): TrajectoryPair[] => (label(x) > label(y) ? [[x, y]] : []))));
-  groups.forEach((g, k) => candidates[k].forEach((i) => cutAfter.set(episodes + i, g.turn + 1)));
   return { pairs: pairs.map(([c, r]): TrajectoryPair => [episodes + c, episodes + r]), cutAfter, episodeOf };
 }
 
