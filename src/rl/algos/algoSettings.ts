@@ -6,6 +6,7 @@
 //  - RAGEN / StarPO(-S) (arXiv 2504.20073): PPO with a critic or GRPO; StarPO-S keeps the 25% of
 //    groups with the highest reward spread, clips 0.2 / 0.28 and drops the KL term.
 //  - PPO (Schulman et al. 2017): clip 0.2, GAE γ = 1 (episodic), λ = 0.95 at turn level.
+import type { TurnReturnCredit } from '../credit/turnReturns.ts';
 import type { Pairing } from './groups.ts';
 import type { ALGO_SPECS } from './registry.ts';
 import type { AlgoSpec } from './spec.ts';
@@ -71,6 +72,15 @@ export interface StarpoConfig {
   skipZeroSpread: boolean;
   /** GRPO: divide by the group's standard deviation (paper: true; docs/design.md calibration: false). */
   divideByStd: boolean;
+  /**
+   * grpo: what each turn's base advantage is. 'episode' (GRPO): the episode's group-normalised return on
+   * every turn. 'igpo': IGPO's discounted sum of the group's z-normalised turn rewards from the turn on;
+   * 'toGo': the turn's return from there on against the group's mean at the same turn index
+   * (credit/turnReturns.ts). The latter two tell a turn from the turns before it only through turn
+   * rewards (infoGainReward, a person's thumbs); with the outcome alone they differ from 'episode' by
+   * the turn cost.
+   */
+  turnCredit: 'episode' | TurnReturnCredit;
   /** ε_low of the ratio clip. */
   clipLow: number;
   /** ε_high of the ratio clip (StarPO-S: 0.28). */
@@ -198,6 +208,7 @@ const STARPO_BASE: StarpoConfig = {
   keepFraction: 1,
   skipZeroSpread: true,
   divideByStd: true,
+  turnCredit: 'episode',
   clipLow: 0.2,
   clipHigh: 0.2,
   klCoef: 0,

@@ -4,7 +4,8 @@
 //    information, as rollout/criticInputs.ts reads it), turn-level GAE (credit/gae.ts) gives A_t,
 //    every token of turn t gets A_t, and the critic learns V(s_t) → A_t + V(s_t) by value MSE;
 //  - GRPO: A_i = (R_i − mean_group)/std_group (credit/groupAdvantage.ts; zero-spread groups get 0)
-//    for every token of episode i; no critic. With stepWeight ω > 0, each turn adds ω × its
+//    for every token of episode i; no critic. With turnCredit 'igpo' or 'toGo' each turn's base
+//    advantage comes from its own rewards onwards instead (credit/turnReturns.ts). With stepWeight ω > 0, each turn adds ω × its
 //    step-level advantage among the turns that acted in the same state (GiGPO, credit/stepGroups.ts);
 //    with rerollWeight ω > 0, ω × its Monte-Carlo re-roll advantage A*_t (rollout/counterfactual.ts;
 //    pooled by state with rerollPool, rollout/pooledReroll.ts).
@@ -13,6 +14,7 @@
 // whitened advantages (`whiten`) and an early stop of the epochs on a target KL (`targetKl`).
 import { gaeAdvantages } from '../credit/gae.ts';
 import { groupAdvantages } from '../credit/groupAdvantage.ts';
+import { turnReturnAdvantages } from '../credit/turnReturns.ts';
 import { dialogueOf } from '../envs/episode.ts';
 import { anchorState, stepGroupAdvantages } from '../credit/stepGroups.ts';
 import type { StarpoConfig } from './algoSettings.ts';
@@ -69,13 +71,21 @@ export class Starpo implements Algorithm {
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
         const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
+        const base =
+          this.cfg.turnCredit === 'episode'
+            ? group.map((e, i) => e.turns.map(() => a[i]))
+            : turnReturnAdvantages(
+                group.map((e) => e.turns.map((t) => t.reward)),
+                this.cfg.turnCredit,
+                { gamma: this.cfg.gamma, divideByStd: this.cfg.divideByStd },
+              );
         const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
         stepGrouped += step?.grouped ?? 0;
         group.forEach((e, i) =>
           adv.push(
             e.turns.map(
               (_, t) =>
-                a[i] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll.advantages[j * k + i][t] : 0),
+                base[i][t] + (step ? this.cfg.stepWeight * step.advantages[i][t] : 0) + (reroll ? this.cfg.rerollWeight * reroll.advantages[j * k + i][t] : 0),
             ),
           ),
         );

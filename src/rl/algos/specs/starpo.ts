@@ -12,6 +12,7 @@ const GIGPO_WEIGHT = 1;
 const schema = v.pipe(
   v.looseObject({
     advantage: v.string(),
+    turnCredit: v.picklist(['episode', 'igpo', 'toGo'], 'turnCredit must be "episode", "igpo" or "toGo"'),
     keepFraction: numberThat(
       (x) => x > 0 && x <= 1,
       (x) => `keepFraction must lie in (0, 1], got ${String(x)}`,
@@ -40,6 +41,7 @@ const schema = v.pipe(
     (s) => !(s.stepWeight > 0 && s.advantage !== 'grpo'),
     'stepWeight (step-level GiGPO credit) needs the grpo advantage; PPO credits turns through its critic',
   ),
+  v.check((s) => !(s.turnCredit !== 'episode' && s.advantage !== 'grpo'), 'turnCredit needs the grpo advantage; PPO credits turns through its critic'),
   v.check(
     (s) => !(s.rerollWeight > 0 && s.advantage !== 'grpo'),
     'rerollWeight (Monte-Carlo re-roll credit) needs the grpo advantage; PPO credits turns through its critic',
@@ -143,9 +145,10 @@ export const grpoSpec: AlgoSpec<'grpo', 'starpo', StarpoConfig> = {
   needsCritic: (c) => c.advantage === 'gae',
   fields: stepCreditFields,
   describe: (c) => [
+    ...(c.turnCredit === 'igpo' ? ['IGPO turn credit'] : c.turnCredit === 'toGo' ? ['turn credit from each turn on'] : []),
     ...(c.stepWeight > 0 ? [`step credit ω ${c.stepWeight}`] : []),
     ...(c.rerollWeight > 0 ? [`re-roll credit ω ${c.rerollWeight}, M ${c.rerolls}${c.rerollPool ? ', pooled by state' : ''}`] : []),
-    ...(c.stepWeight > 0 || c.rerollWeight > 0 ? [] : ['episode credit']),
+    ...(c.stepWeight > 0 || c.rerollWeight > 0 || c.turnCredit !== 'episode' ? [] : ['episode credit']),
   ],
   create: (ctx, c) => Starpo.create(ctx, 'grpo', c),
 };
