@@ -56,9 +56,9 @@ describe.runIf(shipped)('training runs in the lab', because('public/models/manif
         const credit = a.getByTestId('credit');
         const shown = async () =>
           (await credit.count()) ? credit.locator('[data-testid^=credit-]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))) : [];
-        await expect.poll(shown).toEqual(['credit-step']);
+        await expect.poll(shown).toEqual(['credit-turn', 'credit-step']);
         await a.getByLabel('Family').selectOption('guess');
-        await expect.poll(shown).toEqual(['credit-step', 'credit-info-gain']);
+        await expect.poll(shown).toEqual(['credit-turn', 'credit-step', 'credit-info-gain']);
         for (const [algo, fields] of [
           ['ppo', ['credit-whiten', 'credit-target-kl', 'credit-info-gain']],
           ['rft', ['credit-rft-keep', 'credit-info-gain']],

@@ -14,7 +14,14 @@ import { BAD, GOOD, group, replyLogp } from './banditGroup.ts';
 const fx = tinyTrainer();
 const { engine } = fx;
 
-describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
+// (turnCredit 'toGo' and 'igpo' credit a one-turn episode as the episode credit does: the wiring from
+// credit/turnReturns.ts to the rows is what their cases check)
+describe.each([
+  [true, 'episode'],
+  [false, 'episode'],
+  [true, 'toGo'],
+  [true, 'igpo'],
+] as const)('GRPO divideByStd %s, turnCredit %s', (divideByStd, turnCredit) => {
   it.each([
     ['GOOD rewarded', 1, 0],
     ['BAD rewarded', 0, 1],
@@ -28,8 +35,8 @@ describe.each([[true], [false]])('GRPO divideByStd %s', (divideByStd) => {
         lr: 1e-2,
         lora: TINY_LORA,
       });
-      if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, batch: 4 });
-      const ids = { policy: `signs-${divideByStd}-${rGood}/policy`, critic: 'unused' };
+      if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { divideByStd, turnCredit, batch: 4 });
+      const ids = { policy: `signs-${divideByStd}-${turnCredit}-${rGood}/policy`, critic: 'unused' };
       const ctx = new AlgoContext(engine, fx.runtime, { policy: fx.models.policy, critic: null }, TINY_BUDGETS, config, ids);
       const algo = await Starpo.create(ctx, 'grpo', config.settings.algo === 'grpo' ? config.settings.starpo : (undefined as never));
       const learner = algo.learners.policy!;

@@ -16,8 +16,8 @@ function resolve(algo: AlgoName, family: FamilyName, choice: Partial<CreditChoic
 
 describe('turn-level credit in the Train view', () => {
   it('shows only the fields that apply to the algorithm and family', () => {
-    expect(creditFields('grpo', 'guess')).toEqual(['stepCredit', 'infoGain']);
-    expect(creditFields('grpo', 'bandit')).toEqual(['stepCredit']);
+    expect(creditFields('grpo', 'guess')).toEqual(['turnCredit', 'stepCredit', 'infoGain']);
+    expect(creditFields('grpo', 'bandit')).toEqual(['turnCredit', 'stepCredit']);
     expect(creditFields('ppo', 'bandit')).toEqual(['whiten', 'targetKl']);
     expect(creditFields('starpo', 'guess')).toEqual(['whiten', 'targetKl', 'infoGain']);
     expect(creditFields('rft', 'frozenlake')).toEqual(['rftKeep']);
@@ -47,7 +47,9 @@ describe('turn-level credit in the Train view', () => {
     expect(reroll.settings.algo === 'grpo' && [reroll.settings.starpo.rerollWeight, reroll.settings.starpo.rerolls, reroll.settings.starpo.stepWeight]).toEqual(
       [0.5, 3, 0],
     );
-    expect(grpo.settings.algo === 'grpo' && grpo.settings.starpo.rerollWeight).toBe(0);
+    expect(grpo.settings.algo === 'grpo' && [grpo.settings.starpo.rerollWeight, grpo.settings.starpo.turnCredit]).toEqual([0, 'episode']);
+    const toGo = resolve('grpo', 'guess', { turnCredit: 'toGo', infoGain: 1 });
+    expect(toGo.settings.algo === 'grpo' && [toGo.settings.starpo.turnCredit, toGo.infoGainReward]).toEqual(['toGo', 1]);
     // info gain is guess's: another family's run never gets it
     expect(resolve('grpo', 'bandit', { infoGain: 0.05 }).infoGainReward).toBe(0);
     const ppo = resolve('ppo', 'bandit', { whiten: false, targetKl: 0.02, stepCredit: 'gigpo' });
@@ -71,12 +73,18 @@ describe('turn-level credit in the Train view', () => {
     expect(() => resolve('ppo', 'bandit', { targetKl: -1 })).toThrow(/targetKl must be a finite number ≥ 0 \(0 = off\), got -1/);
     expect(() => resolve('grpo', 'guess', { infoGain: -0.1 })).toThrow(/infoGainReward must be a finite number ≥ 0/);
     expect(() => resolve('grpo', 'guess', { stepCredit: 'reroll', rerolls: 0 })).toThrow(/rerolls must be a whole number in \[1, 64\], got 0/);
+    expect(() => resolve('grpo', 'guess', { turnCredit: 'outcome' })).toThrow(/turnCredit must be "episode", "igpo" or "toGo"/);
+    expect(() => resolve('ppo', 'guess', {}, { starpo: { turnCredit: 'igpo' } })).toThrow(/turnCredit needs the grpo advantage/);
     expect(() => resolve('sweet', 'bandit', { criticReplay: 0 })).toThrow(/criticReplay must be a positive integer, got 0/);
   });
 
   it('says the algorithm and its credit in the run summary', () => {
     expect(creditSummary(resolve('grpo', 'guess', { stepCredit: 'gigpo', stepWeight: 1, infoGain: 0.05 }))).toBe('GRPO · step credit ω 1 · info-gain 0.05');
     expect(creditSummary(resolve('grpo', 'bandit', {}))).toBe('GRPO · episode credit');
+    expect(creditSummary(resolve('grpo', 'guess', { turnCredit: 'toGo', infoGain: 1 }))).toBe('GRPO · return-to-go turn credit · info-gain 1');
+    expect(creditSummary(resolve('grpo', 'guess', { turnCredit: 'igpo', stepCredit: 'gigpo', stepWeight: 1 }))).toBe(
+      'GRPO · IGPO turn credit · step credit ω 1',
+    );
     expect(creditSummary(resolve('grpo', 'bandit', { stepCredit: 'reroll', stepWeight: 1, rerolls: 2 }))).toBe(
       'GRPO · re-roll credit ω 1, M 2, pooled by state',
     );

@@ -48,8 +48,20 @@ const schema = v.pipe(
   ),
 );
 
-/** GRPO's step credit: off, GiGPO's anchor-state groups or Monte-Carlo re-rolls, each weighted by ω. */
+/** GRPO's base advantage per turn (turnCredit), then its step credit: off, GiGPO's anchor-state groups or Monte-Carlo re-rolls, each weighted by ω. */
 const stepCreditFields: FormField<StarpoConfig>[] = [
+  sectionField('turnCredit', {
+    kind: 'choice',
+    key: 'turnCredit',
+    label: 'Turn advantage',
+    testid: 'credit-turn',
+    options: [
+      { value: 'episode', label: "episode: every turn gets its episode's group advantage (GRPO)" },
+      { value: 'toGo', label: 'from the turn on: its return from there against the same turn of the group' },
+      { value: 'igpo', label: "IGPO: the group's z-normalised turn rewards summed from the turn on" },
+    ],
+    help: 'the last two tell turns of one episode apart by their turn rewards (the information-gain reward, thumbs); default episode',
+  }),
   {
     kind: 'choice',
     key: 'stepCredit',
@@ -145,7 +157,7 @@ export const grpoSpec: AlgoSpec<'grpo', 'starpo', StarpoConfig> = {
   needsCritic: (c) => c.advantage === 'gae',
   fields: stepCreditFields,
   describe: (c) => [
-    ...(c.turnCredit === 'igpo' ? ['IGPO turn credit'] : c.turnCredit === 'toGo' ? ['turn credit from each turn on'] : []),
+    ...(c.turnCredit === 'igpo' ? ['IGPO turn credit'] : c.turnCredit === 'toGo' ? ['return-to-go turn credit'] : []),
     ...(c.stepWeight > 0 ? [`step credit ω ${c.stepWeight}`] : []),
     ...(c.rerollWeight > 0 ? [`re-roll credit ω ${c.rerollWeight}, M ${c.rerolls}${c.rerollPool ? ', pooled by state' : ''}`] : []),
     ...(c.stepWeight > 0 || c.rerollWeight > 0 || c.turnCredit !== 'episode' ? [] : ['episode credit']),
