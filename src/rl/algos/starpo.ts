@@ -70,10 +70,13 @@ export class Starpo implements Algorithm {
     if (this.cfg.advantage === 'grpo') {
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
-        const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
+        const episodeCredit = () => {
+          const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
+          return group.map((e, i) => e.turns.map(() => a[i]));
+        };
         const base =
           this.cfg.turnCredit === 'episode'
-            ? group.map((e, i) => e.turns.map(() => a[i]))
+            ? episodeCredit()
             : turnReturnAdvantages(
                 group.map((e) => e.turns.map((t) => t.reward)),
                 this.cfg.turnCredit,
