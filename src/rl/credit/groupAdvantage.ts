@@ -44,6 +44,17 @@ function paramsRecord(p: GroupAdvantageParams): Record<string, number | boolean>
   return { divideByStd: p.divideByStd, unbiased: p.unbiased, epsilon: p.epsilon };
 }
 
+/**
+ * Mean and unbiased std of a set of returns compared with one another (a step group's, a turn index's),
+ * or null where there is nothing to compare: fewer than two, or all equal within ZERO_SPREAD of max(1, |mean|).
+ */
+export function spreadOf(xs: readonly number[]): { mean: number; std: number } | null {
+  if (xs.length < 2) return null;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  if (Math.max(...xs) - Math.min(...xs) <= ZERO_SPREAD * Math.max(1, Math.abs(mean))) return null;
+  return { mean, std: Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) };
+}
+
 /** returns: [K] episode returns of one group → [K] advantages (see the safe values above). */
 export function groupAdvantages(returns: ArrayLike<number>, params: Partial<GroupAdvantageParams> = {}): Float32Array {
   const p = resolve(params);

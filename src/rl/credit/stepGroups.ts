@@ -10,6 +10,7 @@
 // not only by how their whole episodes ended.
 
 import { dialogueOf } from '../envs/episode.ts';
+import { spreadOf } from './groupAdvantage.ts';
 import type { Turn } from '../envs/turn.ts';
 
 /**
@@ -37,9 +38,6 @@ export interface StepGroupOptions {
   divideByStd: boolean;
 }
 
-/** Returns within this (relative to max(1, |G|)) count as equal, as groupAdvantage.ts does. */
-const ZERO_SPREAD = 1e-6;
-
 /**
  * A^S per turn of each episode of one task group, and how many turns shared their state with at
  * least one other episode (the turns step credit can tell apart).
@@ -64,11 +62,9 @@ export function stepGroupAdvantages(episodes: readonly (readonly StepTurn[])[], 
     if (members.length < 2) continue;
     grouped += members.length;
     const g = members.map(([i, t]) => returns[i][t]);
-    const mean = g.reduce((a, b) => a + b, 0) / g.length;
-    const spread = Math.max(...g) - Math.min(...g);
-    if (spread <= ZERO_SPREAD * Math.max(1, Math.abs(mean))) continue;
-    const std = Math.sqrt(g.reduce((a, b) => a + (b - mean) ** 2, 0) / (g.length - 1));
-    members.forEach(([i, t], j) => (advantages[i][t] = opts.divideByStd ? (g[j] - mean) / std : g[j] - mean));
+    const s = spreadOf(g);
+    if (!s) continue;
+    members.forEach(([i, t], j) => (advantages[i][t] = opts.divideByStd ? (g[j] - s.mean) / s.std : g[j] - s.mean));
   }
   return { advantages, grouped };
 }

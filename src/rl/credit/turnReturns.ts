@@ -16,6 +16,8 @@
 //    only with turns at its own index.
 // Safe values as groupAdvantage.ts: a set of returns with no spread gives zeros, never NaN.
 
+import { spreadOf } from './groupAdvantage.ts';
+
 export type TurnReturnCredit = 'igpo' | 'toGo';
 
 export interface TurnReturnOptions {
@@ -23,17 +25,6 @@ export interface TurnReturnOptions {
   gamma: number;
   /** 'toGo': divide by the same-index returns' (unbiased) std, as GRPO does; IGPO always divides. */
   divideByStd: boolean;
-}
-
-/** Returns closer than this (relative to max(1, |x|)) count as equal, as groupAdvantage.ts does. */
-const ZERO_SPREAD = 1e-6;
-
-function spreadOf(xs: readonly number[]): { mean: number; std: number } | null {
-  if (xs.length < 2) return null;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const spread = Math.max(...xs) - Math.min(...xs);
-  if (spread <= ZERO_SPREAD * Math.max(1, Math.abs(mean))) return null;
-  return { mean, std: Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) };
 }
 
 function discountedToGo(xs: readonly number[], gamma: number): number[] {
