@@ -62,6 +62,7 @@ const VARIANT_LABELS: Record<string, string> = {
   gigpo: 'GiGPO step credit (ω 1)',
   info: 'information-gain turn reward (0.1 per bit)',
   reroll: 'Monte-Carlo re-roll credit (M 2, ω 1)',
+  turn: 'return-to-go turn credit, information gain 1 per bit',
 };
 
 /** "grpo+gigpo" → "GRPO + GiGPO step credit (ω 1)". */

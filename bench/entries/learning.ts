@@ -4,7 +4,7 @@
 // tasks × K episodes), with the shipped models (TURNWISE_MODELS overrides public/models). Sizes come
 // from the environment so a short run and the full table use the same code:
 //   LEARNING_ALGOS (default all; an algorithm may carry a turn-level credit variant, grpo+gigpo, grpo+info,
-//   grpo+reroll: CREDIT_VARIANTS below), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
+//   grpo+reroll, grpo+turn: CREDIT_VARIANTS below), LEARNING_FAMILIES (guess,backend,bandit: the shipped policy's families), LEARNING_SEEDS (1,2,3),
 //   LEARNING_ITERATIONS (20), LEARNING_TASKS (8), LEARNING_K (8), LEARNING_EVAL (100), LEARNING_LR (the policy's lr; default each algorithm's, defaultLr),
 //   LEARNING_CONFIG (JSON by algorithm, "*" for all: {"grpo": {"starpo": {"divideByStd": false}}},
 //   applied with overrideConfig), LEARNING_EVAL_SPLIT (test; train for tuning).
@@ -49,6 +49,8 @@ export const CREDIT_VARIANTS: Record<string, { algos: readonly AlgoName[]; confi
   gigpo: { algos: ['grpo'], config: { starpo: { stepWeight: 1 } } },
   info: { algos: ['grpo', 'ppo', 'starpo', 'rft', 'mtdpo', 'sweet'], config: { infoGainReward: 0.1 } },
   reroll: { algos: ['grpo'], config: { starpo: { rerollWeight: 1, rerolls: 2 } } },
+  // the best reward-only learner on guess's lesson (docs/experiments/2026-12-06-turn-credit-lesson.md)
+  turn: { algos: ['grpo'], config: { infoGainReward: 1, starpo: { turnCredit: 'toGo' } } },
 };
 
 /** One cell of the table. */

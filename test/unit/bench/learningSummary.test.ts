@@ -51,6 +51,8 @@ describe('learning summary', () => {
     expect(algoKey(parseCase('rft:bandit:1'))).toBe('rft');
     expect(algoLabel('grpo+reroll')).toBe('GRPO + Monte-Carlo re-roll credit (M 2, ω 1)');
     expect(algoLabel('ppo')).toBe('PPO (critic, turn-level GAE)');
+    expect(algoLabel(algoKey(parseCase('grpo+turn:guess@turns-decide:1')))).toBe('GRPO + return-to-go turn credit, information gain 1 per bit');
+    expect(() => parseCase('ppo+turn:guess:1')).toThrow(/grpo\+turn/);
     const md = learningTables([
       {
         algo: 'grpo+reroll',
