@@ -11,6 +11,7 @@
 
 import { dialogueOf } from '../envs/episode.ts';
 import { spreadOf } from './groupAdvantage.ts';
+import { returnsToGo } from './turnReturns.ts';
 import type { Turn } from '../envs/turn.ts';
 
 /**
@@ -43,11 +44,12 @@ export interface StepGroupOptions {
  * least one other episode (the turns step credit can tell apart).
  */
 export function stepGroupAdvantages(episodes: readonly (readonly StepTurn[])[], opts: StepGroupOptions): { advantages: number[][]; grouped: number } {
-  const returns = episodes.map((turns) => {
-    const g = new Array<number>(turns.length).fill(0);
-    for (let t = turns.length - 1, acc = 0; t >= 0; t--) g[t] = acc = turns[t].reward + opts.gamma * acc;
-    return g;
-  });
+  const returns = episodes.map((turns) =>
+    returnsToGo(
+      turns.map((t) => t.reward),
+      opts.gamma,
+    ),
+  );
   const groups = new Map<string, [number, number][]>();
   episodes.forEach((turns, i) =>
     turns.forEach((turn, t) => {

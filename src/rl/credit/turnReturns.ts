@@ -27,7 +27,8 @@ export interface TurnReturnOptions {
   divideByStd: boolean;
 }
 
-function discountedToGo(xs: readonly number[], gamma: number): number[] {
+/** G_t = Σ_{s≥t} γ^{s−t} r_s for every turn t of one episode (the Monte-Carlo return, monteCarlo.ts, in plain numbers). */
+export function returnsToGo(xs: readonly number[], gamma: number): number[] {
   const out = new Array<number>(xs.length).fill(0);
   for (let t = xs.length - 1, acc = 0; t >= 0; t--) out[t] = acc = xs[t] + gamma * acc;
   return out;
@@ -39,13 +40,13 @@ export function turnReturnAdvantages(rewards: readonly (readonly number[])[], cr
     const s = spreadOf(rewards.flat());
     if (!s) return rewards.map((r) => r.map(() => 0));
     return rewards.map((r) =>
-      discountedToGo(
+      returnsToGo(
         r.map((x) => (x - s.mean) / s.std),
         opts.gamma,
       ),
     );
   }
-  const toGo = rewards.map((r) => discountedToGo(r, opts.gamma));
+  const toGo = rewards.map((r) => returnsToGo(r, opts.gamma));
   const out = rewards.map((r) => r.map(() => 0));
   const longest = Math.max(0, ...rewards.map((r) => r.length));
   for (let t = 0; t < longest; t++) {
