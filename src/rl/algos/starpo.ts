@@ -70,18 +70,7 @@ export class Starpo implements Algorithm {
     if (this.cfg.advantage === 'grpo') {
       for (const [j, g] of kept.entries()) {
         const group = episodes.slice(g * k, (g + 1) * k);
-        const episodeCredit = () => {
-          const a = groupAdvantages(returns.slice(g * k, (g + 1) * k), { divideByStd: this.cfg.divideByStd });
-          return group.map((e, i) => e.turns.map(() => a[i]));
-        };
-        const base =
-          this.cfg.turnCredit === 'episode'
-            ? episodeCredit()
-            : turnReturnAdvantages(
-                group.map((e) => e.turns.map((t) => t.reward)),
-                this.cfg.turnCredit,
-                { gamma: this.cfg.gamma, divideByStd: this.cfg.divideByStd },
-              );
+        const base = baseAdvantages(group, returns.slice(g * k, (g + 1) * k), this.cfg);
         const step = this.cfg.stepWeight > 0 ? stepAdvantages(group, this.cfg) : null;
         stepGrouped += step?.grouped ?? 0;
         group.forEach((e, i) =>
@@ -224,6 +213,18 @@ export class Starpo implements Algorithm {
     });
     return rows;
   }
+}
+
+/** Each turn's base advantage in one task group: its episode's group advantage (GRPO), or its own from the turn on (turnCredit). */
+function baseAdvantages(group: UpdateInput['episodes'], returns: readonly number[], cfg: StarpoConfig): number[][] {
+  if (cfg.turnCredit !== 'episode')
+    return turnReturnAdvantages(
+      group.map((e) => e.turns.map((t) => t.reward)),
+      cfg.turnCredit,
+      { gamma: cfg.gamma, divideByStd: cfg.divideByStd },
+    );
+  const a = groupAdvantages(returns, { divideByStd: cfg.divideByStd });
+  return group.map((e, i) => e.turns.map(() => a[i]));
 }
 
 /** GiGPO step advantages of one task group: each turn's state is its anchor state (the environment's, else the visible history). */
