@@ -6,7 +6,7 @@ import { answerText, readChoice, DIRECTIONS } from '../../../src/rl/envs/ragen/c
 import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
-import { SokobanEnv, applyMove, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
+import { SokobanEnv, applyMove, boxOffsets, offsetWords, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
 
 describe('action parsing', () => {
   it('reads the last <answer> tag or the bare text', () => {
@@ -123,6 +123,34 @@ describe('sokoban', () => {
     expect(last!.info.success).toBe(true);
     expect(last!.reward).toBeCloseTo(-0.1 + 1 + 10, 12);
     expect(total).toBeCloseTo(-0.1 * path.length + 11, 9);
+  });
+
+  it('offsets: the box from the player and the target from the box, in moves, rows first', () => {
+    expect(offsetWords(20, 14)).toBe('1 Up');
+    expect(offsetWords(7, 22)).toBe('2 Down and 3 Right');
+    expect(offsetWords(22, 7)).toBe('2 Up and 3 Left');
+    expect(boxOffsets({ walls, target: 8, box: 14, player: 20 })).toBe('The box is 1 Up of you; the target is 1 Up of the box.');
+    expect(boxOffsets({ walls, target: 8, box: 8, player: 14 })).toBe('The box is 1 Up of you, on the target.');
+  });
+
+  it('offsets 1 adds the sentence under every map and changes nothing else; 0 leaves the task as before the option', async () => {
+    const plain = new SokobanEnv().reset({ family: 'sokoban', split: 'test', seed: 5 });
+    const env = new SokobanEnv();
+    const told = env.reset({ family: 'sokoban', split: 'test', seed: 5, options: { offsets: 1 } });
+    expect(plain.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3 });
+    expect(told.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3, offsets: 1 });
+    expect(told.hidden).toEqual(plain.hidden);
+    const room = {
+      walls: told.hidden.walls as string,
+      target: told.hidden.target as number,
+      box: told.hidden.box as number,
+      player: told.hidden.player as number,
+    };
+    expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${boxOffsets(room)}\nTurns left`));
+    // the expert still reads the map under the sentence and solves the room in its optimal moves
+    const ep = await playEpisode(createAgent('expert', 'sokoban', { seed: 1 }), { family: 'sokoban', split: 'test', seed: 5, options: { offsets: 1 } });
+    expect(ep.success).toBe(true);
+    expect(ep.turns.length).toBe(told.hidden.optimalMoves);
   });
 
   it('generated rooms need at least minMoves and at most T moves', () => {
