@@ -5,7 +5,7 @@ import type { FamilySpec } from '../family.ts';
 import type { Episode } from '../types.ts';
 import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './bandit.ts';
 import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './frozenlake.ts';
-import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents } from './sokoban.ts';
+import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents, sokobanOptionsJson } from './sokoban.ts';
 
 /** Share of turns whose action did not parse (RAGEN's format penalty). */
 function invalidRate(eps: readonly Episode[]): number {
@@ -49,7 +49,7 @@ export const sokobanFamily: FamilySpec = {
   name: 'sokoban',
   description: "RAGEN's Sokoban: 6×6, one box; +1 on target, −1 off, +10 solved, −0.1 per step; T = 20",
   collaborative: false,
-  defaults: { ...SOKOBAN_DEFAULTS },
+  defaults: sokobanOptionsJson(SOKOBAN_DEFAULTS),
   create: () => new SokobanEnv(),
   agents: sokobanAgents,
   // rooms with 0–3 inner walls × (target, box, player), 14.7% solvable in 6…20 moves (measured)

@@ -37,7 +37,7 @@ const BOUNDS: { [K in keyof SokobanOptions]: OptionBound } = {
 };
 
 /** The options as a task's spec names them: offsets only when set, so tasks without them read as before the option existed. */
-function specOptions(o: SokobanOptions): JsonObject {
+export function sokobanOptionsJson(o: SokobanOptions): JsonObject {
   const { offsets, ...rest } = o;
   return optionsJson(offsets === 0 ? rest : o);
 }
@@ -166,7 +166,7 @@ export class SokobanEnv extends BaseEnv {
     );
     this.room = { ...value };
     return {
-      spec: { family: 'sokoban', split: spec.split, seed: spec.seed, options: specOptions(this.opts) },
+      spec: { family: 'sokoban', split: spec.split, seed: spec.seed, options: sokobanOptionsJson(this.opts) },
       prompt:
         'You are solving the Sokoban puzzle. You are the player and you need to push the box onto the target. ' +
         'When you are next to the box you can push it by moving toward it. You cannot push it into a wall and you cannot pull it. ' +
