@@ -29,7 +29,10 @@ export function resolveOptions<O extends { [k: string]: number }>(
   return out as O;
 }
 
-/** The options as a plain JSON object (for Task.spec.options). */
-export function optionsJson(options: { [k: string]: number }): JsonObject {
-  return { ...options };
+/**
+ * The options as a plain JSON object (for Task.spec.options). Options in `onlyWhenSet` appear only when
+ * not 0, so that tasks without an option added later (guess's pool, sokoban's offsets) read as before it existed.
+ */
+export function optionsJson(options: { [k: string]: number }, onlyWhenSet: readonly string[] = []): JsonObject {
+  return Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== 0 || !onlyWhenSet.includes(k)));
 }

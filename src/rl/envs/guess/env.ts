@@ -69,8 +69,7 @@ function checkPool(o: GuessOptions): void {
 
 /** The options as a task's spec names them: pool only when a pool is set, so tasks without one read as before it existed. */
 export function guessOptionsJson(o: GuessOptions): JsonObject {
-  const { pool, ...rest } = o;
-  return optionsJson(pool === 0 ? rest : o);
+  return optionsJson(o, ['pool']);
 }
 
 const { yes: YES, no: NO, unknown: UNKNOWN } = CANONICAL_PHRASINGS.guess;

@@ -40,8 +40,7 @@ const BOUNDS: { [K in keyof SokobanOptions]: OptionBound } = {
 
 /** The options as a task's spec names them: offsets only when set, so tasks without them read as before the option existed. */
 export function sokobanOptionsJson(o: SokobanOptions): JsonObject {
-  const { offsets, ...rest } = o;
-  return optionsJson(offsets === 0 ? rest : o);
+  return optionsJson(o, ['offsets']);
 }
 
 const N = 6;
