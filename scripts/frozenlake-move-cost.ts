@@ -5,7 +5,8 @@
 // Usage: npx tsx scripts/frozenlake-move-cost.ts EPISODES.turnwise.jsonl
 import { readFileSync } from 'node:fs';
 import { DIRECTIONS, readChoice } from '../src/rl/envs/ragen/common.ts';
-import { solveLake, transitions } from '../src/rl/envs/ragen/frozenlake.ts';
+import { moveValue, solveLake } from '../src/rl/envs/ragen/frozenlake.ts';
+import { meanOf } from '../src/rl/util/stats.ts';
 
 interface Turn {
   role: string;
@@ -15,11 +16,6 @@ interface Turn {
 interface Line {
   task?: { family: string; options?: { maxTurns?: number; slip?: number }; hidden: string };
   turns?: Turn[];
-}
-
-/** Q_h(s, a): the win probability of move a from s with h moves left after it, the planner continuing. */
-function q(value: Float64Array, s: number, a: number, slip: number): number {
-  return transitions(s, a, slip).reduce((x, [t, p]) => x + p * value[t], 0);
 }
 
 const costs = { worst: [] as number[], firstWorst: [] as number[], sent: [] as number[] };
@@ -37,7 +33,7 @@ for (const text of readFileSync(process.argv[2], 'utf8').split('\n')) {
       if (turn.info?.position !== undefined) player = turn.info.position;
       continue;
     }
-    const qs = [0, 1, 2, 3].map((a) => q(value[horizon - t - 1], player, a, hidden.slip));
+    const qs = [0, 1, 2, 3].map((a) => moveValue(value[horizon - t - 1], player, a, hidden.slip));
     const best = Math.max(...qs);
     costs.worst.push(best - Math.min(...qs));
     if (t === 0) costs.firstWorst.push(best - Math.min(...qs));
@@ -49,7 +45,7 @@ for (const text of readFileSync(process.argv[2], 'utf8').split('\n')) {
 
 const summary = (xs: number[]) => ({
   states: xs.length,
-  meanPoints: (100 * xs.reduce((a, b) => a + b, 0)) / xs.length,
+  meanPoints: 100 * meanOf(xs),
   shareAtLeast25: xs.filter((x) => x >= 0.25).length / xs.length,
 });
 console.log(JSON.stringify({ worstMove: summary(costs.worst), worstFirstMove: summary(costs.firstWorst), sentMove: summary(costs.sent) }, null, 2));

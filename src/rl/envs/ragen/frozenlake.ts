@@ -68,8 +68,8 @@ const NEXT: Int8Array = (() => {
   return t;
 })();
 
-/** Q(s, a) = Σ_outcomes p · v(next). */
-function q(v: Float64Array, s: number, a: number, slip: number): number {
+/** Q(s, a) = Σ_outcomes p · v(next): the win probability of move a from s when v values the states after it. */
+export function moveValue(v: Float64Array, s: number, a: number, slip: number): number {
   const i = (s * 4 + a) * 3;
   return (1 - slip) * v[NEXT[i]] + (slip / 2) * (v[NEXT[i + 1]] + v[NEXT[i + 2]]);
 }
@@ -90,7 +90,7 @@ export function solveLake(cells: string, horizon: number, slip: number): { value
       if (cells[s] !== 'F') continue;
       let best = -1;
       for (let a = 0; a < 4; a++) {
-        const x = q(prev, s, a, slip);
+        const x = moveValue(prev, s, a, slip);
         if (x > best + 1e-12) {
           best = x;
           p[s] = a;
@@ -111,7 +111,7 @@ export function randomSuccess(cells: string, start: number, horizon: number, sli
     const next = new Float64Array(N * N);
     for (let s = 0; s < N * N; s++) {
       if (cells[s] !== 'F') next[s] = cells[s] === 'G' ? 1 : 0;
-      else next[s] = (q(v, s, 0, slip) + q(v, s, 1, slip) + q(v, s, 2, slip) + q(v, s, 3, slip)) / 4;
+      else next[s] = (moveValue(v, s, 0, slip) + moveValue(v, s, 1, slip) + moveValue(v, s, 2, slip) + moveValue(v, s, 3, slip)) / 4;
     }
     v = next;
   }
