@@ -20,7 +20,7 @@ const copyLearner = (l: LearnerState): LearnerState => ({
 function copyState(c: TrainCheckpoint): TrainCheckpoint {
   return {
     ...c,
-    ...(c.best ? { best: { iteration: c.best.iteration, outcomes: [...c.best.outcomes], states: c.best.states.map(copyLearner) } } : {}),
+    ...(c.best ? { best: { ...c.best, outcomes: [...c.best.outcomes], states: c.best.states.map(copyLearner) } } : {}),
     lossHistory: Object.fromEntries(Object.entries(c.lossHistory).map(([k, v]) => [k, [...v]])),
     gradNormHistory: [...c.gradNormHistory],
     spreadHistory: [...c.spreadHistory],
@@ -134,7 +134,16 @@ export class StoreCheckpoints implements CheckpointStore {
       firstDistinct: c.firstDistinct ?? null,
       successHistory: c.successHistory ?? [],
       ...(c.weightsIteration === undefined ? {} : { weightsIteration: c.weightsIteration }),
-      ...(c.best ? { best: { iteration: c.best.iteration, outcomes: c.best.outcomes, targets: c.best.states.map((l) => l.target) } } : {}),
+      ...(c.best
+        ? {
+            best: {
+              iteration: c.best.iteration,
+              outcomes: c.best.outcomes,
+              ...(c.best.cleared ? { cleared: true } : {}),
+              targets: c.best.states.map((l) => l.target),
+            },
+          }
+        : {}),
       learners: c.learners.map((l) => l.target),
     };
     // written last: a checkpoint row names only learners whose rows are complete
@@ -154,11 +163,18 @@ export class StoreCheckpoints implements CheckpointStore {
     if (!meta) return null;
     const m = meta.config as unknown as Omit<TrainCheckpoint, 'learners' | 'runId' | 'best'> & {
       learners: LearnerState['target'][];
-      best?: { iteration: number; outcomes: number[]; targets: LearnerState['target'][] };
+      best?: { iteration: number; outcomes: number[]; cleared?: boolean; targets: LearnerState['target'][] };
     };
     const learners = await this.getLearners(runId, runId, m.learners);
     const best = m.best
-      ? { best: { iteration: m.best.iteration, outcomes: m.best.outcomes, states: await this.getLearners(runId, `${runId}/best`, m.best.targets) } }
+      ? {
+          best: {
+            iteration: m.best.iteration,
+            outcomes: m.best.outcomes,
+            ...(m.best.cleared ? { cleared: true } : {}),
+            states: await this.getLearners(runId, `${runId}/best`, m.best.targets),
+          },
+        }
       : {};
     return {
       runId,

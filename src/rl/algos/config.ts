@@ -56,6 +56,14 @@ export interface RollbackConfig {
   validateEvery: number;
   validateTasks: number;
   validateDrop: number;
+  /**
+   * Whom a new best must beat by 2 paired standard errors: 'best', every best so far (a ratchet),
+   * or 'start', only the adapters the run began with; once beaten, later adapters take the best's
+   * place on a higher mean over both draws. With 'best' a lucky early draw keeps early adapters: on
+   * guess's lesson a run ended on iteration 16's (79%) with its final ones at 84%
+   * (docs/experiments/2026-12-06-turn-credit-lesson.md). The start stays guarded either way.
+   */
+  validateBar: 'best' | 'start';
 }
 
 /** Echo Trap (RAGEN): spread collapse, grad-norm spikes, repeated-template replies. */
@@ -170,6 +178,7 @@ export function defaultLoopConfig(algo: AlgoName, family: FamilyName, over: Part
       validateEvery: 8,
       validateTasks: 128,
       validateDrop: 0.05,
+      validateBar: 'best',
     },
     echo: { spreadDrop: 0.2, gradSpike: 5, distinctDrop: 0.25, rollbackOnSpike: false },
     ...over,
@@ -298,6 +307,8 @@ export function validateLoopConfig(c: LoopConfig): LoopConfig {
     throw new AlgoError('bad-config', `rollback.validateTasks must be a whole number ≥ 2, got ${c.rollback.validateTasks}`);
   if (!(c.rollback.validateDrop >= 0 && c.rollback.validateDrop <= 1))
     throw new AlgoError('bad-config', `rollback.validateDrop must lie in [0, 1] (1 = no rollbacks), got ${c.rollback.validateDrop}`);
+  if (c.rollback.validateBar !== 'best' && c.rollback.validateBar !== 'start')
+    throw new AlgoError('bad-config', `rollback.validateBar must be 'best' or 'start', got ${JSON.stringify(c.rollback.validateBar)}`);
   // the algorithm's section, checked by its spec's schema (specs/*.ts)
   const issue = firstIssue(spec.schema, (c.settings as unknown as Record<string, unknown>)[spec.section]);
   if (issue) throw new AlgoError('bad-config', issue);

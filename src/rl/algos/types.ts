@@ -37,6 +37,8 @@ export interface ValidationBest {
    */
   outcomes: number[];
   states: LearnerState[];
+  /** These adapters beat the run's first ones by 2 paired standard errors (ValidationGuard, `validateBar` 'start'). */
+  cleared?: boolean;
 }
 
 /** Everything needed to continue a run after the iteration it was written at. */

@@ -1,8 +1,8 @@
 // The validation guard (issue #19): every `validateEvery` iterations and at the end of a run, the
 // policy adapter plays the validation tasks (train-split tasks the rollouts never draw, config.ts
 // validationTasks), sampled and greedy. The guard keeps the best adapters so far — those the run began
-// with until an update beats them by 2 paired standard errors (guards.ts validationGain) — returns to
-// them on a clear fall (validationDrop), and at the end of the run ends on them (early stopping).
+// with until an update beats them by 2 paired standard errors (guards.ts validationGain; with
+// `validateBar` 'start' later bests need only a higher mean) — returns to them on a clear fall (validationDrop), and at the end of the run ends on them (early stopping).
 // TrainingLoop owns the learners, the learning rate and the rollback count; the guard reads and
 // replaces the learners' states through its host and says when the loop must roll back.
 import { evaluatePolicy, type EvalConfig } from '../rollout/evaluate.ts';
@@ -67,7 +67,7 @@ export class ValidationGuard {
 
   constructor(
     private readonly host: ValidationHost,
-    private readonly config: Pick<LoopConfig['rollback'], 'validateEvery' | 'validateDrop'>,
+    private readonly config: Pick<LoopConfig['rollback'], 'validateEvery' | 'validateDrop' | 'validateBar'>,
     best: ValidationBest | null = null,
   ) {
     this.best = best;
@@ -110,7 +110,7 @@ export class ValidationGuard {
       this.validated = { iteration, score: meanOf(best.outcomes), isBest: true };
       return { ...result, fell: { why, to: best } };
     }
-    if (best && !validationGain(outcomes, best.outcomes)) {
+    if (best && !validationGain(outcomes, best.outcomes, this.bar(best))) {
       this.validated = { iteration, score, isBest: false };
       return result;
     }
@@ -126,9 +126,14 @@ export class ValidationGuard {
         return result;
       }
     }
-    this.best = { iteration, outcomes: kept, states: this.host.states() };
+    this.best = { iteration, outcomes: kept, states: this.host.states(), cleared: true };
     this.validated = { iteration, score, isBest: true };
     return result;
+  }
+
+  /** How many paired standard errors a gain over `best` must clear (config.ts validateBar). */
+  private bar(best: ValidationBest): number {
+    return this.config.validateBar === 'start' && best.cleared ? 0 : 2;
   }
 
   /**
@@ -155,7 +160,7 @@ export class ValidationGuard {
     return {
       candidate,
       reference: ref,
-      result: { candidate: meanOf(candidate), reference: meanOf(ref), against: best.iteration, held: validationGain(candidate, ref) },
+      result: { candidate: meanOf(candidate), reference: meanOf(ref), against: best.iteration, held: validationGain(candidate, ref, this.bar(best)) },
     };
   }
 
@@ -188,7 +193,7 @@ export class ValidationGuard {
     const [best, now] = [this.best, this.validated];
     if (!now || now.isBest) return null;
     this.host.load(best.states);
-    const short = now.confirmation ? unconfirmed(now.confirmation) : 'not 2 standard errors above them';
+    const short = now.confirmation ? unconfirmed(now.confirmation) : this.bar(best) ? 'not 2 standard errors above them' : 'not above them';
     return {
       kind: 'kept',
       iteration: best.iteration,

@@ -27,7 +27,7 @@ function checkpoint(iteration: number): TrainCheckpoint {
       trainer: { step: 3 * x, tensors: { [A]: t(8, x), [B]: t(8, 1), [`${A}.m`]: t(8, 2), [`${A}.v`]: t(8, 3), [`${B}.m`]: t(8, 4), [`${B}.v`]: t(8, 5) } },
     }));
   return {
-    best: { iteration: 1, outcomes: [1, 0, 1], states: learners(-1) },
+    best: { iteration: 1, outcomes: [1, 0, 1], states: learners(-1), cleared: true },
     runId: 'run-1',
     algo: 'sweet',
     iteration,
