@@ -73,7 +73,7 @@ describe('turn-level credit in the Train view', () => {
     expect(() => resolve('ppo', 'bandit', { targetKl: -1 })).toThrow(/targetKl must be a finite number ≥ 0 \(0 = off\), got -1/);
     expect(() => resolve('grpo', 'guess', { infoGain: -0.1 })).toThrow(/infoGainReward must be a finite number ≥ 0/);
     expect(() => resolve('grpo', 'guess', { stepCredit: 'reroll', rerolls: 0 })).toThrow(/rerolls must be a whole number in \[1, 64\], got 0/);
-    expect(() => resolve('grpo', 'guess', { turnCredit: 'outcome' })).toThrow(/turnCredit must be "episode", "igpo" or "toGo"/);
+    expect(() => resolve('grpo', 'guess', { turnCredit: 'outcome' })).toThrow(/turnCredit must be "episode", "toGo" or "igpo"/);
     expect(() => resolve('ppo', 'guess', {}, { starpo: { turnCredit: 'igpo' } })).toThrow(/turnCredit needs the grpo advantage/);
     expect(() => resolve('sweet', 'bandit', { criticReplay: 0 })).toThrow(/criticReplay must be a positive integer, got 0/);
   });

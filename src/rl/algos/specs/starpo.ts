@@ -9,10 +9,19 @@ import { Starpo } from '../starpo.ts';
 /** GiGPO's ω (arXiv 2505.10978 uses 1): the weight a step-credit choice starts at. */
 const GIGPO_WEIGHT = 1;
 
+/** Each turn credit (StarpoConfig.turnCredit): its line in the form and its words in a run's description. */
+const TURN_CREDITS: Record<StarpoConfig['turnCredit'], { option: string; describe: string[] }> = {
+  episode: { option: "episode: every turn gets its episode's group advantage (GRPO)", describe: [] },
+  toGo: { option: 'from the turn on: its return from there against the same turn of the group', describe: ['return-to-go turn credit'] },
+  igpo: { option: "IGPO: the group's z-normalised turn rewards summed from the turn on", describe: ['IGPO turn credit'] },
+};
+const turnCredits = Object.keys(TURN_CREDITS) as StarpoConfig['turnCredit'][];
+const quoted = turnCredits.map((c) => `"${c}"`);
+
 const schema = v.pipe(
   v.looseObject({
     advantage: v.string(),
-    turnCredit: v.picklist(['episode', 'igpo', 'toGo'], 'turnCredit must be "episode", "igpo" or "toGo"'),
+    turnCredit: v.picklist(turnCredits, `turnCredit must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`),
     keepFraction: numberThat(
       (x) => x > 0 && x <= 1,
       (x) => `keepFraction must lie in (0, 1], got ${String(x)}`,
@@ -55,11 +64,7 @@ const stepCreditFields: FormField<StarpoConfig>[] = [
     key: 'turnCredit',
     label: 'Turn advantage',
     testid: 'credit-turn',
-    options: [
-      { value: 'episode', label: "episode: every turn gets its episode's group advantage (GRPO)" },
-      { value: 'toGo', label: 'from the turn on: its return from there against the same turn of the group' },
-      { value: 'igpo', label: "IGPO: the group's z-normalised turn rewards summed from the turn on" },
-    ],
+    options: turnCredits.map((value) => ({ value, label: TURN_CREDITS[value].option })),
     help: 'the last two tell turns of one episode apart by their turn rewards (the information-gain reward, thumbs); default episode',
   }),
   {
@@ -157,7 +162,7 @@ export const grpoSpec: AlgoSpec<'grpo', 'starpo', StarpoConfig> = {
   needsCritic: (c) => c.advantage === 'gae',
   fields: stepCreditFields,
   describe: (c) => [
-    ...(c.turnCredit === 'igpo' ? ['IGPO turn credit'] : c.turnCredit === 'toGo' ? ['return-to-go turn credit'] : []),
+    ...TURN_CREDITS[c.turnCredit].describe,
     ...(c.stepWeight > 0 ? [`step credit ω ${c.stepWeight}`] : []),
     ...(c.rerollWeight > 0 ? [`re-roll credit ω ${c.rerollWeight}, M ${c.rerolls}${c.rerollPool ? ', pooled by state' : ''}`] : []),
     ...(c.stepWeight > 0 || c.rerollWeight > 0 || c.turnCredit !== 'episode' ? [] : ['episode credit']),
