@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { applyDifferences } from '../../../src/rl/envs/frontend/agents.ts';
 import { describe as describeDiffs, differences } from '../../../src/rl/envs/frontend/designs.ts';
 import { FrontendEnv } from '../../../src/rl/envs/frontend/env.ts';
+import { createAgent } from '../../../src/rl/envs/registry.ts';
+import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { HtmlError, PALETTE, parseHtml, toHtml, type Design } from '../../../src/rl/envs/frontend/html.ts';
 import { rasterize, similarity } from '../../../src/rl/envs/frontend/raster.ts';
+import type { JsonObject, Task } from '../../../src/rl/envs/types.ts';
 
 const fnv = (bytes: Uint8Array) => {
   let h = 0x811c9dc5;
@@ -169,5 +172,23 @@ describe('collaborator and expert', () => {
     expect(last.done).toBe(true);
     expect(last.info.reason).toBe('turn-limit');
     expect(last.reward).toBeCloseTo(first.info.similarity as number, 15);
+  });
+
+  it('freeWords: 0 leaves the tasks as before the option; 1 draws block texts beyond the 20 words, and the expert still matches them', async () => {
+    const env = new FrontendEnv();
+    const blocksOf = (t: Task) => (t.hidden.design as unknown as Design).blocks.map((b) => b.text);
+    const [plain, zero, free] = ([{}, { freeWords: 0 }, { freeWords: 1 }] as JsonObject[]).map((options) =>
+      Array.from({ length: 40 }, (_, seed) => env.reset({ family: 'frontend', split: 'test', seed, options })),
+    );
+    expect(zero).toEqual(plain);
+    expect(plain[0].spec.options).toEqual({ maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0 });
+    expect(free[0].spec.options).toMatchObject({ freeWords: 1 });
+    const words = (ts: typeof plain) => new Set(ts.flatMap(blocksOf).flatMap((t) => t.split(' ')));
+    expect(words(plain).size).toBeLessThanOrEqual(20);
+    expect(words(free).size).toBeGreaterThan(40);
+    // every free-word prompt names its blocks' texts, so a copy is possible
+    for (const t of free) for (const text of blocksOf(t)) expect(t.prompt).toContain(`"${text}"`);
+    const ep = await playEpisode(createAgent('expert', 'frontend', { seed: 1 }), { family: 'frontend', split: 'test', seed: 3, options: { freeWords: 1 } });
+    expect(ep.success).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
 // structured, templated list ("Block 2 width should be 80, not 160.") ordered page → blocks, so a
 // small model can apply it. Values compared are the computed ones (defaults filled in).
 import type { Rng } from '../../util/rng.ts';
+import { ITEMS } from '../guess/table.ts';
 import { PALETTE, type Align, type Block, type Design, type Style, type StyleKey, type Tag } from './html.ts';
 import { computed, type Computed } from './raster.ts';
 
@@ -38,14 +39,25 @@ export const CHOICES = {
   'font-size': [8, 12, 16],
 };
 
-/** A random target design: 2–3 blocks, each with a few styles set. */
-export function drawDesign(rng: Rng): Design {
+/**
+ * The block texts of a task with free words (frontend option `freeWords`): the 20 words and guess's
+ * 120 animal names. From the 20 alone a policy can lower its loss by the list's unigram, and it did:
+ * the shipped one names 2% of its first draft's blocks right, each block word at log 1/20 (docs/forge.md);
+ * among 140 recalling is hopeless and copying from the prompt is what pays, as free values taught it
+ * backend's numbers (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md).
+ */
+const FREE_WORDS: readonly string[] = [...WORDS, ...ITEMS.map((it) => it.name)];
+
+/** A random target design: 2–3 blocks, each with a few styles set; a share `freeWords` of designs take their texts from FREE_WORDS. */
+export function drawDesign(rng: Rng, freeWords = 0): Design {
+  // no draw at freeWords 0, so the default tasks stay exactly what they were
+  const words = freeWords > 0 && rng.chance(freeWords) ? FREE_WORDS : WORDS;
   const background = rng.pick(PAGE_COLORS);
   const n = rng.range(2, 3);
   const blocks: Block[] = [];
   for (let i = 0; i < n; i++) {
     const tag: Tag = i === 0 && rng.chance(0.5) ? 'h1' : rng.pick(['p', 'div'] as const);
-    const text = rng.chance(0.5) ? rng.pick(WORDS) : `${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
+    const text = rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`;
     const style: Style = {};
     if (rng.chance(0.7)) style.background = rng.pick(COLORS.filter((c) => c !== background));
     if (rng.chance(0.5)) style.color = rng.pick(COLORS.filter((c) => c !== (style.background ?? background)));

@@ -21,13 +21,21 @@ export interface FrontendOptions {
   successAt: number;
   /** Simulated collaborator's error rate: half vague replies, half one wrong value. */
   noise: number;
+  /** Share of tasks whose block texts are free words (designs.ts FREE_WORDS), not the family's 20. */
+  freeWords: number;
 }
-export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0 };
+export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0 };
+/** The options as a task's spec names them: freeWords only when set, so tasks without them read as before the option existed. */
+export function frontendOptionsJson(o: FrontendOptions): JsonObject {
+  return optionsJson(o, ['freeWords']);
+}
+
 const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
   maxTurns: { min: 1, max: 40, integer: true },
   maxDifferences: { min: 1, max: 50, integer: true },
   successAt: { min: 0, max: 1, integer: false },
   noise: { min: 0, max: 1, integer: false },
+  freeWords: { min: 0, max: 1, integer: false },
 };
 
 /** The opening prompt's block list, e.g. `h1 "big sale", p "shop"`. */
@@ -45,12 +53,12 @@ export class FrontendEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frontend', FRONTEND_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, drawDesign, toHtml);
+    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawDesign(r, this.opts.freeWords), toHtml);
     this.target = value;
     this.lastSimilarity = 0;
     this.score = scorer(value);
     return {
-      spec: { family: 'frontend', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      spec: { family: 'frontend', split: spec.split, seed: spec.seed, options: frontendOptionsJson(this.opts) },
       prompt:
         `Build a web page with ${value.blocks.length} blocks: ${blockList(value)}. ` +
         'Each turn send HTML using body, h1, p and div with style attributes (background, color, width, height, margin-left, margin-top, text-align, font-size), ' +

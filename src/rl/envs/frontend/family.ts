@@ -2,14 +2,14 @@
 import { meanOf } from '../../util/stats.ts';
 import type { FamilySpec } from '../family.ts';
 import { frontendAgents } from './agents.ts';
-import { FrontendEnv, FRONTEND_DEFAULTS } from './env.ts';
+import { FrontendEnv, FRONTEND_DEFAULTS, frontendOptionsJson } from './env.ts';
 
 export const frontendFamily: FamilySpec = {
   name: 'frontend',
   description:
     'ColBench frontend, scaled: match a hidden page in an HTML/CSS subset from listed differences; deterministic render similarity, success ≥ 0.9; T = 8',
   collaborative: true,
-  defaults: { ...FRONTEND_DEFAULTS },
+  defaults: frontendOptionsJson(FRONTEND_DEFAULTS),
   create: () => new FrontendEnv(),
   agents: frontendAgents,
   distinctEpisodes: 1e12,
