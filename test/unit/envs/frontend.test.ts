@@ -177,7 +177,7 @@ describe('collaborator and expert', () => {
   it('freeWords: 0 leaves the tasks as before the option; 1 draws block texts beyond the 20 words, and the expert still matches them', async () => {
     const env = new FrontendEnv();
     const blocksOf = (t: Task) => (t.hidden.design as unknown as Design).blocks.map((b) => b.text);
-    const [plain, zero, free] = ([{}, { freeWords: 0 }, { freeWords: 1 }] as JsonObject[]).map((options) =>
+    const [plain, zero, free] = ([{}, { freeWords: 0, copyDrill: 0 }, { freeWords: 1 }] as JsonObject[]).map((options) =>
       Array.from({ length: 40 }, (_, seed) => env.reset({ family: 'frontend', split: 'test', seed, options })),
     );
     expect(zero).toEqual(plain);
@@ -190,5 +190,19 @@ describe('collaborator and expert', () => {
     for (const t of free) for (const text of blocksOf(t)) expect(t.prompt).toContain(`"${text}"`);
     const ep = await playEpisode(createAgent('expert', 'frontend', { seed: 1 }), { family: 'frontend', split: 'test', seed: 3, options: { freeWords: 1 } });
     expect(ep.success).toBe(true);
+  });
+
+  it('copyDrill 1: one unstyled p block on a white page, its text named in the prompt; the expert answers it on its first draft', async () => {
+    const env = new FrontendEnv();
+    for (let seed = 0; seed < 20; seed++) {
+      const t = env.reset({ family: 'frontend', split: 'train', seed, options: { copyDrill: 1, freeWords: 1 } });
+      const d = t.hidden.design as unknown as Design;
+      expect(d).toMatchObject({ background: 'white', blocks: [{ tag: 'p', style: {} }] });
+      expect(d.blocks).toHaveLength(1);
+      expect(t.prompt).toContain(`Build a web page with 1 block: p "${d.blocks[0].text}".`);
+    }
+    const ep = await playEpisode(createAgent('expert', 'frontend', { seed: 1 }), { family: 'frontend', split: 'test', seed: 3, options: { copyDrill: 1 } });
+    expect(ep.success).toBe(true);
+    expect(ep.turns.length).toBeLessThanOrEqual(2);
   });
 });

@@ -12,7 +12,7 @@ import { parseHtml, toHtml, PALETTE, STYLE_KEYS, type Block, type Design, type S
 
 /** The page the prompt describes, with no styles. */
 export function designFromPrompt(prompt: string): Design {
-  const list = /blocks: (.*?)\. Each turn/.exec(prompt)?.[1] ?? '';
+  const list = /blocks?: (.*?)\. Each turn/.exec(prompt)?.[1] ?? '';
   const blocks: Block[] = [...list.matchAll(/(h1|p|div) "([^"]*)"/g)].map((m) => ({ tag: m[1] as Tag, text: m[2], style: {} }));
   return { background: 'white', blocks };
 }

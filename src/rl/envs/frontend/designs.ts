@@ -48,16 +48,21 @@ export const CHOICES = {
  */
 const FREE_WORDS: readonly string[] = [...WORDS, ...ITEMS.map((it) => it.name)];
 
-/** A random target design: 2–3 blocks, each with a few styles set; a share `freeWords` of designs take their texts from FREE_WORDS. */
-export function drawDesign(rng: Rng, freeWords = 0): Design {
-  // no draw at freeWords 0, so the default tasks stay exactly what they were
+/**
+ * A random target design: 2–3 blocks, each with a few styles set; a share `freeWords` of designs take
+ * their texts from FREE_WORDS, and a share `copyDrill` are a copy drill: one unstyled p block on a white
+ * page, so all a draft must get right is the text the prompt names.
+ */
+export function drawDesign(rng: Rng, freeWords = 0, copyDrill = 0): Design {
+  // no draw at 0, so the default tasks stay exactly what they were
   const words = freeWords > 0 && rng.chance(freeWords) ? FREE_WORDS : WORDS;
+  if (copyDrill > 0 && rng.chance(copyDrill)) return { background: 'white', blocks: [{ tag: 'p', text: textOf(rng, words), style: {} }] };
   const background = rng.pick(PAGE_COLORS);
   const n = rng.range(2, 3);
   const blocks: Block[] = [];
   for (let i = 0; i < n; i++) {
     const tag: Tag = i === 0 && rng.chance(0.5) ? 'h1' : rng.pick(['p', 'div'] as const);
-    const text = rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`;
+    const text = textOf(rng, words);
     const style: Style = {};
     if (rng.chance(0.7)) style.background = rng.pick(COLORS.filter((c) => c !== background));
     if (rng.chance(0.5)) style.color = rng.pick(COLORS.filter((c) => c !== (style.background ?? background)));
@@ -71,6 +76,9 @@ export function drawDesign(rng: Rng, freeWords = 0): Design {
   }
   return { background, blocks };
 }
+
+/** A block's text: one word or two. */
+const textOf = (rng: Rng, words: readonly string[]) => (rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`);
 
 /** One difference between the target and a draft. */
 export interface Difference {

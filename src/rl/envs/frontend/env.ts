@@ -23,11 +23,13 @@ export interface FrontendOptions {
   noise: number;
   /** Share of tasks whose block texts are free words (designs.ts FREE_WORDS), not the family's 20. */
   freeWords: number;
+  /** Share of tasks that are copy drills: one unstyled block whose text the prompt names (designs.ts drawDesign). */
+  copyDrill: number;
 }
-export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0 };
-/** The options as a task's spec names them: freeWords only when set, so tasks without them read as before the option existed. */
+export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0, copyDrill: 0 };
+/** The options as a task's spec names them: freeWords and copyDrill only when set, so tasks without them read as before the options existed. */
 export function frontendOptionsJson(o: FrontendOptions): JsonObject {
-  return optionsJson(o, ['freeWords']);
+  return optionsJson(o, ['freeWords', 'copyDrill']);
 }
 
 const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
@@ -36,6 +38,7 @@ const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
   successAt: { min: 0, max: 1, integer: false },
   noise: { min: 0, max: 1, integer: false },
   freeWords: { min: 0, max: 1, integer: false },
+  copyDrill: { min: 0, max: 1, integer: false },
 };
 
 /** The opening prompt's block list, e.g. `h1 "big sale", p "shop"`. */
@@ -53,14 +56,14 @@ export class FrontendEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frontend', FRONTEND_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawDesign(r, this.opts.freeWords), toHtml);
+    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawDesign(r, this.opts.freeWords, this.opts.copyDrill), toHtml);
     this.target = value;
     this.lastSimilarity = 0;
     this.score = scorer(value);
     return {
       spec: { family: 'frontend', split: spec.split, seed: spec.seed, options: frontendOptionsJson(this.opts) },
       prompt:
-        `Build a web page with ${value.blocks.length} blocks: ${blockList(value)}. ` +
+        `Build a web page with ${value.blocks.length} block${value.blocks.length === 1 ? '' : 's'}: ${blockList(value)}. ` +
         'Each turn send HTML using body, h1, p and div with style attributes (background, color, width, height, margin-left, margin-top, text-align, font-size), ' +
         `and I will list the main differences from my design. When it matches, reply with ${ANSWER_MARKER} and the HTML. You have ${this.opts.maxTurns} turns.`,
       hidden: { design: JSON.parse(JSON.stringify(value)) as JsonObject, html: key },
