@@ -2,7 +2,8 @@
 // policy adapter plays the validation tasks (train-split tasks the rollouts never draw, config.ts
 // validationTasks), sampled and greedy. The guard keeps the best adapters so far — those the run began
 // with until an update beats them by 2 paired standard errors (guards.ts validationGain; with
-// `validateBar` 'start' later bests need only a higher mean) — returns to them on a clear fall (validationDrop), and at the end of the run ends on them (early stopping).
+// `validateBar` 'start' later bests need only a higher mean) — returns to them on a clear fall
+// (validationDrop), and at the end of the run ends on them (early stopping).
 // TrainingLoop owns the learners, the learning rate and the rollback count; the guard reads and
 // replaces the learners' states through its host and says when the loop must roll back.
 import { evaluatePolicy, type EvalConfig } from '../rollout/evaluate.ts';

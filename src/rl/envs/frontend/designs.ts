@@ -44,9 +44,13 @@ export const CHOICES = {
  * 120 animal names. From the 20 alone a policy can lower its loss by the list's unigram, and it did:
  * the shipped one names 2% of its first draft's blocks right, each block word at log 1/20 (docs/forge.md);
  * among 140 recalling is hopeless and copying from the prompt is what pays, as free values taught it
- * backend's numbers (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md).
+ * backend's numbers (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md). 600 forge steps with
+ * it, and with copy drills, did not teach the copy (docs/experiments/2026-12-06-forge-frozenlake-and-copying.md).
  */
 const FREE_WORDS: readonly string[] = [...WORDS, ...ITEMS.map((it) => it.name)];
+
+/** A block's text: one word or two. */
+const textOf = (rng: Rng, words: readonly string[]) => (rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`);
 
 /**
  * A random target design: 2–3 blocks, each with a few styles set; a share `freeWords` of designs take
@@ -76,9 +80,6 @@ export function drawDesign(rng: Rng, freeWords = 0, copyDrill = 0): Design {
   }
   return { background, blocks };
 }
-
-/** A block's text: one word or two. */
-const textOf = (rng: Rng, words: readonly string[]) => (rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`);
 
 /** One difference between the target and a draft. */
 export interface Difference {
