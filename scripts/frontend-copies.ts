@@ -3,24 +3,16 @@
 // its text right (the prompt lists every block's text, so this is a copy from the prompt), and, for
 // every colour a collaborator's reply asked for ("Block 2 background should be red, not blue."),
 // whether the next draft has that block's property at that colour (a copy from one line earlier).
+// Drafts are read as the environment reads them (ui/state/designs.ts designOfMessage).
 // Usage: npx tsx scripts/frontend-copies.ts EPISODES.turnwise.jsonl
 import { readFileSync } from 'node:fs';
-import { parseHtml, type Design } from '../src/rl/envs/frontend/html.ts';
+import type { Design } from '../src/rl/envs/frontend/html.ts';
+import { designOfMessage } from '../src/ui/state/designs.ts';
 import { meanOf } from '../src/rl/util/stats.ts';
 
 interface Line {
   task?: { family: string; hidden: string };
   turns?: { role: string; text: string }[];
-}
-
-/** The draft's design, or null when it does not parse. */
-function draftOf(message: string): Design | null {
-  const at = message.toUpperCase().indexOf('I WANT TO ANSWER:');
-  try {
-    return parseHtml(at >= 0 ? message.slice(at + 'I WANT TO ANSWER:'.length) : message);
-  } catch {
-    return null;
-  }
 }
 
 const ASKED = /Block (\d+) (background|color) should be ([a-z]+), not/g;
@@ -34,13 +26,13 @@ for (const raw of readFileSync(process.argv[2], 'utf8').split('\n')) {
   episodes++;
   const target = (JSON.parse(line.task.hidden) as { design: Design }).design;
   const agentTurns = line.turns.map((t, i) => ({ ...t, i })).filter((t) => t.role === 'agent');
-  const first = agentTurns.length ? draftOf(agentTurns[0].text) : null;
+  const first = agentTurns.length ? designOfMessage(agentTurns[0].text) : null;
   target.blocks.forEach((b, i) => texts.push(first?.blocks[i]?.text === b.text ? 1 : 0));
   for (const [k, turn] of agentTurns.entries()) {
     const reply = line.turns[turn.i + 1];
     const next = agentTurns[k + 1];
     if (!reply || reply.role === 'agent' || !next) continue;
-    const draft = draftOf(next.text);
+    const draft = designOfMessage(next.text);
     for (const m of reply.text.matchAll(ASKED)) {
       const block = draft?.blocks[Number(m[1]) - 1];
       colours.push(block?.style[m[2] as 'background' | 'color'] === m[3] ? 1 : 0);
