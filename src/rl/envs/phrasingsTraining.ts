@@ -9,6 +9,47 @@
 import { CANONICAL_PHRASINGS, type Phrasings, type PhrasingSetting } from './phrasings.ts';
 import { composeStatements, TRAINING_STATEMENT_PARTS } from './wordings.ts';
 
+/** The written backend statements, the canonical ones first. */
+const WRITTEN_STATEMENTS: readonly string[] = [
+  'The {name} is {value}{unit}.',
+  'The {name} should be {value}{unit}.',
+  'Use {value}{unit} for the {name}.',
+  '{name}: {value}{unit}.',
+  "It's {value}{unit} for the {name}.",
+  'The {name}? That would be {value}{unit}.',
+  'We use {value}{unit} as the {name}.',
+  'Set the {name} to {value}{unit}.',
+  'The {name} we agreed on is {value}{unit}.',
+  'Make the {name} {value}{unit}, please.',
+  "I'd go with {value}{unit} for the {name}.",
+  'For the {name}, use {value}{unit}.',
+  '{value}{unit} is the {name}.',
+  'The {name} is {value}{unit}, as far as I remember.',
+  'Please use a {name} of {value}{unit}.',
+  'Our {name} is {value}{unit}.',
+  'the {name} is {value}{unit}',
+  'The {name} is {value}{unit}. Let me know if you need anything else.',
+  'Teh {name} is {value}{unit}.',
+  'The {name} shoud be {value}{unit}.',
+  'Good question: the {name} is {value}{unit}.',
+  'The {name} is {value}{unit}, no more, no less.',
+];
+
+/**
+ * How many times each written statement is listed beside the 160 composed from parts (wordings.ts:
+ * other orders, moods, hedges, fillers and punctuation), so the written ones, the canonical among
+ * them, make about 30% of the draws instead of 12%. 450 forge steps on the plain list closed the
+ * held-out gap (80.0% held-out against 78.5% canonical) but left the canonical wording 5 points under
+ * the same steps on the written statements alone; listed 3 times: 83.0% canonical, 81.0% held-out;
+ * 7 times: 84.0%, 79.0% (backend, 200 test tasks, sampled; docs/experiments/2026-12-06-wordings-weighted.md).
+ */
+const WRITTEN_REPEATS = 3;
+
+const WEIGHTED_STATEMENTS: readonly string[] = [
+  ...Array.from({ length: WRITTEN_REPEATS }, () => WRITTEN_STATEMENTS).flat(),
+  ...composeStatements(TRAINING_STATEMENT_PARTS, 160, 47).filter((t) => !WRITTEN_STATEMENTS.includes(t)),
+];
+
 /** The varied phrasings the forge may train on (`phrasings: 'varied'`); the canonical ones are among them. */
 export const TRAINING_PHRASINGS: Phrasings = {
   guess: {
@@ -145,32 +186,7 @@ export const TRAINING_PHRASINGS: Phrasings = {
     factRate: 0.25,
   },
   backend: {
-    statement: [
-      'The {name} is {value}{unit}.',
-      'The {name} should be {value}{unit}.',
-      'Use {value}{unit} for the {name}.',
-      '{name}: {value}{unit}.',
-      "It's {value}{unit} for the {name}.",
-      'The {name}? That would be {value}{unit}.',
-      'We use {value}{unit} as the {name}.',
-      'Set the {name} to {value}{unit}.',
-      'The {name} we agreed on is {value}{unit}.',
-      'Make the {name} {value}{unit}, please.',
-      "I'd go with {value}{unit} for the {name}.",
-      'For the {name}, use {value}{unit}.',
-      '{value}{unit} is the {name}.',
-      'The {name} is {value}{unit}, as far as I remember.',
-      'Please use a {name} of {value}{unit}.',
-      'Our {name} is {value}{unit}.',
-      'the {name} is {value}{unit}',
-      'The {name} is {value}{unit}. Let me know if you need anything else.',
-      'Teh {name} is {value}{unit}.',
-      'The {name} shoud be {value}{unit}.',
-      'Good question: the {name} is {value}{unit}.',
-      'The {name} is {value}{unit}, no more, no less.',
-      // and 160 composed from parts: other orders, moods, hedges, fillers and punctuation (wordings.ts)
-      ...composeStatements(TRAINING_STATEMENT_PARTS, 160, 47),
-    ].filter((t, i, all) => all.indexOf(t) === i),
+    statement: WEIGHTED_STATEMENTS,
     unknown: [
       "I don't know.",
       'I can only tell you about the numbers I listed.',

@@ -87,6 +87,16 @@ describe('phrasings', () => {
     expect(parsePhrasings(TRAINING_PHRASINGS)).toEqual(TRAINING_PHRASINGS);
   });
 
+  it('the written backend statements, the canonical among them, make about 30% of the training draws beside the composed ones', () => {
+    const list = TRAINING_PHRASINGS.backend.statement;
+    const repeated = (t: string) => list.indexOf(t) !== list.lastIndexOf(t);
+    const written = list.filter(repeated).length / list.length;
+    expect(written).toBeGreaterThanOrEqual(0.25);
+    expect(written).toBeLessThanOrEqual(0.35);
+    for (const t of CANONICAL_PHRASINGS.backend.statement) expect(repeated(t), t).toBe(true);
+    expect(new Set(list).size).toBeGreaterThanOrEqual(150);
+  });
+
   it('every backend statement of the training set carries the exact value of every parameter of every template', () => {
     expectExactValues(TRAINING_PHRASINGS);
   });
