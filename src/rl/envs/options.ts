@@ -30,9 +30,10 @@ export function resolveOptions<O extends { [k: string]: number }>(
 }
 
 /**
- * The options as a plain JSON object (for Task.spec.options). Options in `onlyWhenSet` appear only when
- * not 0, so that tasks without an option added later (guess's pool, sokoban's offsets) read as before it existed.
+ * The options as a plain JSON object (for Task.spec.options). An option added later (guess's pool,
+ * sokoban's offsets, frontend's drills) appears only when it differs from its default, given in
+ * `addedLater`, so that tasks without it read as before it existed.
  */
-export function optionsJson(options: { [k: string]: number }, onlyWhenSet: readonly string[] = []): JsonObject {
-  return Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== 0 || !onlyWhenSet.includes(k)));
+export function optionsJson(options: { [k: string]: number }, addedLater: { readonly [k: string]: number } = {}): JsonObject {
+  return Object.fromEntries(Object.entries(options).filter(([k, v]) => !(k in addedLater) || v !== addedLater[k]));
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyDifferences } from '../../../src/rl/envs/frontend/agents.ts';
 import { describe as describeDiffs, differences } from '../../../src/rl/envs/frontend/designs.ts';
-import { FrontendEnv } from '../../../src/rl/envs/frontend/env.ts';
+import { blockList, FrontendEnv } from '../../../src/rl/envs/frontend/env.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { HtmlError, PALETTE, parseHtml, toHtml, type Design } from '../../../src/rl/envs/frontend/html.ts';
@@ -177,7 +177,7 @@ describe('collaborator and expert', () => {
   it('freeWords: 0 leaves the tasks as before the option; 1 draws block texts beyond the 20 words, and the expert still matches them', async () => {
     const env = new FrontendEnv();
     const blocksOf = (t: Task) => (t.hidden.design as unknown as Design).blocks.map((b) => b.text);
-    const [plain, zero, free] = ([{}, { freeWords: 0, copyDrill: 0 }, { freeWords: 1 }] as JsonObject[]).map((options) =>
+    const [plain, zero, free] = ([{}, { freeWords: 0, copyDrill: 0, drillBlocks: 1 }, { freeWords: 1 }] as JsonObject[]).map((options) =>
       Array.from({ length: 40 }, (_, seed) => env.reset({ family: 'frontend', split: 'test', seed, options })),
     );
     expect(zero).toEqual(plain);
@@ -202,6 +202,35 @@ describe('collaborator and expert', () => {
       expect(t.prompt).toContain(`Build a web page with 1 block: p "${d.blocks[0].text}".`);
     }
     const ep = await playEpisode(createAgent('expert', 'frontend', { seed: 1 }), { family: 'frontend', split: 'test', seed: 3, options: { copyDrill: 1 } });
+    expect(ep.success).toBe(true);
+    expect(ep.turns.length).toBeLessThanOrEqual(2);
+  });
+
+  it('drillBlocks 3: drills of 1 to 3 unstyled blocks tagged as designs are, every text and tag in the prompt; the expert answers on its first draft', async () => {
+    const env = new FrontendEnv();
+    const counts = new Set<number>();
+    for (let seed = 0; seed < 40; seed++) {
+      const t = env.reset({ family: 'frontend', split: 'train', seed, options: { copyDrill: 1, drillBlocks: 3 } });
+      const d = t.hidden.design as unknown as Design;
+      counts.add(d.blocks.length);
+      expect(d.background).toBe('white');
+      for (const b of d.blocks) expect(b.style).toEqual({});
+      expect(t.prompt).toContain(`with ${d.blocks.length} block${d.blocks.length > 1 ? 's' : ''}: ${blockList(d)}.`);
+      expect(t.spec.options).toMatchObject({ copyDrill: 1, drillBlocks: 3 });
+    }
+    expect([...counts].sort()).toEqual([1, 2, 3]);
+    const tags = new Set(
+      Array.from({ length: 40 }, (_, seed) => env.reset({ family: 'frontend', split: 'test', seed, options: { copyDrill: 1, drillBlocks: 3 } })).flatMap((t) =>
+        (t.hidden.design as unknown as Design).blocks.map((b) => b.tag),
+      ),
+    );
+    expect([...tags].sort()).toEqual(['div', 'h1', 'p']);
+    const ep = await playEpisode(createAgent('expert', 'frontend', { seed: 1 }), {
+      family: 'frontend',
+      split: 'test',
+      seed: 5,
+      options: { copyDrill: 1, drillBlocks: 3 },
+    });
     expect(ep.success).toBe(true);
     expect(ep.turns.length).toBeLessThanOrEqual(2);
   });

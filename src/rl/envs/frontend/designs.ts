@@ -52,20 +52,35 @@ const FREE_WORDS: readonly string[] = [...WORDS, ...ITEMS.map((it) => it.name)];
 /** A block's text: one word or two. */
 const textOf = (rng: Rng, words: readonly string[]) => (rng.chance(0.5) ? rng.pick(words) : `${rng.pick(words)} ${rng.pick(words)}`);
 
+/** Block i's tag: the first is a heading half the time, the rest a p or a div. */
+const tagOf = (rng: Rng, i: number): Tag => (i === 0 && rng.chance(0.5) ? 'h1' : rng.pick(['p', 'div'] as const));
+
+/**
+ * A copy drill: unstyled blocks on a white page, so all a draft must get right is the texts (and tags)
+ * the prompt names. One p block, or with `drillBlocks` above 1, 1 to drillBlocks blocks tagged as a
+ * design's are (a curriculum from one copied word to a whole page's texts). A d 128 × 4 policy forged
+ * from scratch on one-block drills copies them; on full pages with drills among them it did not
+ * (docs/experiments/2026-12-06-copy-drills-first.md).
+ */
+function drillDesign(rng: Rng, words: readonly string[], drillBlocks: number): Design {
+  if (drillBlocks <= 1) return { background: 'white', blocks: [{ tag: 'p', text: textOf(rng, words), style: {} }] };
+  const n = rng.range(1, drillBlocks);
+  return { background: 'white', blocks: Array.from({ length: n }, (_, i) => ({ tag: tagOf(rng, i), text: textOf(rng, words), style: {} })) };
+}
+
 /**
  * A random target design: 2–3 blocks, each with a few styles set; a share `freeWords` of designs take
- * their texts from FREE_WORDS, and a share `copyDrill` are a copy drill: one unstyled p block on a white
- * page, so all a draft must get right is the text the prompt names.
+ * their texts from FREE_WORDS, and a share `copyDrill` are a copy drill (drillDesign).
  */
-export function drawDesign(rng: Rng, freeWords = 0, copyDrill = 0): Design {
+export function drawDesign(rng: Rng, freeWords = 0, copyDrill = 0, drillBlocks = 1): Design {
   // no draw at 0, so the default tasks stay exactly what they were
   const words = freeWords > 0 && rng.chance(freeWords) ? FREE_WORDS : WORDS;
-  if (copyDrill > 0 && rng.chance(copyDrill)) return { background: 'white', blocks: [{ tag: 'p', text: textOf(rng, words), style: {} }] };
+  if (copyDrill > 0 && rng.chance(copyDrill)) return drillDesign(rng, words, drillBlocks);
   const background = rng.pick(PAGE_COLORS);
   const n = rng.range(2, 3);
   const blocks: Block[] = [];
   for (let i = 0; i < n; i++) {
-    const tag: Tag = i === 0 && rng.chance(0.5) ? 'h1' : rng.pick(['p', 'div'] as const);
+    const tag = tagOf(rng, i);
     const text = textOf(rng, words);
     const style: Style = {};
     if (rng.chance(0.7)) style.background = rng.pick(COLORS.filter((c) => c !== background));

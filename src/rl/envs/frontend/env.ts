@@ -25,11 +25,13 @@ export interface FrontendOptions {
   freeWords: number;
   /** Share of tasks that are copy drills: one unstyled block whose text the prompt names (designs.ts drawDesign). */
   copyDrill: number;
+  /** Most blocks in a copy drill (1: one p block; designs.ts drillDesign). */
+  drillBlocks: number;
 }
-export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0, copyDrill: 0 };
-/** The options as a task's spec names them: freeWords and copyDrill only when set, so tasks without them read as before the options existed. */
+export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0, copyDrill: 0, drillBlocks: 1 };
+/** The options as a task's spec names them: freeWords, copyDrill and drillBlocks only off their defaults, so tasks without them read as before the options existed. */
 export function frontendOptionsJson(o: FrontendOptions): JsonObject {
-  return optionsJson(o, ['freeWords', 'copyDrill']);
+  return optionsJson(o, { freeWords: 0, copyDrill: 0, drillBlocks: 1 });
 }
 
 const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
@@ -39,6 +41,7 @@ const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {
   noise: { min: 0, max: 1, integer: false },
   freeWords: { min: 0, max: 1, integer: false },
   copyDrill: { min: 0, max: 1, integer: false },
+  drillBlocks: { min: 1, max: 3, integer: true },
 };
 
 /** The opening prompt's block list, e.g. `h1 "big sale", p "shop"`. */
@@ -56,7 +59,12 @@ export class FrontendEnv extends BaseEnv {
 
   protected start(spec: TaskSpec): Task {
     this.opts = resolveOptions('frontend', FRONTEND_DEFAULTS, BOUNDS, spec.options);
-    const { value, key } = drawForSplit(this.taskRng('task'), spec.split, (r) => drawDesign(r, this.opts.freeWords, this.opts.copyDrill), toHtml);
+    const { value, key } = drawForSplit(
+      this.taskRng('task'),
+      spec.split,
+      (r) => drawDesign(r, this.opts.freeWords, this.opts.copyDrill, this.opts.drillBlocks),
+      toHtml,
+    );
     this.target = value;
     this.lastSimilarity = 0;
     this.score = scorer(value);
