@@ -40,6 +40,8 @@ export interface RefineStage {
   weights: Partial<Record<FamilyName, number>>;
   /** Loss weight of the task prompt's tokens (default 0; see `segments`). */
   promptWeight?: number;
+  /** Factor on the reply tokens the prompt or the collaborator's turns hold (default 1; see `segments`). */
+  copyWeight?: number;
   /**
    * Mistake rate of this stage's noisy experts by family (default: the config's `noise`). The
    * shipped stage 5 imitates a cleaner bandit teacher: at 0.3 the teacher itself succeeds 70% of
@@ -397,8 +399,8 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger' | 'finish') => {
     for (const [i, st] of stages.entries()) {
       const name = `${field} stage ${i + 1}`;
-      if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0))
-        throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0 and promptWeight ≥ 0`);
+      if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0) || !((st.copyWeight ?? 1) >= 1))
+        throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0, promptWeight ≥ 0 and copyWeight ≥ 1`);
       if (badShares(st.weights))
         throw new ForgeConfigError(field, `forge: ${name} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
       if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {

@@ -94,7 +94,7 @@ function hiddenSegments(stream: EpisodeStream, tok: Tokenizer, seqLen: number, o
   return async () => {
     while (queue.length === 0) {
       const ep = await stream.next();
-      queue.push(...segments(tok, toChat(dialogueOf(ep.task.prompt, ep.turns), ep.task.hidden), seqLen, obsWeight, 0));
+      queue.push(...segments(tok, toChat(dialogueOf(ep.task.prompt, ep.turns), ep.task.hidden), seqLen, obsWeight));
     }
     return queue.shift() as PackSegment;
   };

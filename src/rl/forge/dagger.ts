@@ -63,7 +63,7 @@ export function labelEpisode(
 
 /** Training segments of labelled chats, cut the way the policy's context window shows them. */
 export function labelledSegments(tok: Tokenizer, chats: readonly LabelledChat[], seqLen: number): PackSegment[] {
-  return chats.flatMap((c) => segments(tok, toChat(c.dialogue), seqLen, c.obsWeight, 0, c.agentWeights));
+  return chats.flatMap((c) => segments(tok, toChat(c.dialogue), seqLen, c.obsWeight, { agentWeights: c.agentWeights }));
 }
 
 /** Settings of one round's play. */

@@ -24,7 +24,7 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
-import { hiddenText, segments, toChat } from '../model/tokenizer/dialogue.ts';
+import { hiddenText, segments, toChat, type SegmentWeights } from '../model/tokenizer/dialogue.ts';
 import {
   dataOptions,
   ForgeConfigError,
@@ -102,14 +102,14 @@ function segmentSource(
   seqLen: number,
   obsWeight: number,
   hidden: boolean,
-  promptWeight = 0,
+  weights: SegmentWeights = {},
 ): () => Promise<PackSegment> {
   const queue: PackSegment[] = [];
   return async () => {
     while (queue.length === 0) {
       const ep = await stream.next();
       const chat = toChat(dialogueOf(ep.task.prompt, ep.turns), hidden ? ep.task.hidden : undefined);
-      queue.push(...segments(tok, chat, seqLen, obsWeight, promptWeight));
+      queue.push(...segments(tok, chat, seqLen, obsWeight, weights));
     }
     return queue.shift() as PackSegment;
   };
@@ -218,12 +218,19 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
         .map(([f, w]) => `${f} ${w}`)
         .join(
           ', ',
-        )}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`,
+        )}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${stage.copyWeight ? `; copied tokens weigh ×${stage.copyWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`,
     );
-    const r = await sftPhase(run.runtime, graphOf(S), policy.weights, packer(S), segmentSource(stream, tok, S, cfg.obsWeight, false, stage.promptWeight), {
-      ...phaseOpts(`policy stage ${n}`, stage.steps),
-      lr: stage.lr,
-    });
+    const r = await sftPhase(
+      run.runtime,
+      graphOf(S),
+      policy.weights,
+      packer(S),
+      segmentSource(stream, tok, S, cfg.obsWeight, false, { promptWeight: stage.promptWeight, copyWeight: stage.copyWeight }),
+      {
+        ...phaseOpts(`policy stage ${n}`, stage.steps),
+        lr: stage.lr,
+      },
+    );
     policy = r;
     phases.push(r.report);
   };

@@ -90,8 +90,8 @@ describe('segments with per-agent-turn weights', () => {
       { role: 'assistant', content: 'is it big?' },
       { role: 'user', content: 'No.' },
     ]);
-    expect(segments(tok, chat, 1000, 0.5, 0, [0])).toEqual([]);
-    expect(segments(tok, chat, 1000, 0.5, 0, [1])).toHaveLength(1);
+    expect(segments(tok, chat, 1000, 0.5, { agentWeights: [0] })).toEqual([]);
+    expect(segments(tok, chat, 1000, 0.5, { agentWeights: [1] })).toHaveLength(1);
   });
 });
 

@@ -60,10 +60,36 @@ describe('segments', () => {
 
   it('weighs the prompt promptWeight, like a turn: role token … last content token, not its <|end|>', () => {
     const chat = toChat(dialogue);
-    const [seg] = segments(tok, chat, 1000, 0.5, 0.25);
+    const [seg] = segments(tok, chat, 1000, 0.5, { promptWeight: 0.25 });
     const p = encodeChat(tok, chat).spans[0];
     expect(seg.weight.slice(0, p.end)).toEqual([0, ...new Array<number>(p.end - 2).fill(0.25), 0]);
     expect(p.start - 1).toBe(1); // <|bos|> <|system|> content…: the role token at 1 predicts the first content token
+  });
+
+  it('copyWeight multiplies the weight of the agent tokens the prompt or an earlier user turn holds, never a special token', () => {
+    const chat = toChat(dialogue);
+    const [plain] = segments(tok, chat, 1000, 0.5);
+    const [seg] = segments(tok, chat, 1000, 0.5, { copyWeight: 3 });
+    const enc = encodeChat(tok, chat);
+    const text = (t: number) => tok.decode([seg.ids[t + 1]]).trim();
+    // the second reply, "guess: cat": "cat" and ":" are in the user turn before it ("Remaining: cat, dog."), "guess" is not
+    const reply = enc.spans[3];
+    const weightOf = (word: string) => {
+      for (let t = reply.start - 1; t < reply.end - 1; t++) if (text(t) === word) return seg.weight[t];
+      throw new Error(`no token ${word}`);
+    };
+    expect(weightOf('cat')).toBe(3);
+    expect(weightOf(':')).toBe(3);
+    expect(weightOf('guess')).toBe(1);
+    expect(seg.weight[reply.end - 2]).toBe(1); // the last content token predicts <|end|>, which every turn holds
+    // the first reply, "is it big?", shares nothing with the prompt "Guess the animal."; user turns keep obsWeight
+    for (let t = enc.spans[1].start - 1; t < enc.spans[1].end - 1; t++) expect(seg.weight[t]).toBe(1);
+    expect(seg.weight.map((w, t) => (w === 3 ? plain.weight[t] : w))).toEqual(plain.weight);
+    // a forge stage's copyWeight under 1 would weigh copies down: refused by name
+    const stage = { steps: 10, lr: 1e-3, weights: { guess: 1 }, copyWeight: 0.5 };
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, refine: [stage] })).toThrow(
+      'refine stage 1 needs steps > 0, lr > 0, promptWeight ≥ 0 and copyWeight ≥ 1',
+    );
   });
 
   it('cuts long chats: every segment starts with the prompt and fits the budget; every agent turn is trained once', () => {

@@ -8,7 +8,7 @@
 // forge trains on the same windows the shipped policy sees (config.json turnwise.contextTokens).
 import type { JsonObject, JsonValue, Message } from '../../envs/types.ts';
 import { encodeChat, encodeTurn, type ChatMessage, type EncodedChat } from './chat.ts';
-import type { Tokenizer } from './tokenizer.ts';
+import { SPECIAL_TOKENS, type Tokenizer } from './tokenizer.ts';
 
 /** Hidden fields left out of the critic's prompt: long lists the collaborator needs but that restate the rest. */
 const HIDDEN_OMIT = new Set(['tests', 'facts', 'candidates', 'slip', 'safeReward', 'riskyProb']);
@@ -66,6 +66,16 @@ export interface Segment {
   weight: number[];
 }
 
+/** The weights `segments` gives beside agent turns' 1 and user turns' `obsWeight`. */
+export interface SegmentWeights {
+  /** Weight of the head's tokens (default 0). */
+  promptWeight?: number;
+  /** Weight of the n-th agent turn's tokens (default 1 each). */
+  agentWeights?: readonly number[];
+  /** Factor on the agent tokens the context before them holds (default 1: none). */
+  copyWeight?: number;
+}
+
 /**
  * Cuts an encoded chat into training segments of at most `maxLen` tokens: each starts with the head
  * (system [+ hidden]) followed by whole turns from a 'user' turn (or the first agent turn), the way
@@ -74,15 +84,14 @@ export interface Segment {
  * like <answer>X</answer> or <answer>Y</answer>", then trains copying them). `agentWeights[n]`, when
  * given, replaces the weight of the n-th agent turn (the forge's DAgger data trains only the turns the
  * expert agrees with, or only the expert's label at the end); a segment with nothing trained is dropped.
+ * `copyWeight` multiplies the weight of an agent token that the segment's prompt or user turns before
+ * it hold (a block text the prompt names, a colour the collaborator asks for, a number it states): the
+ * few tokens a reply copies are a sliver of a long reply's loss, and a policy forged on full frontend
+ * pages did not learn to copy them (docs/experiments/2026-12-06-copy-drills-first.md). Format tokens
+ * the context also holds are weighed up too; once learned their loss is near 0.
  */
-export function segments(
-  tok: Tokenizer,
-  chat: readonly ChatMessage[],
-  maxLen: number,
-  obsWeight: number,
-  promptWeight = 0,
-  agentWeights?: readonly number[],
-): Segment[] {
+export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, opts: SegmentWeights = {}): Segment[] {
+  const { promptWeight = 0, agentWeights, copyWeight = 1 } = opts;
   const enc: EncodedChat = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;
@@ -101,6 +110,9 @@ export function segments(
     // as for a turn: the role token predicts the first content token … the last content token <|end|>;
     // the head's <|end|> predicts the next role token (not trained)
     for (let k = 1; k < head.length - 1; k++) weight[k] = promptWeight;
+    // the ids a reply can copy: the prompt's and the user turns' so far in this segment
+    const context = copyWeight === 1 ? null : new Set(head);
+    const copied = (id: number) => context !== null && id >= SPECIAL_TOKENS.length && context.has(id);
     let j = i;
     let trained = false;
     while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {
@@ -112,7 +124,8 @@ export function segments(
       }
       // the role token predicts the first content token; the last content token predicts <|end|>
       const start = ids.length - (t.to - t.from);
-      for (let k = start; k < ids.length - 1; k++) weight[k] = w;
+      for (let k = start; k < ids.length - 1; k++) weight[k] = t.role === 'agent' && copied(ids[k + 1]) ? w * copyWeight : w;
+      if (context && t.role !== 'agent') for (let k = start; k < ids.length; k++) context.add(ids[k]);
       if (t.role === 'agent' && w > 0) trained = true;
       j++;
     }
