@@ -59,8 +59,8 @@ const tagOf = (rng: Rng, i: number): Tag => (i === 0 && rng.chance(0.5) ? 'h1' :
  * A copy drill: unstyled blocks on a white page, so all a draft must get right is the texts (and tags)
  * the prompt names. One p block, or with `drillBlocks` above 1, 1 to drillBlocks blocks tagged as a
  * design's are (a curriculum from one copied word to a whole page's texts). A d 128 × 4 policy forged
- * from scratch on one-block drills copies them; on full pages with drills among them it did not
- * (docs/experiments/2026-12-06-copy-drills-first.md).
+ * from scratch on one-block drills copies them, and then learns drills of 1–3 blocks and full pages;
+ * from scratch on full pages with drills among them it did not (docs/experiments/2026-12-06-copy-drills-first.md).
  */
 function drillDesign(rng: Rng, words: readonly string[], drillBlocks: number): Design {
   if (drillBlocks <= 1) return { background: 'white', blocks: [{ tag: 'p', text: textOf(rng, words), style: {} }] };

@@ -86,9 +86,10 @@ export interface SegmentWeights {
  * expert agrees with, or only the expert's label at the end); a segment with nothing trained is dropped.
  * `copyWeight` multiplies the weight of an agent token that the segment's prompt or user turns before
  * it hold (a block text the prompt names, a colour the collaborator asks for, a number it states): the
- * few tokens a reply copies are a sliver of a long reply's loss, and a policy forged on full frontend
- * pages did not learn to copy them (docs/experiments/2026-12-06-copy-drills-first.md). Format tokens
- * the context also holds are weighed up too; once learned their loss is near 0.
+ * few tokens a reply copies are a sliver of a long reply's loss: forged from scratch on full frontend
+ * pages a policy named 1.2% of its first drafts' texts right, at copyWeight 5 92.9%
+ * (docs/experiments/2026-12-06-copy-drills-first.md). Format tokens the context also holds are weighed
+ * up too; once learned their loss is near 0.
  */
 export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, opts: SegmentWeights = {}): Segment[] {
   const { promptWeight = 0, agentWeights, copyWeight = 1 } = opts;
