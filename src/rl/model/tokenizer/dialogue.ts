@@ -87,7 +87,7 @@ export interface SegmentWeights {
  * `copyWeight` multiplies the weight of an agent token that the segment's prompt or user turns before
  * it hold (a block text the prompt names, a colour the collaborator asks for, a number it states): the
  * few tokens a reply copies are a sliver of a long reply's loss: forged from scratch on full frontend
- * pages a policy named 1.2% of its first drafts' texts right, at copyWeight 5 92.9%
+ * pages a policy named 1.2% of its first drafts' texts right, and at copyWeight 5, 92.9%
  * (docs/experiments/2026-12-06-copy-drills-first.md). Format tokens the context also holds are weighed
  * up too; once learned their loss is near 0.
  */
