@@ -5,7 +5,7 @@
 // so a shared machine's load falls on all of them. Reports real (non-padding) tokens per second, the
 // share of row tokens that are real, and the share of segments each length can hold whole.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
-import { DEFAULT_FORGE } from '../../src/rl/forge/config.ts';
+import { DEFAULT_FORGE } from '../../src/rl/forge/presets.ts';
 import { EpisodeStream, segmentStream, teacher, type PackSegment } from '../../src/rl/forge/data.ts';
 import { packRows } from '../../src/rl/algos/rows.ts';
 import { sftGraph } from '../../src/rl/forge/train.ts';

@@ -1,12 +1,13 @@
 // `turnwise forge` (also `npm run forge`): trains the default policy and critic from the task
 // suite's noisy-expert dialogues and writes public/models/ (src/rl/forge/forge.ts). Options override
-// the shipped configuration (src/rl/forge/config.ts DEFAULT_FORGE); --smoke runs a seconds-long
+// the shipped configuration (src/rl/forge/presets.ts DEFAULT_FORGE); --smoke runs a seconds-long
 // forge on a tiny model (for checking the pipeline, never for shipping).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, policyStageCount, SMOKE_FORGE, WIDE_MIX, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
+import { policyStageCount, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';

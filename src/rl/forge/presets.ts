@@ -1,0 +1,165 @@
+// The forge's named configurations (`npx turnwise forge --preset first|wide|six`, `--smoke`): the
+// generations of the shipped models, each a ForgeConfig that config.ts validates. The comments say
+// which experiment chose each stage (docs/forge.md, docs/experiments/).
+import { SMOKE_SWEET_CRITIC } from './criticConfig.ts';
+import type { FamilyMix, ForgeConfig } from './config.ts';
+
+/**
+ * The first forge's mixture (every game family but frontend): in 1,200 steps (~20 CPU-minutes) its
+ * policy stayed on the "ignore the context" plateau (the frozenlake and sokoban maps took most of the
+ * tokens), so the shipped mixture below is narrower.
+ */
+export const WIDE_MIX: FamilyMix[] = [
+  { family: 'guess', weight: 0.34 },
+  { family: 'backend', weight: 0.3 },
+  { family: 'frozenlake', weight: 0.24 },
+  { family: 'bandit', weight: 0.06 },
+  { family: 'sokoban', weight: 0.06 },
+];
+
+/** The first generation (shipped until 2026-12-02; `--preset first`): guess (4 candidates, T = 4), backend and RAGEN's bandit, short dialogues only, context 256. */
+export const FIRST_GENERATION_FORGE: ForgeConfig = {
+  seed: 1,
+  mix: [
+    { family: 'guess', weight: 0.45, options: { candidates: 4, maxTurns: 4 } },
+    { family: 'backend', weight: 0.35 },
+    { family: 'bandit', weight: 0.2 },
+  ],
+  noise: 0.3,
+  expertShare: 0,
+  phrasings: 'canonical',
+  maxVocab: 1024,
+  tokenizerEpisodes: 400,
+  dModel: 128,
+  nLayers: 4,
+  nHeads: 4,
+  dFf: 352,
+  seqLen: 256,
+  batch: 16,
+  steps: 1000,
+  refine: [
+    { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 } },
+    { steps: 400, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 } },
+    { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25 },
+    { steps: 300, lr: 1e-3, weights: { guess: 0.2, backend: 0.2, bandit: 0.6 }, promptWeight: 0.25, noise: { bandit: 0.1 } },
+  ],
+  dagger: null,
+  criticSteps: 40,
+  valueSteps: 40,
+  // no SWEET-RL adapter: the critic is SFT with the hidden information plus a value head
+  sweetCritic: null,
+  lr: 3e-3,
+  warmup: 100,
+  obsWeight: 0.25,
+  evalEpisodes: 40,
+  maxReplyTokens: 48,
+  logEvery: 50,
+};
+
+/**
+ * The second generation (issue #18): all six families in a 512-token context (the tokenizer fitted on
+ * all six keeps every prompt under 160 tokens; frontend's HTML replies need up to ~180 reply tokens
+ * and the previous draft in view), half the teacher episodes played by the noise-free expert, varied
+ * collaborator phrasings, and a curriculum: the short families (guess, backend, bandit) first, on
+ * 256-token rows, to the first generation's level (from scratch on all six at 512, 1,000 steps left
+ * the policy on the "ignore the context" plateau everywhere:
+ * docs/experiments/2026-12-02-forge-six-family-first-runs.md), then all six on 512-token
+ * rows, then DAgger rounds on the policy's own states, a noise-free finish and DAgger rounds on
+ * guess. The 700-step six-family stage's episode shares are chosen for token shares of roughly guess
+ * 0.15, backend 0.15, bandit 0.05, frontend 0.25, frozenlake 0.2, sokoban 0.2 (the long games'
+ * episodes are 5–6× longer than guess's). The SWEET-RL critic phase
+ * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
+ */
+const SIX_FAMILY_FORGE: ForgeConfig = {
+  ...FIRST_GENERATION_FORGE,
+  mix: [
+    { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
+    // half of the forge's own backend tasks take free values, so numbers are copied, not recalled
+    // (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
+    { family: 'backend', weight: 0.2, augment: { freeValues: 0.5 } },
+    { family: 'bandit', weight: 0.15 },
+    { family: 'frontend', weight: 0.14 },
+    { family: 'frozenlake', weight: 0.11 },
+    { family: 'sokoban', weight: 0.1 },
+  ],
+  expertShare: 0.5,
+  phrasings: 'varied',
+  maxVocab: 1280,
+  seqLen: 512,
+  maxReplyTokens: 192,
+  steps: 1000,
+  firstStage: { weights: { guess: 0.45, backend: 0.35, bandit: 0.2 }, seqLen: 256 },
+  refine: [
+    { steps: 1000, lr: 1e-3, weights: { guess: 0.2, backend: 0.45, bandit: 0.35 }, promptWeight: 0.25, seqLen: 256 },
+    { steps: 700, lr: 1e-3, weights: { guess: 0.27, backend: 0.25, bandit: 0.13, frontend: 0.14, frozenlake: 0.11, sokoban: 0.1 }, promptWeight: 0.25 },
+  ],
+  dagger: { rounds: 2, episodes: 800, steps: 150, lr: 5e-4, share: 0.5 },
+  // a noise-free finish: the short families on the expert's dialogues alone, then a short six-family
+  // stage (short families still noise-free) so frontend's replies are not forgotten
+  // (docs/experiments/2026-12-03-forge-six-e-noise-free-finish.md)
+  afterDagger: [
+    { steps: 400, lr: 5e-4, weights: { guess: 0.4, backend: 0.4, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
+    {
+      steps: 150,
+      lr: 5e-4,
+      weights: { guess: 0.15, backend: 0.1, bandit: 0.05, frontend: 0.3, frozenlake: 0.2, sokoban: 0.2 },
+      promptWeight: 0.25,
+      noise: { guess: 0, backend: 0, bandit: 0 },
+    },
+    // the short families again, noise-free, backend with free values
+    // (docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
+    { steps: 400, lr: 5e-4, weights: { guess: 0.3, backend: 0.5, bandit: 0.2 }, promptWeight: 0.25, seqLen: 256, expertShare: 1 },
+  ],
+  // then the policy's own states on guess and backend: it plays, the expert labels every state it
+  // visited; a fifth of the rows stay the noise-free teacher's dialogues of all six families
+  // (docs/experiments/2026-12-03-forge-six-f-dagger-guess.md,
+  // docs/experiments/2026-12-03-forge-six-g-copying-numbers.md)
+  finalDagger: { rounds: 4, episodes: 800, steps: 100, lr: 5e-4, share: 0.8, expertShare: 1, weights: { guess: 0.5, backend: 0.5 } },
+  // then the long games on the noise-free expert's dialogues, the short families and frontend beside
+  // them so they are not forgotten: 900 frozenlake-heavy steps (two stages, each its own warm-up and
+  // decay, as they were measured), 600 sokoban-heavy ones
+  // (docs/experiments/2026-12-04-forge-six-h-long-games.md)
+  finish: [
+    { steps: 300, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
+    { steps: 600, lr: 5e-4, weights: { frozenlake: 0.5, frontend: 0.1, guess: 0.15, backend: 0.15, bandit: 0.1 }, promptWeight: 0.25, expertShare: 1 },
+    {
+      steps: 600,
+      lr: 5e-4,
+      weights: { sokoban: 0.45, frozenlake: 0.2, frontend: 0.1, guess: 0.1, backend: 0.1, bandit: 0.05 },
+      promptWeight: 0.25,
+      expertShare: 1,
+    },
+  ],
+  valueSteps: 200,
+  sweetCritic: null,
+};
+
+/** The shipped default (`npx turnwise forge`): the second generation. */
+export const DEFAULT_FORGE: ForgeConfig = SIX_FAMILY_FORGE;
+
+/** A seconds-long run on a tiny model (tests, `--smoke`). */
+export const SMOKE_FORGE: ForgeConfig = {
+  ...FIRST_GENERATION_FORGE,
+  mix: [
+    { family: 'guess', weight: 0.5 },
+    { family: 'bandit', weight: 0.5 },
+  ],
+  maxVocab: 512,
+  tokenizerEpisodes: 20,
+  dModel: 32,
+  nLayers: 1,
+  nHeads: 2,
+  dFf: 64,
+  seqLen: 128,
+  batch: 4,
+  steps: 30,
+  refine: [{ steps: 4, lr: 1e-3, weights: { guess: 1 } }],
+  criticSteps: 4,
+  valueSteps: 4,
+  sweetCritic: SMOKE_SWEET_CRITIC,
+  lr: 5e-3,
+  warmup: 5,
+  evalEpisodes: 2,
+  maxReplyTokens: 16,
+  logEvery: 10,
+};
