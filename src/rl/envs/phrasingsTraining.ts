@@ -36,7 +36,7 @@ const WRITTEN_STATEMENTS: readonly string[] = [
 ];
 
 /**
- * How many times each written statement is listed beside the 160 composed from parts (wordings.ts:
+ * How many times each written statement is listed beside the ones composed from parts (wordings.ts:
  * other orders, moods, hedges, fillers and punctuation), so the written ones, the canonical among
  * them, make about 30% of the draws instead of 12%. 450 forge steps on the plain list closed the
  * held-out gap (80.0% held-out against 78.5% canonical) but left the canonical wording 5 points under
