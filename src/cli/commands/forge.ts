@@ -15,6 +15,7 @@ import { heldOutTable } from '../../rl/forge/heldout.ts';
 import { nodeReader, nodeWriter } from '../../rl/model/folder/nodeIo.ts';
 import { loadModel } from '../../rl/model/folder/folder.ts';
 import { OrtRuntime } from '../../rl/runtime/ort.ts';
+import { clearProgress, progressCheckpoint, readProgress } from '../forgeProgress.ts';
 
 export const forge: Command = {
   name: 'forge',
@@ -44,6 +45,9 @@ export const forge: Command = {
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     "adapter, value head; src/rl/forge/critic.ts) on DIR's policy and writes DIR's policy unchanged plus the new critic to --out;",
     '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\' (null: no SWEET-RL phase).',
+    'After every policy stage it may resume after, the forge keeps that policy and progress.json in OUT/forge-progress/ (removed',
+    "when it finishes); --resume OUT goes on from there with the interrupted forge's own configuration and command, and the",
+    "manifest's wallSeconds adds the runs' wall times.",
     '',
     `Defaults (DEFAULT_FORGE): --out public/models, --seed ${DEFAULT_FORGE.seed}, --steps ${DEFAULT_FORGE.steps}, --critic-steps ${DEFAULT_FORGE.criticSteps},`,
     `--value-steps ${DEFAULT_FORGE.valueSteps}, --eval-episodes ${DEFAULT_FORGE.evalEpisodes}, --batch ${DEFAULT_FORGE.batch}, --lr ${DEFAULT_FORGE.lr}.`,
@@ -75,6 +79,7 @@ export const forge: Command = {
       'critic-only': { type: 'boolean' },
       from: { type: 'string' },
       'sweet-critic': { type: 'string' },
+      resume: { type: 'string' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset))
       throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
@@ -160,24 +165,40 @@ export const forge: Command = {
     }
     if (values['stages-done'] !== undefined && values.init === undefined)
       throw new UsageError('--stages-done needs --init DIR (the policy those stages wrote)');
-    const stagesDone = intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg));
-    const start = values.init === undefined ? undefined : { ...(await loadModel(nodeReader(values.init), 'policy')), stagesDone };
-    const out = values.out ?? modelsDir();
     const json = values.json === true;
+    const resume = values.resume === undefined ? null : await resumeRun(values.resume, argv);
+    const run = resume ?? {
+      out: values.out ?? modelsDir(),
+      command: `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim(),
+      config: cfg,
+      start:
+        values.init === undefined
+          ? undefined
+          : {
+              ...(await loadModel(nodeReader(values.init), 'policy')),
+              stagesDone: intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg)),
+            },
+      seconds: 0,
+      phases: [],
+    };
+    const { out, command } = run;
     const runtime = await OrtRuntime.create('node');
-    const command = `npx turnwise forge ${argv.filter((a) => a !== '--json').join(' ')}`.trim();
     const resumedFrom = values.init === undefined ? [] : await earlierRuns(values.init);
-    const result = await runForge(cfg, {
+    const result = await runForge(run.config, {
       write: nodeWriter(out),
       runtime,
       log: (l) => (json ? process.stderr : process.stdout).write(`${l}\n`),
       command,
-      ...(start ? { start } : {}),
+      ...(run.start ? { start: run.start } : {}),
+      checkpoint: progressCheckpoint(out, { command, config: run.config, seconds: run.seconds, phases: run.phases }),
+      earlierSeconds: run.seconds,
     });
-    await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...result, ...(resumedFrom.length ? { resumedFrom } : {}) }, null, 2)}\n`);
-    report(json, result, () =>
+    const whole = { ...result, phases: [...run.phases, ...result.phases], wallSeconds: Math.round(run.seconds + result.seconds) };
+    await writeFile(join(out, 'forge-report.json'), `${JSON.stringify({ command, ...whole, ...(resumedFrom.length ? { resumedFrom } : {}) }, null, 2)}\n`);
+    await clearProgress(out);
+    report(json, whole, () =>
       [
-        `forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${result.seconds.toFixed(0)} s; wrote ${out}`,
+        `forge: ${result.parameters} parameters, vocabulary ${result.vocabSize}, ${whole.wallSeconds} s${resume ? ` (resumed after stage ${resume.start.stagesDone})` : ''}; wrote ${out}`,
         '',
         heldOutTable(result.heldOut),
       ].join('\n'),
@@ -196,6 +217,14 @@ function archOption(text: string): Partial<Pick<ForgeConfig, (typeof ARCH_FIELDS
     if (!(ARCH_FIELDS as readonly string[]).includes(key)) throw new UsageError(`--arch: unknown field "${key}" (expected ${ARCH_FIELDS.join(', ')})`);
   }
   return arch as Partial<Pick<ForgeConfig, (typeof ARCH_FIELDS)[number]>>;
+}
+
+/** `--resume DIR`: the interrupted forge's folder, command, configuration, last checkpoint, seconds and phases; no other option may change them. */
+async function resumeRun(dir: string, argv: string[]) {
+  const others = argv.filter((a) => a.startsWith('--') && a !== '--resume' && a !== '--json');
+  if (others.length) throw new UsageError(`--resume goes on with the interrupted forge's own configuration; drop ${others.join(', ')}`);
+  const { progress, policy } = await readProgress(dir);
+  return { out: dir, ...progress, start: { ...policy, stagesDone: progress.stagesDone } };
 }
 
 /** A resumed forge keeps what the runs before it did: the --init folder's report and its own chain, oldest first. */

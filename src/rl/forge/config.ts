@@ -324,6 +324,22 @@ export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'a
   return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0) + (cfg.finish?.length ?? 0);
 }
 
+/**
+ * Whether a forge may resume after `done` policy stages: not inside a block of DAgger rounds, whose
+ * aggregated labels a resumed forge could not rebuild. Null when it may, else the reason and the stage to resume from.
+ */
+export function resumeBlock(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>, done: number): string | null {
+  const sftStages = cfg.refine.length + 1;
+  const daggerRounds = cfg.dagger?.rounds ?? 0;
+  if (done > sftStages && done < sftStages + daggerRounds)
+    return `cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`;
+  const finishFrom = policyStageCount(cfg) - (cfg.finish?.length ?? 0);
+  const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
+  if (done > finalFrom && done < finishFrom)
+    return `cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`;
+  return null;
+}
+
 /** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */
 export function stageMix(cfg: ForgeConfig, weights: Partial<Record<FamilyName, number>> | undefined): FamilyMix[] {
   if (!weights) return cfg.mix;

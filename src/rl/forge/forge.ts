@@ -13,7 +13,7 @@
 // Everything is seeded; the data, initialisation and evaluation are deterministic from `seed`.
 import { dialogueOf } from '../envs/episode.ts';
 import { createAgent, type FamilyName } from '../envs/registry.ts';
-import { writeManifest, writeModelFolder, type WriteBytes } from '../model/folder/folder.ts';
+import { writeManifest, writeModelFolder, type ModelFolderContent, type WriteBytes } from '../model/folder/folder.ts';
 import { validateConfig, type ModelConfig } from '../model/llama/config.ts';
 import { buildGraph } from '../model/llama/graphs.ts';
 import { blocksQuant4, paramSource } from '../model/llama/params.ts';
@@ -29,6 +29,7 @@ import {
   dataOptions,
   ForgeConfigError,
   policyStageCount,
+  resumeBlock,
   stageMix,
   validateForgeConfig,
   type DaggerConfig,
@@ -57,6 +58,13 @@ export interface ForgeRun {
    * stages, which are skipped: the rest of the forge then writes what the whole forge would.
    */
   start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights; stagesDone?: number };
+  /**
+   * Called after every policy stage a forge may resume after (config.ts resumeBlock) with the policy
+   * so far and the phases this run has trained, so an interrupted forge can go on from there (the CLI's `--resume`).
+   */
+  checkpoint?: (stagesDone: number, policy: ModelFolderContent, phases: PhaseReport[]) => Promise<void>;
+  /** Seconds an interrupted forge ran before this run resumed it: the manifest's wall time is theirs plus this run's. */
+  earlierSeconds?: number;
 }
 
 /** What the forge produced. */
@@ -169,22 +177,16 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const after = cfg.afterDagger ?? [];
   const allStages = policyStageCount(cfg);
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
-  // DAgger aggregates every round's labels, which a resumed forge could not rebuild: resume before or after them
-  if (done > sftStages && done < sftStages + daggerRounds)
-    throw new ForgeConfigError(
-      'dagger',
-      `forge: cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`,
-    );
   const finish = cfg.finish ?? [];
   const finishFrom = allStages - finish.length;
   const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
-  if (done > finalFrom && done < finishFrom)
-    throw new ForgeConfigError(
-      'finalDagger',
-      `forge: cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`,
-    );
+  const blocked = resumeBlock(cfg, done);
+  if (blocked) throw new ForgeConfigError(done < finalFrom ? 'dagger' : 'finalDagger', `forge: ${blocked}`);
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
+  const stageDone = async (n: number) => {
+    if (run.checkpoint && resumeBlock(cfg, n) === null) await run.checkpoint(n, shippedModel(policy.weights), phases);
+  };
   if (done < 1) {
     const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
     const mix = stageMix(cfg, cfg.firstStage?.weights);
@@ -201,6 +203,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     });
     policy = r;
     phases.push(r.report);
+    await stageDone(1);
   }
   // a later SFT stage (refine, after the DAgger rounds, or the finish): its own shares, teacher, rows and learning rate
   const sftStage = async (stage: RefineStage, n: number) => {
@@ -233,6 +236,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     );
     policy = r;
     phases.push(r.report);
+    await stageDone(n);
   };
   for (const [i, stage] of cfg.refine.entries()) if (i + 2 > done) await sftStage(stage, i + 2);
 
@@ -280,6 +284,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       });
       policy = rr;
       phases.push({ ...rr.report, dagger: played.stats });
+      await stageDone(stage);
     }
   };
   if (cfg.dagger && done < sftStages + daggerRounds) await dagger(cfg.dagger, sftStages, false);
@@ -352,8 +357,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       files: { ...q4(criticWeights, true), ...critic.files },
     }),
   };
-  await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString() });
   const seconds = (performance.now() - t0) / 1000;
+  const wallSeconds = Math.round((run.earlierSeconds ?? 0) + seconds);
+  await writeManifest(run.write, manifest, { seed: cfg.seed, command: run.command, date: new Date().toISOString(), wallSeconds });
   log(
     `[forge] done in ${seconds.toFixed(0)} s; ${Object.values(manifest)
       .flatMap((m) => m.files)

@@ -19,8 +19,8 @@ export interface ManifestModel {
 
 export interface ModelManifest {
   version: 1;
-  /** Seed and command that produced the models. */
-  forge?: { seed: number; command: string; date: string };
+  /** Seed and command that produced the models; wallSeconds: the forge's wall time, summed over its resumed parts (`forge --resume`). */
+  forge?: { seed: number; command: string; date: string; wallSeconds?: number };
   models: Record<string, ManifestModel>;
 }
 

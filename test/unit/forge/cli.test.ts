@@ -1,12 +1,18 @@
 // `turnwise forge` resumed with --init keeps the earlier runs' reports (resumedFrom, oldest first),
 // so a shipped model made in several sittings still says how every stage was made; --arch sizes a
-// model made from scratch (measuring what d and layers buy).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// model made from scratch (measuring what d and layers buy); a forge interrupted after a stage goes on
+// with --resume and writes the very policy an uninterrupted forge writes.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { forge } from '../../../src/cli/commands/forge.ts';
 import { main } from '../../../src/cli/main.ts';
+import { PROGRESS_DIR, progressCheckpoint } from '../../../src/cli/forgeProgress.ts';
+import { runForge } from '../../../src/rl/forge/forge.ts';
+import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
+import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
+import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
 import { capture } from '../capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnwise-forge-cli-'));
@@ -51,4 +57,40 @@ it('--arch sizes a forge from scratch and refuses unknown fields and --init', { 
   });
   expect((await usage(['--arch', '{"dModel":64}', '--init', out])).error.message).toBe('--arch sizes a new model; --init continues a policy of its own size');
   expect((await usage(['--arch', '{"dModel":48}', '--out', join(dir, 'odd')])).error.message).toMatch(/must be multiples of 32/);
+});
+
+it('a forge interrupted after a stage goes on with --resume and writes what the whole forge writes', { timeout: 120_000 }, async () => {
+  const [whole, cut] = ['whole', 'cut'].map((x) => join(dir, x));
+  await run(['--out', whole, '--steps', '4']);
+  expect(existsSync(join(whole, PROGRESS_DIR))).toBe(false);
+  // the same configuration the CLI builds, stopped by its own checkpoint hook after stage 1 of 2
+  const config = { ...SMOKE_FORGE, steps: 4, evalEpisodes: 0, criticSteps: 1, valueSteps: 1 };
+  const command = 'npx turnwise forge --out cut (interrupted)';
+  const keep = progressCheckpoint(cut, { command, config, seconds: 0, phases: [] });
+  const interrupted = runForge(config, {
+    write: nodeWriter(cut),
+    runtime: await OrtRuntime.create('node'),
+    log: () => {},
+    command,
+    checkpoint: async (k, policy, phases) => {
+      await keep(k, policy, phases);
+      throw new Error(`stopped after stage ${k}`);
+    },
+  });
+  await expect(interrupted).rejects.toThrow('stopped after stage 1');
+  expect(JSON.parse(readFileSync(join(cut, PROGRESS_DIR, 'progress.json'), 'utf8'))).toMatchObject({ stagesDone: 1, command });
+
+  const resumed = await capture(() => forge.run(['--resume', cut, '--json']));
+  expect(resumed.code).toBe(0);
+  expect(existsSync(join(cut, PROGRESS_DIR))).toBe(false);
+  const bytes = (d: string, f: string) => readFileSync(join(d, f));
+  expect(bytes(cut, 'policy/model.safetensors').equals(bytes(whole, 'policy/model.safetensors'))).toBe(true);
+  expect(report(cut).phases.map((p) => p.phase)).toEqual(report(whole).phases.map((p) => p.phase));
+  const manifest = JSON.parse(readFileSync(join(cut, 'manifest.json'), 'utf8')) as { forge: { command: string; wallSeconds: number } };
+  expect(manifest.forge.command).toBe(command);
+  expect(manifest.forge.wallSeconds).toBeGreaterThanOrEqual(0);
+
+  const usage = async (args: string[]) => JSON.parse((await capture(() => main(['forge', ...args, '--json']))).out) as { error: { message: string } };
+  expect((await usage(['--resume', cut])).error.message).toMatch(/forge-progress\/progress.json is missing/);
+  expect((await usage(['--resume', cut, '--steps', '9'])).error.message).toBe("--resume goes on with the interrupted forge's own configuration; drop --steps");
 });
