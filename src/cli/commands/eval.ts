@@ -10,7 +10,7 @@ import type { JsonObject, Split } from '../../rl/envs/types.ts';
 import { FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../../rl/rollout/agents.ts';
 import { evaluate, type EvalSummary } from '../../rl/rollout/evaluate.ts';
-import { openModels, type AgentKindName } from '../../rl/rollout/node.ts';
+import { forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import type { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed, type PlayedRun } from '../episodesOut.ts';
@@ -46,7 +46,8 @@ export const evalCommand: Command = {
     '',
     `F: ${FAMILY_NAMES.join(', ')} (comma list or "all"); --agent also takes a comma list or "all".`,
     'Defaults: --split test, --episodes 200, --seed 1, --noise 0.3 (noisy expert). Task i uses seed S + i.',
-    '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'.',
+    '--options overrides family options, e.g. --options \'{"candidates":16,"maxTurns":6}\'; --forged plays each family at the options',
+    '  the policy under --models was forged on (its config.json; guess at 4 candidates × 4 turns for the shipped one), every agent alike.',
     ...lessonUsage(),
     '--phrasings FILE.json: the simulated collaborator words its answers by sampling from the file (format: docs/envs.md),',
     '  e.g. test/fixtures/phrasings-heldout.json, phrasings the forge never trained on.',
@@ -70,6 +71,7 @@ export const evalCommand: Command = {
       'sample-seed': { type: 'string' },
       models: { type: 'string' },
       phrasings: { type: 'string' },
+      forged: { type: 'boolean' },
     });
     const temperature = values.temperature === undefined ? 1 : Number(values.temperature);
     if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature must be in [0, 10], got "${values.temperature}"`);
@@ -85,17 +87,21 @@ export const evalCommand: Command = {
     const seed = intOption(values.seed, 'seed', 1, 0, 2 ** 31);
     const noise = values.noise === undefined ? DEFAULT_NOISE : Number(values.noise);
     if (!(noise >= 0 && noise <= 1)) throw new UsageError(`--noise must be in [0, 1], got "${values.noise}"`);
-    const options = lesson ? lesson.options : values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    if (values.forged && (lesson || values.options !== undefined)) throw new UsageError('--forged sets the options itself: drop --options and --lesson');
+    const given = lesson ? lesson.options : values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
+    const root = values.models ?? modelsDir();
+    const optionsOf = async (family: FamilyName) => (values.forged ? await forgedTaskOptions(root, family) : given);
     const phrasings = await phrasingsOption(values.phrasings);
     const summaries: EvalSummary[] = [];
     const played: PlayedRun[] = [];
     const engine: PolicyEngine | undefined = agents.includes('policy')
-      ? await openModels({ root: values.models ?? modelsDir(), backend: 'node', models: ['policy'], precision: 'quant4' })
+      ? await openModels({ root, backend: 'node', models: ['policy'], precision: 'quant4' })
       : undefined;
     try {
       // before any episode: every task the policy would play must fit its context (its metadata)
-      if (engine) for (const family of families) await ensurePolicyTakes(engine, taskSpecs(family, split, episodes, seed, options));
+      if (engine) for (const family of families) await ensurePolicyTakes(engine, taskSpecs(family, split, episodes, seed, await optionsOf(family)));
       for (const family of families) {
+        const options = await optionsOf(family);
         for (const kind of agents as AgentKindName[]) {
           const agent: BatchAgent =
             kind === 'policy' ? await PolicyBatchAgent.create(engine as PolicyEngine, { sampling: { temperature } }) : familyAgent(kind, family, noise);
