@@ -312,6 +312,10 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
     throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.trajectoryPairs must be true or false, got ${JSON.stringify(sc.trajectoryPairs)}`);
   if (sc.branchRows !== 'trajectory' && sc.branchRows !== 'turn')
     throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.branchRows must be "trajectory" or "turn", got ${JSON.stringify(sc.branchRows)}`);
+  if (!Number.isInteger(sc.candidateRerolls) || sc.candidateRerolls < 1)
+    throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.candidateRerolls must be a positive integer, got ${sc.candidateRerolls}`);
+  if (sc.candidateRerolls > 1 && sc.branchRows !== 'turn')
+    throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.candidateRerolls labels candidate turns, so it needs branchRows "turn"');
   if (!sc.trajectoryPairs && sc.branches === 0 && sc.swaps.length === 0)
     throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic.trajectoryPairs false leaves only branch pairs, so it needs branches > 0 or swaps');
   if (!(sc.ridge >= 0)) throw new ForgeConfigError('sweetCritic', `forge: sweetCritic.ridge must be ≥ 0, got ${sc.ridge}`);

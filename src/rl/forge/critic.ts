@@ -39,7 +39,7 @@ import { Rng } from '../util/rng.ts';
 import type { ForgeConfig } from './config.ts';
 import { branchSides, pairAccuracy, rowAdvantageSum, splitByTask, sweetPairs, type TrajectoryPair } from './criticPairs.ts';
 import { EpisodeStream, type PackSegment, type Player } from './data.ts';
-import { BRANCH, playAll, playBranches } from './criticPlay.ts';
+import { BRANCH, playAll, playBranches, playCandidateRerolls } from './criticPlay.ts';
 import { sftGraph, sftPhase, valuePhase, type PhaseReport } from './train.ts';
 
 /** One epoch's figures. */
@@ -195,6 +195,7 @@ export async function criticPhase(
     const t1 = performance.now();
     const played = await playAll(engine, cfg, sc, log);
     const groups = await playBranches(engine, cfg, sc, played, log);
+    await playCandidateRerolls(engine, cfg, sc, played, groups, log);
     const tPlay = since(t1);
     await engine.unload('policy');
 

@@ -36,6 +36,13 @@ export interface SweetCriticConfig {
    * (criticPairs.ts branchSides).
    */
   branchRows: 'trajectory' | 'turn';
+  /**
+   * With 'turn' rows: each distinct candidate turn of a branch group is played until it has this many
+   * continuations (forced re-rolls that keep the turn, the environment re-seeded; criticPlay.ts
+   * playCandidateRerolls), so its label is the mean of M returns, the within-state truth's Q̂, instead of
+   * one continuation's outcome (whose reliability on guess's lesson is about 0.3). 1: as played.
+   */
+  candidateRerolls: number;
   /** At most this many failed trajectories are paired with each task's best. */
   maxRejected: number;
   /** Every this-many-th task's pairs are held out to measure pair accuracy (0: none). */
@@ -70,6 +77,7 @@ export const DEFAULT_SWEET_CRITIC: SweetCriticConfig = {
   noises: [0.3, 0.5, 0.7],
   trajectoryPairs: true,
   branchRows: 'trajectory',
+  candidateRerolls: 1,
   maxRejected: 3,
   heldOutEvery: 10,
   epochs: 4,
@@ -88,6 +96,7 @@ export const SMOKE_SWEET_CRITIC: SweetCriticConfig = {
   noises: [0.5],
   trajectoryPairs: true,
   branchRows: 'trajectory',
+  candidateRerolls: 1,
   maxRejected: 2,
   heldOutEvery: 4,
   epochs: 2,

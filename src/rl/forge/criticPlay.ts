@@ -3,8 +3,7 @@
 // tasks of every family in the mix, then the policy's branches from one state of each of its episodes
 // (re-rolls, and episodes whose move there is a scripted player's), so that criticPairs.ts can pair
 // trajectories of one task and branches of one state (SWEET-RL, Zhou et al. 2025, arXiv 2503.15478, §4).
-import type { Turn } from '../envs/turn.ts';
-import { SCRIPTED } from '../envs/turn.ts';
+import { agentSideOf, SCRIPTED, type Turn } from '../envs/turn.ts';
 import type { TaskSpec } from '../envs/types.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from '../rollout/agents.ts';
 import { rollout, runSlots, taskSpecs, type EpisodeSlot, type RolloutEpisode } from '../rollout/rollout.ts';
@@ -126,6 +125,61 @@ export async function playBranches(
     `[forge critic] ${eps.length} branches from one state of each of the policy's ${roots.length} episodes: ${sc.branches} re-rolls each${swapped} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
   );
   return groups;
+}
+
+/**
+ * `sc.candidateRerolls` M > 1: per branch group, every distinct candidate turn (its text at the group's
+ * turn, as criticPairs.ts branchSides tells candidates apart) is played again until it has M
+ * continuations: forced re-rolls that keep the turn and re-seed the environment, the policy playing on
+ * (the re-roll kind of rollout/counterfactual.ts). They join the group as branch episodes, so
+ * branchSides labels the candidate by the mean return of all M, as the within-state truth does.
+ */
+export async function playCandidateRerolls(
+  engine: PolicyEngine,
+  cfg: ForgeConfig,
+  sc: SweetCriticConfig,
+  played: Played,
+  groups: BranchGroup[],
+  log: (l: string) => void,
+): Promise<void> {
+  if (sc.candidateRerolls <= 1) return;
+  const t0 = performance.now();
+  const rng = new Rng(`forge/critic/rerolls/${cfg.seed}`);
+  const jobs: { group: BranchGroup; from: number; slot: EpisodeSlot }[] = [];
+  let candidates = 0;
+  for (const group of groups) {
+    const count = new Map<string, { from: number; n: number }>();
+    for (const i of group.members) {
+      const action = played.episodes[i].turns[group.turn].action;
+      const c = count.get(action) ?? { from: i, n: 0 };
+      count.set(action, { ...c, n: c.n + 1 });
+    }
+    candidates += count.size;
+    for (const { from, n } of count.values()) {
+      const e = played.episodes[from];
+      const turn = e.turns[group.turn];
+      for (let j = n; j < sc.candidateRerolls; j++) {
+        const seed = rng.int(1_000_000_000);
+        const forced = { action: turn.action, agent: agentSideOf(turn) };
+        jobs.push({ group, from, slot: { spec: e.task.spec, seed, prefix: e.turns.slice(0, group.turn), reseed: seed, forced } });
+      }
+    }
+  }
+  const agent = await PolicyBatchAgent.create(engine, { adapter: null, sampling: { temperature: 1, maxNewTokens: cfg.maxReplyTokens } });
+  const eps = await runSlots(
+    jobs.map((j) => j.slot),
+    agent,
+    { phrasings: cfg.phrasings },
+  );
+  jobs.forEach((j, k) => {
+    j.group.members.push(played.episodes.length);
+    played.episodes.push(eps[k]);
+    played.task.push(played.task[j.from]);
+    played.player.push(BRANCH);
+  });
+  log(
+    `[forge critic] ${eps.length} re-rolls so that each of the ${candidates} candidate turns of ${groups.length} states has ${sc.candidateRerolls} continuations (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
 }
 
 /** The move a scripted player makes after each prefix (one turn played from the replayed prefix). */

@@ -8,6 +8,7 @@ import { stageMix, validateForgeConfig, ForgeConfigError } from '../../../src/rl
 import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
 import { runForge, type ForgeResult } from '../../../src/rl/forge/forge.ts';
 import { forgeCriticOnly } from '../../../src/rl/forge/criticOnly.ts';
+import { playAll, playBranches, playCandidateRerolls } from '../../../src/rl/forge/criticPlay.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
@@ -110,6 +111,31 @@ describe('forge (smoke)', () => {
       expect(r.critic?.pairs.train).toBe(r.critic!.pairs.branch - r.critic!.pairs.heldOut);
     } finally {
       await rm(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('re-rolls every candidate turn of a branch state until it has candidateRerolls continuations, all from the same state', async () => {
+    const sc = { ...SMOKE_FORGE.sweetCritic!, branchRows: 'turn' as const, candidateRerolls: 3, tasks: 4 };
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, sweetCritic: { ...sc, branchRows: 'trajectory' } })).toThrow(/needs branchRows "turn"/);
+    const engine = await openModels({ root: dir, backend: 'node', models: ['policy'] });
+    try {
+      const played = await playAll(engine, SMOKE_FORGE, sc, () => {});
+      const groups = await playBranches(engine, SMOKE_FORGE, sc, played, () => {});
+      const before = played.episodes.length;
+      await playCandidateRerolls(engine, SMOKE_FORGE, sc, played, groups, () => {});
+      expect(played.episodes.length).toBeGreaterThan(before);
+      for (const g of groups) {
+        const prefix = (i: number) => played.episodes[i].turns.slice(0, g.turn).map((t) => t.action);
+        const byTurn = new Map<string, number>();
+        for (const i of g.members) {
+          expect(prefix(i)).toEqual(prefix(g.members[0]));
+          const action = played.episodes[i].turns[g.turn].action;
+          byTurn.set(action, (byTurn.get(action) ?? 0) + 1);
+        }
+        for (const n of byTurn.values()) expect(n).toBeGreaterThanOrEqual(3);
+      }
+    } finally {
+      await engine.dispose();
     }
   }, 60_000);
 
