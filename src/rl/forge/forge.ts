@@ -153,13 +153,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     return g;
   };
   // the policy as an engine plays it (the window and reply budget it ships with)
+  // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
+  const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
   const shippedModel = (weights: ModelWeights) => ({
     config: model,
     tokenizer: tok,
     weights,
     heads: {},
     files: {},
-    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens },
+    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, tasks },
   });
   const packer = (seqLen = cfg.seqLen): Packing => ({ cfg: model, batch: cfg.batch, seqLen, padId: tok.special.pad, kind: 'sft' });
   const phaseOpts = (phase: string, steps: number) => ({
@@ -320,8 +322,6 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
 
   const criticWeights = { ...critic.backbone, ...critic.head };
   const families = cfg.mix.map((m) => m.family as FamilyName);
-  // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
-  const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
   const common = {
     seed: cfg.seed,
     families,

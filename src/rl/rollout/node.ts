@@ -8,6 +8,7 @@ import type { FamilyName } from '../envs/registry.ts';
 import { fromHfConfig } from '../model/llama/config.ts';
 import { taskOptions } from '../model/meta.ts';
 import { nodeReader } from '../model/folder/nodeIo.ts';
+import { parseManifest } from '../model/manifest.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import type { BackendPreference } from '../runtime/ort.ts';
 import { familyAgent, PolicyBatchAgent, type BatchAgent } from './agents.ts';
@@ -54,12 +55,16 @@ export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine>
 /**
  * The task options the policy under `root` was forged on for `family` (its config.json
  * turnwise.tasks; model/meta.ts), read from that one file so scripted agents pose the same tasks
- * without loading the model; undefined when the family plays with its defaults.
+ * without loading the model; undefined when the family plays with its defaults. The policy's folder is
+ * the manifest's (a forge's progress folder keeps it under stage-K/), policy/ without one.
  */
 export async function forgedTaskOptions(root: string, family: FamilyName): Promise<JsonObject | undefined> {
-  const bytes = await nodeReader(root)('policy/config.json');
+  const read = nodeReader(root);
+  const manifest = await read('manifest.json');
+  const folder = manifest ? (parseManifest(new TextDecoder().decode(manifest), join(root, 'manifest.json')).models.policy?.folder ?? 'policy') : 'policy';
+  const bytes = await read(`${folder}/config.json`);
   if (!bytes) return undefined;
-  return taskOptions(fromHfConfig(JSON.parse(new TextDecoder().decode(bytes)), join(root, 'policy/config.json')).turnwise, family);
+  return taskOptions(fromHfConfig(JSON.parse(new TextDecoder().decode(bytes)), join(root, `${folder}/config.json`)).turnwise, family);
 }
 
 /** A BatchAgent of the named kind (policy: needs an engine with 'policy' loaded). */

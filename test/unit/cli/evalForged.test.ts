@@ -1,7 +1,8 @@
 // `eval --forged` (issue #47's Done-when: every family at the policy's forged settings): each family's
 // tasks take the options the policy under --models was forged on (its config.json), for every agent, and
-// a family forged at its defaults keeps them; --options or --lesson beside it is refused.
-import { mkdtemp, readFile } from 'node:fs/promises';
+// a family forged at its defaults keeps them; --options or --lesson beside it is refused. The policy's
+// folder is the manifest's, so a forge's progress folder (stage-K/) reads the same way.
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -33,4 +34,16 @@ it.each([[['--options', '{}']], [['--lesson', 'turns-decide']]])('refuses --forg
   const r = await capture(() => main(['eval', '--family', 'guess', '--agent', 'expert', '--forged', ...extra, '--json']));
   expect(r.code).toBe(2);
   expect((JSON.parse(r.out) as { error: { message: string } }).error.message).toMatch(/--forged sets the options itself|sets the family options/);
+});
+
+it("reads the forged options from the folder the manifest names (a forge's progress folder keeps stage-K/)", async () => {
+  const root = await mkdtemp(join(tmpdir(), 'forged-folder-'));
+  await cp(join(modelsDir(), 'policy'), join(root, 'stage-7'), { recursive: true });
+  const manifest = JSON.parse(await readFile(join(modelsDir(), 'manifest.json'), 'utf8')) as {
+    models: { policy: { folder: string; files: { path: string }[] } };
+  };
+  const policy = manifest.models.policy;
+  const moved = { folder: 'stage-7', files: policy.files.map((f) => ({ ...f, path: f.path.replace(/^policy\//, 'stage-7/') })) };
+  await writeFile(join(root, 'manifest.json'), JSON.stringify({ version: 1, models: { policy: moved } }));
+  expect(await forgedTaskOptions(root, 'guess')).toEqual(await forgedTaskOptions(modelsDir(), 'guess'));
 });

@@ -187,6 +187,30 @@ describe('forge (smoke)', () => {
     }
   });
 
+  it('checkpoints the policy after every stage it may resume after, with the options each family is forged on', async () => {
+    const mix = [{ family: 'guess' as const, weight: 1, options: { candidates: 4, maxTurns: 3 } }];
+    const cfg = {
+      ...SMOKE_FORGE,
+      mix,
+      steps: 2,
+      refine: [{ steps: 2, lr: 1e-3, weights: { guess: 1 } }],
+      criticSteps: 0,
+      valueSteps: 0,
+      evalEpisodes: 0,
+      sweetCritic: null,
+    };
+    const seen: { stage: number; tasks: unknown }[] = [];
+    const out = await mkdtemp(join(tmpdir(), 'forge-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      const checkpoint = async (stage: number, policy: { turnwise?: { tasks?: unknown } }) => void seen.push({ stage, tasks: policy.turnwise?.tasks });
+      await runForge(cfg, { write: nodeWriter(out), runtime, log: () => {}, command: 'test', checkpoint });
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+    expect(seen).toEqual([1, 2].map((stage) => ({ stage, tasks: { guess: { candidates: 4, maxTurns: 3 } } })));
+  }, 60_000);
+
   it('lowers the policy loss and prints progress lines', () => {
     const p = result.phases.find((x) => x.phase === 'policy');
     expect(p && p.lastLoss < p.firstLoss).toBe(true);
