@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { policyStageCount, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -22,7 +22,7 @@ export const forge: Command = {
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
-    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six] [--dagger JSON] [--smoke] [--json]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six|third] [--dagger JSON] [--smoke] [--json]',
     "--init DIR continues from DIR's policy (its tokenizer and weights); with --stages-done K that policy is the result of the",
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
@@ -40,7 +40,9 @@ export const forge: Command = {
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
-    'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --dagger JSON replaces its first DAgger rounds (null for none), e.g.',
+    'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --preset third is the',
+    "third generation's first draft (THIRD_GENERATION_FORGE: longer short-family stages, frontend's copy stage, frozenlake's stage);",
+    '--dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     "adapter, value head; src/rl/forge/critic.ts) on DIR's policy and writes DIR's policy unchanged plus the new critic to --out;",
@@ -81,10 +83,16 @@ export const forge: Command = {
       'sweet-critic': { type: 'string' },
       resume: { type: 'string' },
     });
-    if (values.preset !== undefined && !['wide', 'six', 'first'].includes(values.preset))
-      throw new UsageError(`--preset must be first, wide or six, got "${values.preset}"`);
+    if (values.preset !== undefined && !['wide', 'six', 'first', 'third'].includes(values.preset))
+      throw new UsageError(`--preset must be first, wide, six or third, got "${values.preset}"`);
     // six: the default (the second generation); first and wide: the first generation's mixtures
-    const base = values.smoke ? SMOKE_FORGE : values.preset === 'first' || values.preset === 'wide' ? FIRST_GENERATION_FORGE : DEFAULT_FORGE;
+    const base = values.smoke
+      ? SMOKE_FORGE
+      : values.preset === 'first' || values.preset === 'wide'
+        ? FIRST_GENERATION_FORGE
+        : values.preset === 'third'
+          ? THIRD_GENERATION_FORGE
+          : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     const cfg: ForgeConfig = {

@@ -2,7 +2,7 @@
 // generations of the shipped models, each a ForgeConfig that config.ts validates. The comments say
 // which experiment chose each stage (docs/forge.md, docs/experiments/).
 import { SMOKE_SWEET_CRITIC } from './criticConfig.ts';
-import type { FamilyMix, ForgeConfig } from './config.ts';
+import type { DaggerConfig, FamilyMix, ForgeConfig } from './config.ts';
 
 /**
  * The first forge's mixture (every game family but frontend): in 1,200 steps (~20 CPU-minutes) its
@@ -132,6 +132,45 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   ],
   valueSteps: 200,
   sweetCritic: null,
+};
+
+/**
+ * The third generation, first draft (issue #47; `--preset third`, not yet shipped). The second
+ * generation forged from scratch in one run (41 min 21 s alone) fell short of the shipped chain of
+ * resumed runs on the short families (200 test tasks, paired: guess −11.0, backend −28.0, bandit −9.5
+ * sampled), already before its long-game stages (backend −26.0 after stage 12): the chain trained
+ * backend longer before free values and the composed wordings made it harder
+ * (docs/experiments/2026-12-06-forge-from-scratch.md). So: stage 2 and the free-values stage twice as
+ * long and six final DAgger rounds instead of four; frontend's drills and free words with a stage
+ * that weighs copied tokens ×5 (docs/experiments/2026-12-06-copy-drills-first.md); then frozenlake's
+ * stage and a short finish with bandit back in the batch (E2 and E4 of
+ * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md).
+ */
+export const THIRD_GENERATION_FORGE: ForgeConfig = {
+  ...SIX_FAMILY_FORGE,
+  mix: SIX_FAMILY_FORGE.mix.map((m) => (m.family === 'frontend' ? { ...m, augment: { freeWords: 1, copyDrill: 0.3 } } : m)),
+  refine: [{ ...SIX_FAMILY_FORGE.refine[0], steps: 2000 }, SIX_FAMILY_FORGE.refine[1]],
+  afterDagger: (SIX_FAMILY_FORGE.afterDagger ?? []).map((st, i) => (i === 2 ? { ...st, steps: 800 } : st)),
+  finalDagger: { ...(SIX_FAMILY_FORGE.finalDagger as DaggerConfig), rounds: 6 },
+  finish: [
+    ...(SIX_FAMILY_FORGE.finish ?? []),
+    {
+      steps: 1000,
+      lr: 1e-3,
+      weights: { frontend: 0.6, guess: 0.1, backend: 0.15, bandit: 0.05, frozenlake: 0.05, sokoban: 0.05 },
+      promptWeight: 0.25,
+      expertShare: 1,
+      copyWeight: 5,
+    },
+    {
+      steps: 600,
+      lr: 5e-4,
+      weights: { frozenlake: 0.4, backend: 0.3, guess: 0.15, bandit: 0.05, frontend: 0.05, sokoban: 0.05 },
+      promptWeight: 0.25,
+      expertShare: 1,
+    },
+    { steps: 200, lr: 3e-4, weights: { backend: 0.35, bandit: 0.15, guess: 0.2, frozenlake: 0.25, frontend: 0.05 }, promptWeight: 0.25, expertShare: 1 },
+  ],
 };
 
 /** The shipped default (`npx turnwise forge`): the second generation. */
