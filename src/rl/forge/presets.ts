@@ -144,7 +144,8 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
  * long and six final DAgger rounds instead of four; frontend's drills and free words with a stage
  * that weighs copied tokens ×5 (docs/experiments/2026-12-06-copy-drills-first.md); then frozenlake's
  * stage and a short finish with bandit back in the batch (E2 and E4 of
- * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md).
+ * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md). From scratch in one run (69 min 19 s):
+ * frozenlake +18.5 over the shipped policy, backend −14.5, guess −5.5, frontend still not copying (same log).
  */
 export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
