@@ -30,10 +30,10 @@ export function resolveOptions<O extends { [k: string]: number }>(
 }
 
 /**
- * The options as a plain JSON object (for Task.spec.options). An option in `addedLater` (guess's pool,
- * sokoban's offsets, frontend's drills) appears only when it differs from its value in `defaults`, so
- * that tasks without it read as before it existed.
+ * The options as a plain JSON object (for Task.spec.options). An option `later.keys` names (guess's pool,
+ * sokoban's offsets, frontend's drills) appears only when it differs from its value in `later.defaults`,
+ * so that tasks without it read as before it existed.
  */
-export function optionsJson<O extends { [k: string]: number }>(options: O, addedLater: readonly (keyof O & string)[] = [], defaults?: O): JsonObject {
-  return Object.fromEntries(Object.entries(options).filter(([k, v]) => !addedLater.includes(k) || v !== defaults?.[k]));
+export function optionsJson<O extends { [k: string]: number }>(options: O, later?: { keys: readonly (keyof O & string)[]; defaults: O }): JsonObject {
+  return Object.fromEntries(Object.entries(options).filter(([k, v]) => !later?.keys.includes(k) || v !== later.defaults[k]));
 }

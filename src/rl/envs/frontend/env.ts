@@ -31,7 +31,7 @@ export interface FrontendOptions {
 export const FRONTEND_DEFAULTS: FrontendOptions = { maxTurns: 8, maxDifferences: 4, successAt: 0.9, noise: 0, freeWords: 0, copyDrill: 0, drillBlocks: 1 };
 /** The options as a task's spec names them: freeWords, copyDrill and drillBlocks only off their defaults, so tasks without them read as before the options existed. */
 export function frontendOptionsJson(o: FrontendOptions): JsonObject {
-  return optionsJson(o, ['freeWords', 'copyDrill', 'drillBlocks'], FRONTEND_DEFAULTS);
+  return optionsJson(o, { keys: ['freeWords', 'copyDrill', 'drillBlocks'], defaults: FRONTEND_DEFAULTS });
 }
 
 const BOUNDS: { [K in keyof FrontendOptions]: OptionBound } = {

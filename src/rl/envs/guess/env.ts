@@ -69,7 +69,7 @@ function checkPool(o: GuessOptions): void {
 
 /** The options as a task's spec names them: pool only when a pool is set, so tasks without one read as before it existed. */
 export function guessOptionsJson(o: GuessOptions): JsonObject {
-  return optionsJson(o, ['pool'], GUESS_DEFAULTS);
+  return optionsJson(o, { keys: ['pool'], defaults: GUESS_DEFAULTS });
 }
 
 const { yes: YES, no: NO, unknown: UNKNOWN } = CANONICAL_PHRASINGS.guess;

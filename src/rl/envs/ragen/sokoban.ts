@@ -40,7 +40,7 @@ const BOUNDS: { [K in keyof SokobanOptions]: OptionBound } = {
 
 /** The options as a task's spec names them: offsets only when set, so tasks without them read as before the option existed. */
 export function sokobanOptionsJson(o: SokobanOptions): JsonObject {
-  return optionsJson(o, ['offsets'], SOKOBAN_DEFAULTS);
+  return optionsJson(o, { keys: ['offsets'], defaults: SOKOBAN_DEFAULTS });
 }
 
 const N = 6;
