@@ -42,6 +42,8 @@ export interface RefineStage {
   promptWeight?: number;
   /** Factor on the reply tokens the prompt or the collaborator's turns hold (default 1; see `segments`). */
   copyWeight?: number;
+  /** This stage's augmentation by family, in place of the mixture's (see `StageAugment`). */
+  augment?: StageAugment;
   /**
    * Mistake rate of this stage's noisy experts by family (default: the config's `noise`). The
    * shipped stage 5 imitates a cleaner bandit teacher: at 0.3 the teacher itself succeeds 70% of
@@ -65,6 +67,8 @@ export interface FirstStage {
   weights?: Partial<Record<FamilyName, number>>;
   /** Tokens per packed row (default: `seqLen`). */
   seqLen?: number;
+  /** This stage's augmentation by family, in place of the mixture's (see `StageAugment`). */
+  augment?: StageAugment;
 }
 
 /**
@@ -89,7 +93,18 @@ export interface DaggerConfig {
    * families are not forgotten.
    */
   weights?: Partial<Record<FamilyName, number>>;
+  /** These rounds' augmentation by family, in place of the mixture's, for the policy's plays and the teacher dialogues alike (see `StageAugment`). */
+  augment?: StageAugment;
 }
+
+/**
+ * A stage's own augmentation: for each family named, the options laid over its task options in this
+ * stage's episodes, replacing the mixture's `augment` (`{}`: none); families not named keep the
+ * mixture's. Free values from the first stage cost backend 14 points after stage 2 against the same
+ * stages without them (docs/experiments/2026-12-06-forge-from-scratch.md); the chain of runs that
+ * made the shipped policy brought them in only at its seventh stage.
+ */
+export type StageAugment = Partial<Record<FamilyName, JsonObject>>;
 
 /** Everything `runForge` needs. */
 export interface ForgeConfig {
@@ -227,7 +242,15 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     const entries = Object.entries(weights);
     return entries.length === 0 || entries.some(([f, w]) => !families.has(f as FamilyName) || !(typeof w === 'number' && w > 0));
   };
+  // a stage's augmentation: families of the mixture, each a JSON object of options
+  const badAugment = (augment: StageAugment | undefined) =>
+    augment !== undefined &&
+    (typeof augment !== 'object' ||
+      augment === null ||
+      Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || typeof a !== 'object' || a === null || Array.isArray(a)));
   const first = cfg.firstStage;
+  if (badAugment(first?.augment))
+    throw new ForgeConfigError('firstStage', `forge: firstStage.augment must map families of the mixture to JSON objects of options`);
   if (first?.weights && badShares(first.weights)) {
     throw new ForgeConfigError('firstStage', `forge: firstStage.weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
   }
@@ -243,6 +266,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
         throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0, promptWeight ≥ 0 and copyWeight ≥ 1`);
       if (badShares(st.weights))
         throw new ForgeConfigError(field, `forge: ${name} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+      if (badAugment(st.augment)) throw new ForgeConfigError(field, `forge: ${name} augment must map families of the mixture to JSON objects of options`);
       if (Object.entries(st.noise ?? {}).some(([f, n]) => !families.has(f as FamilyName) || !(typeof n === 'number' && n >= 0 && n <= 1))) {
         throw new ForgeConfigError(field, `forge: ${name} noise must name families of the mixture with rates in [0, 1]`);
       }
@@ -277,10 +301,11 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     }
     if (d?.weights && badShares(d.weights))
       throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+    if (badAugment(d?.augment)) throw new ForgeConfigError(field, `forge: ${field} augment must map families of the mixture to JSON objects of options`);
   };
   checkDagger(cfg.dagger, 'dagger');
   checkDagger(cfg.finalDagger, 'finalDagger');
-  const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}) });
+  const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}), ...copyAugment(d.augment) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
   return Object.freeze({
@@ -289,7 +314,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     ...(cfg.finalDagger ? { finalDagger: copyDagger(cfg.finalDagger) } : {}),
     sweetCritic: sc ? { ...sc, noises: [...sc.noises], swaps: [...sc.swaps] } : null,
     mix: cfg.mix.map((m) => ({ ...m })),
-    ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}) } } : {}),
+    ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}), ...copyAugment(first.augment) } } : {}),
     refine: cfg.refine.map(copyStage),
     ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}),
     ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}),
@@ -297,7 +322,11 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
 }
 
 function copyStage(st: RefineStage): RefineStage {
-  return { ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}) };
+  return { ...st, weights: { ...st.weights }, ...(st.noise ? { noise: { ...st.noise } } : {}), ...copyAugment(st.augment) };
+}
+
+function copyAugment(augment: StageAugment | undefined): { augment?: StageAugment } {
+  return augment ? { augment: Object.fromEntries(Object.entries(augment).map(([f, a]) => [f, { ...a }])) } : {};
 }
 
 function validateSweetCritic(sc: SweetCriticConfig): void {
@@ -344,11 +373,17 @@ export function resumeBlock(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterD
   return null;
 }
 
-/** The mixture of a policy stage: the config's families and options with the stage's shares (none given: the mixture itself). */
-export function stageMix(cfg: ForgeConfig, weights: Partial<Record<FamilyName, number>> | undefined): FamilyMix[] {
-  if (!weights) return cfg.mix;
+/**
+ * The mixture of a policy stage: the config's families and options with the stage's shares (none
+ * given: the mixture's) and its augmentation where it names a family (none given: the mixture's).
+ */
+export function stageMix(cfg: ForgeConfig, weights: Partial<Record<FamilyName, number>> | undefined, augment?: StageAugment): FamilyMix[] {
   return cfg.mix.flatMap((m) => {
-    const weight = weights[m.family];
-    return weight === undefined ? [] : [{ ...m, weight }];
+    const weight = weights ? weights[m.family] : m.weight;
+    if (weight === undefined) return [];
+    const own = augment?.[m.family];
+    if (own === undefined) return [{ ...m, weight }];
+    const { augment: _mixture, ...rest } = m;
+    return [{ ...rest, weight, ...(Object.keys(own).length ? { augment: own } : {}) }];
   });
 }

@@ -35,6 +35,7 @@ import {
   type DaggerConfig,
   type ForgeConfig,
   type RefineStage,
+  type StageAugment,
 } from './config.ts';
 import { EpisodeStream, teacher, type PackSegment, type Packing } from './data.ts';
 import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
@@ -123,6 +124,14 @@ function segmentSource(
   };
 }
 
+/** A stage's own augmentation for its progress line ('' when it has none). */
+function augmentNote(augment: StageAugment | undefined): string {
+  if (!augment) return '';
+  return `; augmentation ${Object.entries(augment)
+    .map(([f, a]) => `${f} ${JSON.stringify(a)}`)
+    .join(', ')}`;
+}
+
 /** Runs the whole forge. */
 export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<ForgeResult> {
   const cfg = validateForgeConfig(input);
@@ -191,14 +200,17 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   };
   if (done < 1) {
     const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
-    const mix = stageMix(cfg, cfg.firstStage?.weights);
+    const mix = stageMix(cfg, cfg.firstStage?.weights, cfg.firstStage?.augment);
     const policyStream = new EpisodeStream(
       mix,
       `${cfg.seed}/policy`,
       teacher(() => cfg.noise, cfg.expertShare),
       cfg.phrasings,
     );
-    if (cfg.firstStage) log(`[forge] policy stage 1: families ${mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens`);
+    if (cfg.firstStage)
+      log(
+        `[forge] policy stage 1: families ${mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens${augmentNote(cfg.firstStage.augment)}`,
+      );
     const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), {
       ...phaseOpts('policy', cfg.steps),
       ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}),
@@ -212,7 +224,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     const S = stage.seqLen ?? cfg.seqLen;
     const expertShare = stage.expertShare ?? cfg.expertShare;
     const stream = new EpisodeStream(
-      stageMix(cfg, stage.weights),
+      stageMix(cfg, stage.weights, stage.augment),
       `${cfg.seed}/policy/stage${n}`,
       teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare),
       cfg.phrasings,
@@ -223,7 +235,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
         .map(([f, w]) => `${f} ${w}`)
         .join(
           ', ',
-        )}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${stage.copyWeight ? `; copied tokens weigh ×${stage.copyWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}`,
+        )}${stage.promptWeight ? `; prompt tokens weigh ${stage.promptWeight}` : ''}${stage.copyWeight ? `; copied tokens weigh ×${stage.copyWeight}` : ''}${noises.length ? `; teacher noise ${noises.join(', ')}` : ''}${expertShare !== cfg.expertShare ? `; expert share ${expertShare}` : ''}${S !== cfg.seqLen ? `; rows of ${S} tokens` : ''}${augmentNote(stage.augment)}`,
     );
     const r = await sftPhase(
       run.runtime,
@@ -247,13 +259,14 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     const tag = final ? 'final DAgger round' : 'DAgger round';
     const pool = new DaggerPool(final ? `${cfg.seed}/final` : `${cfg.seed}`);
     const stream = new EpisodeStream(
-      cfg.mix,
+      stageMix(cfg, undefined, d.augment),
       `${cfg.seed}/policy/${final ? 'final-dagger' : 'dagger'}`,
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,
     );
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
-    const mix = stageMix(cfg, d.weights);
+    const mix = stageMix(cfg, d.weights, d.augment);
+    if (d.augment) log(`[forge] ${tag}s${augmentNote(d.augment)}`);
     for (let r = 0; r < d.rounds; r++) {
       const stage = first + r + 1;
       const t0 = performance.now();

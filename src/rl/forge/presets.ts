@@ -2,7 +2,7 @@
 // generations of the shipped models, each a ForgeConfig that config.ts validates. The comments say
 // which experiment chose each stage (docs/forge.md, docs/experiments/).
 import { SMOKE_SWEET_CRITIC } from './criticConfig.ts';
-import type { DaggerConfig, FamilyMix, ForgeConfig } from './config.ts';
+import type { DaggerConfig, FamilyMix, ForgeConfig, StageAugment } from './config.ts';
 
 /**
  * The first forge's mixture (every game family but frontend): in 1,200 steps (~20 CPU-minutes) its
@@ -134,35 +134,35 @@ const SIX_FAMILY_FORGE: ForgeConfig = {
   sweetCritic: null,
 };
 
+/** Half of backend's tasks with free values, numbers the policy must copy, not recall (a stage's `augment`). */
+const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
+
 /**
- * The third generation, first draft (issue #47; `--preset third`, not yet shipped). The second
- * generation forged from scratch in one run (41 min 21 s alone) fell short of the shipped chain of
- * resumed runs on the short families (200 test tasks, paired: guess −11.0, backend −28.0, bandit −9.5
- * sampled), already before its long-game stages (backend −26.0 after stage 12): the chain trained
- * backend longer before free values and the composed wordings made it harder
- * (docs/experiments/2026-12-06-forge-from-scratch.md). So: stage 2 and the free-values stage twice as
- * long and six final DAgger rounds instead of four; frontend's drills and free words with a stage
- * that weighs copied tokens ×5 (docs/experiments/2026-12-06-copy-drills-first.md); then frozenlake's
- * stage and a short finish with bandit back in the batch (E2 and E4 of
- * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md). From scratch in one run (69 min 19 s):
- * frozenlake +18.5 over the shipped policy, backend −14.5, guess −5.5, frontend still not copying (same log).
+ * The third generation (issue #47; `--preset third`, not yet shipped). The second generation forged
+ * from scratch in one run (41 min 21 s alone) fell short of the shipped chain of resumed runs on the
+ * short families (200 test tasks, paired: guess −11.0, backend −28.0, bandit −9.5 sampled), already
+ * before its long-game stages (docs/experiments/2026-12-06-forge-from-scratch.md). Its first draft
+ * (stage 2 and the free-values stage twice as long, six final DAgger rounds, frontend's drills and free
+ * words, a copy stage, then frozenlake's stage and a short finish: E2 and E4 of
+ * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md) took frozenlake 18.5 points past the
+ * shipped policy and kept backend's loss to unseen wordings at 1 point, but lost guess 5.5 and backend
+ * 14.5, and its copy stage taught no copying (same log). So here backend's free values come in where
+ * the chain brought them in, at the free-values stage (they cost 14 points after stage 2 from the
+ * first stage on), the copy stage is gone, and the last stage weighs guess more: the finish stages
+ * cost the draft's guess 8 points after its final DAgger rounds.
  */
 export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
-  mix: SIX_FAMILY_FORGE.mix.map((m) => (m.family === 'frontend' ? { ...m, augment: { freeWords: 1, copyDrill: 0.3 } } : m)),
+  mix: SIX_FAMILY_FORGE.mix.map((m) => {
+    if (m.family === 'frontend') return { ...m, augment: { freeWords: 1, copyDrill: 0.3 } };
+    if (m.family === 'backend') return { family: m.family, weight: m.weight };
+    return m;
+  }),
   refine: [{ ...SIX_FAMILY_FORGE.refine[0], steps: 2000 }, SIX_FAMILY_FORGE.refine[1]],
-  afterDagger: (SIX_FAMILY_FORGE.afterDagger ?? []).map((st, i) => (i === 2 ? { ...st, steps: 800 } : st)),
-  finalDagger: { ...(SIX_FAMILY_FORGE.finalDagger as DaggerConfig), rounds: 6 },
+  afterDagger: (SIX_FAMILY_FORGE.afterDagger ?? []).map((st, i) => (i === 2 ? { ...st, steps: 800, augment: FREE_VALUES } : st)),
+  finalDagger: { ...(SIX_FAMILY_FORGE.finalDagger as DaggerConfig), rounds: 6, augment: FREE_VALUES },
   finish: [
     ...(SIX_FAMILY_FORGE.finish ?? []),
-    {
-      steps: 1000,
-      lr: 1e-3,
-      weights: { frontend: 0.6, guess: 0.1, backend: 0.15, bandit: 0.05, frozenlake: 0.05, sokoban: 0.05 },
-      promptWeight: 0.25,
-      expertShare: 1,
-      copyWeight: 5,
-    },
     {
       steps: 600,
       lr: 5e-4,
@@ -170,8 +170,8 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       promptWeight: 0.25,
       expertShare: 1,
     },
-    { steps: 200, lr: 3e-4, weights: { backend: 0.35, bandit: 0.15, guess: 0.2, frozenlake: 0.25, frontend: 0.05 }, promptWeight: 0.25, expertShare: 1 },
-  ],
+    { steps: 200, lr: 3e-4, weights: { guess: 0.3, backend: 0.3, bandit: 0.15, frozenlake: 0.2, frontend: 0.05 }, promptWeight: 0.25, expertShare: 1 },
+  ].map((st) => ({ ...st, augment: FREE_VALUES })),
 };
 
 /** The shipped default (`npx turnwise forge`): the second generation. */

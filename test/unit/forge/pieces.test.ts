@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
-import { dataOptions, validateForgeConfig } from '../../../src/rl/forge/config.ts';
+import { dataOptions, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
 import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/algos/driver.ts';
@@ -135,6 +135,39 @@ describe('EpisodeStream', () => {
     for (let i = 0; i < 5; i++) expect((await stream.next()).task.spec.options).toMatchObject({ maxTurns: 6, freeValues: 1 });
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [{ family: 'guess', weight: 1, augment: [] as unknown as JsonObject }] })).toThrow(
       'forge: family guess: augment must be a JSON object, got []',
+    );
+  });
+
+  it("a stage's augmentation replaces the mixture's for the families it names ({} for none); the rest keep theirs", async () => {
+    const cfg = validateForgeConfig({
+      ...SMOKE_FORGE,
+      mix: [
+        { family: 'guess', weight: 1, options: { candidates: 4, maxTurns: 4 } },
+        { family: 'backend', weight: 1, options: { maxTurns: 6 }, augment: { freeValues: 1 } },
+        { family: 'frontend', weight: 1, augment: { freeWords: 1 } },
+      ],
+      refine: [{ steps: 4, lr: 1e-3, weights: { backend: 1, guess: 1 }, augment: { backend: {}, guess: { maxTurns: 3 } } }],
+    });
+    const stage = cfg.refine[0];
+    const mix = stageMix(cfg, stage.weights, stage.augment);
+    expect(mix.map((m) => [m.family, dataOptions(m)])).toEqual([
+      ['guess', { candidates: 4, maxTurns: 3 }],
+      ['backend', { maxTurns: 6 }],
+    ]);
+    // no stage augmentation: the mixture's, and no shares: every family at its weight
+    expect(stageMix(cfg, undefined).map(dataOptions)).toEqual([{ candidates: 4, maxTurns: 4 }, { maxTurns: 6, freeValues: 1 }, { freeWords: 1 }]);
+    expect(stageMix(cfg, undefined, { frontend: {} }).map(dataOptions)).toEqual([{ candidates: 4, maxTurns: 4 }, { maxTurns: 6, freeValues: 1 }, undefined]);
+    // the stage's episodes are played on those options
+    const stream = new EpisodeStream(stageMix(cfg, { backend: 1 }, { backend: {} }), 'stage-augment');
+    for (let i = 0; i < 5; i++) expect((await stream.next()).task.spec.options).toMatchObject({ maxTurns: 6, freeValues: 0 });
+    // validated where it enters: families of the mixture, JSON objects
+    const bad = (augment: unknown) => validateForgeConfig({ ...cfg, refine: [{ ...stage, augment: augment as StageAugment }] });
+    expect(() => bad({ sokoban: {} })).toThrow('forge: refine stage 1 augment must map families of the mixture to JSON objects of options');
+    expect(() => bad({ backend: 3 })).toThrow('refine stage 1 augment');
+    expect(() => bad([])).not.toThrow(); // an empty array names no family: nothing replaced
+    expect(() => validateForgeConfig({ ...cfg, firstStage: { augment: { backend: [] } as unknown as StageAugment } })).toThrow('firstStage.augment');
+    expect(() => validateForgeConfig({ ...cfg, finalDagger: { rounds: 1, episodes: 2, steps: 1, lr: 1e-3, share: 0.5, augment: { bandit: {} } } })).toThrow(
+      'finalDagger augment',
     );
   });
 });
