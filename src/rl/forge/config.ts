@@ -247,6 +247,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     augment !== undefined &&
     (typeof augment !== 'object' ||
       augment === null ||
+      Array.isArray(augment) ||
       Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || typeof a !== 'object' || a === null || Array.isArray(a)));
   const first = cfg.firstStage;
   if (badAugment(first?.augment))

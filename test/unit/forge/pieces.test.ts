@@ -164,7 +164,7 @@ describe('EpisodeStream', () => {
     const bad = (augment: unknown) => validateForgeConfig({ ...cfg, refine: [{ ...stage, augment: augment as StageAugment }] });
     expect(() => bad({ sokoban: {} })).toThrow('forge: refine stage 1 augment must map families of the mixture to JSON objects of options');
     expect(() => bad({ backend: 3 })).toThrow('refine stage 1 augment');
-    expect(() => bad([])).not.toThrow(); // an empty array names no family: nothing replaced
+    expect(() => bad([])).toThrow('refine stage 1 augment');
     expect(() => validateForgeConfig({ ...cfg, firstStage: { augment: { backend: [] } as unknown as StageAugment } })).toThrow('firstStage.augment');
     expect(() => validateForgeConfig({ ...cfg, finalDagger: { rounds: 1, episodes: 2, steps: 1, lr: 1e-3, share: 0.5, augment: { bandit: {} } } })).toThrow(
       'finalDagger augment',
