@@ -148,8 +148,11 @@ const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
  * shipped policy and kept backend's loss to unseen wordings at 1 point, but lost guess 5.5 and backend
  * 14.5, and its copy stage taught no copying (same log). So here backend's free values come in where
  * the chain brought them in, at the free-values stage (they cost 14 points after stage 2 from the
- * first stage on), the copy stage is gone, and the last stage weighs guess more: the finish stages
- * cost the draft's guess 8 points after its final DAgger rounds.
+ * first stage on), the copy stage is gone, and the short finish weighs guess more: the finish stages
+ * cost the draft's guess 8 points after its final DAgger rounds. That second draft (51 min alone)
+ * came within 3 points of the shipped policy on guess and bandit and 9.5 under on backend, and lost
+ * frozenlake (26%; docs/experiments/2026-12-07-forge-third-second-draft.md); the last stage here,
+ * measured on it, brings backend level.
  */
 export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
@@ -171,6 +174,16 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       expertShare: 1,
     },
     { steps: 200, lr: 3e-4, weights: { guess: 0.3, backend: 0.3, bandit: 0.15, frozenlake: 0.2, frontend: 0.05 }, promptWeight: 0.25, expertShare: 1 },
+    // backend's numbers copied, not recalled: the copied tokens weigh ×5 (on the second draft: backend
+    // +9.0 sampled, +10.5 greedy, guess and bandit within 2 of the shipped policy;
+    // docs/experiments/2026-12-07-forge-third-second-draft.md)
+    {
+      steps: 450,
+      lr: 5e-4,
+      weights: { backend: 0.5, guess: 0.2, bandit: 0.1, frozenlake: 0.1, sokoban: 0.05, frontend: 0.05 },
+      expertShare: 1,
+      copyWeight: 5,
+    },
   ].map((st) => ({ ...st, augment: FREE_VALUES })),
 };
 

@@ -6,7 +6,7 @@ import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/t
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
 import { dataOptions, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
-import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE } from '../../../src/rl/forge/presets.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/algos/driver.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
@@ -136,6 +136,17 @@ describe('EpisodeStream', () => {
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, mix: [{ family: 'guess', weight: 1, augment: [] as unknown as JsonObject }] })).toThrow(
       'forge: family guess: augment must be a JSON object, got []',
     );
+  });
+
+  it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before', () => {
+    for (const cfg of [FIRST_GENERATION_FORGE, DEFAULT_FORGE, THIRD_GENERATION_FORGE, SMOKE_FORGE]) expect(() => validateForgeConfig(cfg)).not.toThrow();
+    const third = validateForgeConfig(THIRD_GENERATION_FORGE);
+    const freeValues = (mix: ReturnType<typeof stageMix>) => mix.find((m) => m.family === 'backend')?.augment?.freeValues;
+    expect(freeValues(stageMix(third, third.firstStage?.weights, third.firstStage?.augment))).toBeUndefined();
+    expect(third.refine.map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined]);
+    expect((third.afterDagger ?? []).map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined, 0.5]);
+    expect(freeValues(stageMix(third, third.finalDagger?.weights, third.finalDagger?.augment))).toBe(0.5);
+    expect((third.finish ?? []).every((st) => freeValues(stageMix(third, st.weights, st.augment)) === 0.5)).toBe(true);
   });
 
   it("a stage's augmentation replaces the mixture's for the families it names ({} for none); the rest keep theirs", async () => {
