@@ -231,7 +231,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
       ['options', m.options],
       ['augment', m.augment],
     ] as const) {
-      if (v !== undefined && (typeof v !== 'object' || v === null || Array.isArray(v)))
+      if (v !== undefined && !isJsonObject(v))
         throw new ForgeConfigError('mix', `forge: family ${m.family}: ${field} must be a JSON object, got ${JSON.stringify(v)}`);
     }
   }
@@ -244,11 +244,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   };
   // a stage's augmentation: families of the mixture, each a JSON object of options
   const badAugment = (augment: StageAugment | undefined) =>
-    augment !== undefined &&
-    (typeof augment !== 'object' ||
-      augment === null ||
-      Array.isArray(augment) ||
-      Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || typeof a !== 'object' || a === null || Array.isArray(a)));
+    augment !== undefined && (!isJsonObject(augment) || Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || !isJsonObject(a)));
   const first = cfg.firstStage;
   if (badAugment(first?.augment))
     throw new ForgeConfigError('firstStage', `forge: firstStage.augment must map families of the mixture to JSON objects of options`);
@@ -320,6 +316,11 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}),
     ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}),
   });
+}
+
+/** A JSON object, not null or an array (options and augmentations arrive as parsed JSON). */
+function isJsonObject(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function copyStage(st: RefineStage): RefineStage {

@@ -158,7 +158,10 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
   mix: SIX_FAMILY_FORGE.mix.map((m) => {
     if (m.family === 'frontend') return { ...m, augment: { freeWords: 1, copyDrill: 0.3 } };
-    if (m.family === 'backend') return { family: m.family, weight: m.weight };
+    if (m.family === 'backend') {
+      const { augment: _fromFirstStage, ...rest } = m;
+      return rest;
+    }
     return m;
   }),
   refine: [{ ...SIX_FAMILY_FORGE.refine[0], steps: 2000 }, SIX_FAMILY_FORGE.refine[1]],
