@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { BanditEnv } from '../../../src/rl/envs/ragen/bandit.ts';
 import { answerText, readChoice, DIRECTIONS } from '../../../src/rl/envs/ragen/common.ts';
-import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
+import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, surroundings, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { SokobanEnv, applyMove, boxOffsets, offsetWords, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
@@ -88,6 +88,28 @@ describe('frozenlake', () => {
         won += ep.success ? 1 : 0;
       }
       expect(won, JSON.stringify(options)).toBeGreaterThanOrEqual(options.slip === 0 ? 40 : 32);
+    }
+  });
+
+  it('describe 1 restates the board around P under every map and changes nothing else; 0 leaves the task as before the option', async () => {
+    expect(surroundings('FFFFFFHHFFFFFGHF', 2)).toBe('Around P: Left ice, Down hole, Right ice, Up wall. Goal: 3 down, 1 left.');
+    expect(surroundings('FFFFFFHHFFFFFGHF', 13)).toBe('Around P: Left ice, Down wall, Right hole, Up ice. Goal: here.');
+    const plain = new FrozenLakeEnv().reset({ family: 'frozenlake', split: 'test', seed: 5 });
+    const env = new FrozenLakeEnv();
+    const told = env.reset({ family: 'frozenlake', split: 'test', seed: 5, options: { describe: 1 } });
+    expect(plain.spec.options).toEqual({ maxTurns: 50, slip: 2 / 3, minHoles: 3, maxHoles: 5, minExpertSuccess: 0.95, maxRandomSuccess: 0.1 });
+    expect(told.spec.options).toEqual({ ...plain.spec.options, describe: 1 });
+    expect(told.hidden).toEqual(plain.hidden);
+    const around = surroundings(told.hidden.cells as string, told.hidden.start as number);
+    expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${around}\nTurns left`));
+    expect(env.step('<answer>Up</answer>').observation).toMatch(/\nAround P: Left (ice|hole|wall), Down .*\. Goal: .*\.\nTurns left: 49\.$/);
+    // the expert reads the map under the sentence: the same moves and outcomes as without it
+    for (let seed = 0; seed < 5; seed++) {
+      const moves = async (options: { describe: number }) => {
+        const ep = await playEpisode(createAgent('expert', 'frozenlake', { seed }), { family: 'frozenlake', split: 'test', seed, options });
+        return { success: ep.success, moves: ep.turns.map((t) => t.action) };
+      };
+      expect(await moves({ describe: 1 })).toEqual(await moves({ describe: 0 }));
     }
   });
 });

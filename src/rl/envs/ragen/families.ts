@@ -4,7 +4,7 @@ import { meanOf } from '../../util/stats.ts';
 import type { FamilySpec } from '../family.ts';
 import type { Episode } from '../types.ts';
 import { BanditEnv, BANDIT_DEFAULTS, banditAgents } from './bandit.ts';
-import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents } from './frozenlake.ts';
+import { FrozenLakeEnv, FROZENLAKE_DEFAULTS, frozenLakeAgents, frozenLakeOptionsJson } from './frozenlake.ts';
 import { SokobanEnv, SOKOBAN_DEFAULTS, sokobanAgents, sokobanOptionsJson } from './sokoban.ts';
 
 /** Share of turns whose action did not parse (RAGEN's format penalty). */
@@ -33,7 +33,7 @@ export const frozenlakeFamily: FamilySpec = {
   name: 'frozenlake',
   description: "RAGEN's FrozenLake: 4×4, moves slip with probability 2/3, +1 at the goal; T = 50",
   collaborative: false,
-  defaults: { ...FROZENLAKE_DEFAULTS },
+  defaults: frozenLakeOptionsJson(FROZENLAKE_DEFAULTS),
   create: () => new FrozenLakeEnv(),
   agents: frozenLakeAgents,
   // maps with 3–5 holes, about 1.9% of them passing both filters (measured)

@@ -11,7 +11,7 @@ import { lastUser } from '../agent.ts';
 import { BaseEnv, stepInfo, type Action } from '../base.ts';
 import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
-import type { Task, TaskSpec } from '../types.ts';
+import type { JsonObject, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
 import { DELTAS, DIRECTIONS, parseGrid, readChoice, renderGrid } from './common.ts';
 
@@ -28,8 +28,22 @@ export interface FrozenLakeOptions {
   minExpertSuccess: number;
   /** … and the uniformly random policy with at most this probability. */
   maxRandomSuccess: number;
+  /**
+   * 1: every observation also says what lies one step each way from P and where the goal is (issue
+   * #47's "the board restated compactly each turn"), so that reading a move's three outcomes is local;
+   * 0: RAGEN's map only (the default, the prompt the shipped policy was forged on).
+   */
+  describe: number;
 }
-export const FROZENLAKE_DEFAULTS: FrozenLakeOptions = { maxTurns: 50, slip: 2 / 3, minHoles: 3, maxHoles: 5, minExpertSuccess: 0.95, maxRandomSuccess: 0.1 };
+export const FROZENLAKE_DEFAULTS: FrozenLakeOptions = {
+  maxTurns: 50,
+  slip: 2 / 3,
+  minHoles: 3,
+  maxHoles: 5,
+  minExpertSuccess: 0.95,
+  maxRandomSuccess: 0.1,
+  describe: 0,
+};
 const BOUNDS: { [K in keyof FrozenLakeOptions]: OptionBound } = {
   maxTurns: { min: 1, max: 100, integer: true },
   slip: { min: 0, max: 1, integer: false },
@@ -37,7 +51,13 @@ const BOUNDS: { [K in keyof FrozenLakeOptions]: OptionBound } = {
   maxHoles: { min: 0, max: 10, integer: true },
   minExpertSuccess: { min: 0, max: 1, integer: false },
   maxRandomSuccess: { min: 0, max: 1, integer: false },
+  describe: { min: 0, max: 1, integer: true },
 };
+
+/** The options as a task's spec names them: describe only when set, so tasks without it read as before the option existed. */
+export function frozenLakeOptionsJson(o: FrozenLakeOptions): JsonObject {
+  return optionsJson(o, { keys: ['describe'], defaults: FROZENLAKE_DEFAULTS });
+}
 
 const N = 4;
 /** A map: N×N cells of 'F' (frozen), 'H' (hole), 'G' (goal); the start is separate. */
@@ -145,6 +165,21 @@ function render(cells: string, player: number): string {
   return renderGrid(grid);
 }
 
+const LOOKS: Record<string, string> = { F: 'ice', H: 'hole', G: 'goal' };
+
+/** The board restated around P: e.g. "Around P: Left wall, Down hole, Right ice, Up ice. Goal: 2 down, 1 left." */
+export function surroundings(cells: string, player: number): string {
+  const around = DIRECTIONS.map((d, a) => {
+    const next = move(player, a);
+    return `${d} ${next === player ? 'wall' : LOOKS[cells[next]]}`;
+  });
+  const goal = cells.indexOf('G');
+  const dr = Math.floor(goal / N) - Math.floor(player / N);
+  const dc = (goal % N) - (player % N);
+  const way = [dr > 0 ? `${dr} down` : dr < 0 ? `${-dr} up` : '', dc > 0 ? `${dc} right` : dc < 0 ? `${-dc} left` : ''].filter(Boolean);
+  return `Around P: ${around.join(', ')}. Goal: ${way.length ? way.join(', ') : 'here'}.`;
+}
+
 export class FrozenLakeEnv extends BaseEnv {
   readonly family = 'frozenlake' as const;
   protected readonly maxMessageChars = 2000;
@@ -163,7 +198,7 @@ export class FrozenLakeEnv extends BaseEnv {
     this.map = value;
     this.player = value.start;
     return {
-      spec: { family: 'frozenlake', split: spec.split, seed: spec.seed, options: optionsJson(this.opts) },
+      spec: { family: 'frozenlake', split: spec.split, seed: spec.seed, options: frozenLakeOptionsJson(this.opts) },
       prompt:
         `You are solving the FrozenLake puzzle. Avoid the holes and go to the goal. ${slipSentence(this.opts.slip)} ` +
         'Symbols: P player, _ frozen, O hole, G goal, X player in hole, √ player on goal. Actions: Left, Down, Right, Up. Answer like <answer>Left</answer>.\n' +
@@ -175,7 +210,8 @@ export class FrozenLakeEnv extends BaseEnv {
   }
 
   private state(): string {
-    return `Map:\n${render(this.map.cells, this.player)}\nTurns left: ${this.opts.maxTurns - this.turn}.`;
+    const around = this.opts.describe ? `\n${surroundings(this.map.cells, this.player)}` : '';
+    return `Map:\n${render(this.map.cells, this.player)}${around}\nTurns left: ${this.opts.maxTurns - this.turn}.`;
   }
 
   protected act(message: string): Action {
