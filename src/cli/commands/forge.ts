@@ -42,7 +42,7 @@ export const forge: Command = {
     '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
     'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --preset third is the',
-    "third generation (THIRD_GENERATION_FORGE: longer short-family stages, backend's free values from the free-values stage on, frontend's drills, frozenlake's stage);",
+    "third generation (THIRD_GENERATION_FORGE: longer short-family stages, backend's free values from the free-values stage on, frontend's drills, frozenlake's board restated around the player and its stage);",
     '--dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',

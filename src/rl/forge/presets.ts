@@ -158,6 +158,9 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
   mix: SIX_FAMILY_FORGE.mix.map((m) => {
     if (m.family === 'frontend') return { ...m, augment: { freeWords: 1, copyDrill: 0.3 } };
+    // the board restated around P each turn (frozenlake's `describe`): a frozenlake-only forge of 1,200
+    // steps won 53.5% greedy with it against 29.5% without (docs/experiments/2026-12-07-frozenlake-describe.md)
+    if (m.family === 'frozenlake') return { ...m, options: { ...m.options, describe: 1 } };
     if (m.family === 'backend') {
       const { augment: _fromFirstStage, ...rest } = m;
       return rest;

@@ -138,7 +138,7 @@ describe('EpisodeStream', () => {
     );
   });
 
-  it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before', () => {
+  it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before, and forges frozenlake with its board restated', () => {
     for (const cfg of [FIRST_GENERATION_FORGE, DEFAULT_FORGE, THIRD_GENERATION_FORGE, SMOKE_FORGE]) expect(() => validateForgeConfig(cfg)).not.toThrow();
     const third = validateForgeConfig(THIRD_GENERATION_FORGE);
     const freeValues = (mix: ReturnType<typeof stageMix>) => mix.find((m) => m.family === 'backend')?.augment?.freeValues;
@@ -147,6 +147,8 @@ describe('EpisodeStream', () => {
     expect((third.afterDagger ?? []).map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined, 0.5]);
     expect(freeValues(stageMix(third, third.finalDagger?.weights, third.finalDagger?.augment))).toBe(0.5);
     expect((third.finish ?? []).every((st) => freeValues(stageMix(third, st.weights, st.augment)) === 0.5)).toBe(true);
+    // task options, not an augmentation: the held-out check and the model's metadata (eval --forged) play it too
+    expect(third.mix.find((m) => m.family === 'frozenlake')?.options).toEqual({ describe: 1 });
   });
 
   it("a stage's augmentation replaces the mixture's for the families it names ({} for none); the rest keep theirs", async () => {
