@@ -152,7 +152,11 @@ const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
  * cost the draft's guess 8 points after its final DAgger rounds. That second draft (51 min alone)
  * came within 3 points of the shipped policy on guess and bandit and 9.5 under on backend, and lost
  * frozenlake (26%; docs/experiments/2026-12-07-forge-third-second-draft.md); the last stage here,
- * measured on it, brings backend level.
+ * measured on it, brought backend level there. The third draft, with frozenlake's board restated
+ * (52 min 46 s from scratch), took frozenlake to 68.5% (the shipped policy 47.5%) but left guess 5.0
+ * and backend 12.5 points under the shipped policy, the last stage lifting backend only 60.0 → 66.5
+ * on that run; DAgger rounds on guess and backend after it bring guess level, backend stays 4–7 under
+ * (docs/experiments/2026-12-07-frozenlake-describe.md).
  */
 export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
