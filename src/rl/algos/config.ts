@@ -3,6 +3,7 @@
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import { taskOptions, type ModelMeta } from '../model/meta.ts';
 import type { JsonObject, TaskSpec } from '../envs/types.ts';
+import { isPlainObject } from '../util/json.ts';
 import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
 import { hashString } from '../util/rng.ts';
 import { AlgoError } from './types.ts';
@@ -224,10 +225,6 @@ export function resolveLoopConfig(req: RunRequest, policy: ModelMeta | undefined
 /** Optional LoopConfig fields an override may set although the defaults leave them out. */
 const OPTIONAL_FIELDS = new Set(['options', 'turnLimit', 'maxNewTokens', 'rolloutTemperature', 'loraInitStd']);
 
-function isPlain(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function mergeKnown(base: Record<string, unknown>, over: JsonObject, path: string, optional: ReadonlySet<string> = new Set()): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
@@ -235,7 +232,7 @@ function mergeKnown(base: Record<string, unknown>, over: JsonObject, path: strin
     if (!(k in base) && !optional.has(k))
       throw new AlgoError('bad-config', `unknown config field "${at}" (known: ${[...Object.keys(base), ...optional].join(', ')})`);
     const cur = base[k];
-    if (isPlain(cur) && isPlain(v) && k !== 'options') out[k] = mergeKnown(cur, v, at);
+    if (isPlainObject(cur) && isPlainObject(v) && k !== 'options') out[k] = mergeKnown(cur, v, at);
     else if (cur !== undefined && typeof cur !== typeof v)
       throw new AlgoError('bad-config', `config field "${at}" must be a ${typeof cur}, got ${JSON.stringify(v)}`);
     else out[k] = v;
@@ -259,7 +256,7 @@ export function overrideConfig(config: LoopConfig, over: JsonObject): LoopConfig
   const merged = mergeKnown(loop as unknown as Record<string, unknown>, loopOver, '', OPTIONAL_FIELDS) as unknown as Omit<LoopConfig, 'settings'>;
   let s: AlgoSettings = settings;
   if (algoOver !== undefined) {
-    if (!isPlain(algoOver)) throw new AlgoError('bad-config', `config section "${section}" must be an object`);
+    if (!isPlainObject(algoOver)) throw new AlgoError('bad-config', `config section "${section}" must be an object`);
     const cur = (settings as unknown as Record<string, Record<string, unknown>>)[section];
     s = { ...settings, [section]: mergeKnown(cur, algoOver as JsonObject, section) } as AlgoSettings;
   }

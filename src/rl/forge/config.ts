@@ -3,6 +3,7 @@
 // the held-out check. Validated once where it enters (docs/style.md point 3); presets for the shipped
 // forge and for a seconds-long smoke run.
 import type { JsonObject } from '../envs/types.ts';
+import { isPlainObject } from '../util/json.ts';
 import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
 import type { SweetCriticConfig } from './criticConfig.ts';
 
@@ -231,7 +232,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
       ['options', m.options],
       ['augment', m.augment],
     ] as const) {
-      if (v !== undefined && !isJsonObject(v))
+      if (v !== undefined && !isPlainObject(v))
         throw new ForgeConfigError('mix', `forge: family ${m.family}: ${field} must be a JSON object, got ${JSON.stringify(v)}`);
     }
   }
@@ -244,7 +245,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   };
   // a stage's augmentation: families of the mixture, each a JSON object of options
   const badAugment = (augment: StageAugment | undefined) =>
-    augment !== undefined && (!isJsonObject(augment) || Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || !isJsonObject(a)));
+    augment !== undefined && (!isPlainObject(augment) || Object.entries(augment).some(([f, a]) => !families.has(f as FamilyName) || !isPlainObject(a)));
   const first = cfg.firstStage;
   if (badAugment(first?.augment))
     throw new ForgeConfigError('firstStage', `forge: firstStage.augment must map families of the mixture to JSON objects of options`);
@@ -316,11 +317,6 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}),
     ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}),
   });
-}
-
-/** A JSON object, not null or an array (options and augmentations arrive as parsed JSON). */
-function isJsonObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function copyStage(st: RefineStage): RefineStage {

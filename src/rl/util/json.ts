@@ -21,6 +21,9 @@ export function isJsonValue(x: unknown, depth = 0): x is JsonValue {
   return true;
 }
 
+/** True for an object that is not null or an array (a parsed JSON object's shape; its values unchecked). */
+export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
 /** True for a list of int32 values (token ids). */
 export const isInt32List = (x: unknown): x is number[] => Array.isArray(x) && x.every((t) => Number.isInteger(t) && t >= -2147483648 && t <= 2147483647);
 

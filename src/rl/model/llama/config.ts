@@ -4,6 +4,7 @@
 // `toHfConfig`/`fromHfConfig` map it to and from Hugging Face's LlamaConfig (config.json).
 import type { ModelMeta } from '../meta.ts';
 import { QUANT_BLOCK } from '../quant.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 /** The architecture of a Turnwise decoder. */
 export interface ModelConfig {
@@ -158,7 +159,6 @@ export function toHfConfig(cfg: ModelConfig, ids: HfSpecialIds, turnwise?: Model
   };
 }
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const positiveInt = (x: unknown): boolean => Number.isInteger(x) && (x as number) > 0;
 
 /** Checks config.json's raw "turnwise" section (model/meta.ts); `where` names the file in errors. */
@@ -166,12 +166,13 @@ export function parseModelMeta(raw: unknown, where = 'config.json'): ModelMeta {
   const bad = (field: string, what: string): never => {
     throw new ConfigError('bad-hf-config', `turnwise.${field}`, `${where}: turnwise.${field} ${what}`);
   };
-  if (!isObject(raw)) return bad('', 'must be an object');
+  if (!isPlainObject(raw)) return bad('', 'must be an object');
   if (raw.role !== undefined && raw.role !== 'policy' && raw.role !== 'critic') bad('role', 'must be "policy" or "critic"');
   for (const f of ['contextTokens', 'maxReplyTokens'] as const) if (raw[f] !== undefined && !positiveInt(raw[f])) bad(f, 'must be a positive integer');
   if (raw.families !== undefined && !(Array.isArray(raw.families) && raw.families.every((f) => typeof f === 'string')))
     bad('families', 'must be a list of family names');
-  if (raw.tasks !== undefined && !(isObject(raw.tasks) && Object.values(raw.tasks).every(isObject))) bad('tasks', 'must map family names to option objects');
+  if (raw.tasks !== undefined && !(isPlainObject(raw.tasks) && Object.values(raw.tasks).every(isPlainObject)))
+    bad('tasks', 'must map family names to option objects');
   if (raw.chat !== undefined && typeof raw.chat !== 'string') bad('chat', 'must be a string');
   return raw as ModelMeta;
 }

@@ -6,6 +6,7 @@
 // message works unchanged; the numbers are then element numbers, which the detection message says.
 import { FORMAT_NAME, FORMAT_VERSION, LIMITS } from '../schema.ts';
 import { parseJsonLine, type LineEvent } from './lines.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 /** The formats import reads. */
 export type ImportFormat = 'turnwise' | 'sweet';
@@ -28,15 +29,13 @@ export interface Undetected {
 /** The formats' names in messages. */
 export const FORMAT_LABEL: Record<ImportFormat, string> = { turnwise: 'Turnwise JSONL', sweet: 'SWEET-RL / ColBench JSONL' };
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
 /**
  * Why a record of one of the lab's export-only formats cannot be imported (chat messages for TRL,
  * preference pairs for DPO), or null: they drop what an episode needs (the task's seed, hidden
  * information, each turn's reward), so the lab says which export to import instead.
  */
 function exportOnly(x: unknown): string | null {
-  if (!isObject(x)) return null;
+  if (!isPlainObject(x)) return null;
   const what = 'messages' in x ? 'chat-messages JSONL (for TRL)' : 'chosen' in x && 'rejected' in x ? 'preference pairs (for DPO)' : null;
   return (
     what &&
@@ -46,7 +45,7 @@ function exportOnly(x: unknown): string | null {
 
 /** The format of one parsed record, or null when it is neither ours nor SWEET-RL's. */
 function formatOf(x: unknown): { format: ImportFormat; why: string } | null {
-  if (!isObject(x)) return null;
+  if (!isPlainObject(x)) return null;
   if ('format' in x) return { format: 'turnwise', why: x.format === FORMAT_NAME ? 'a Turnwise header' : 'a "format" field' };
   if (x.type === 'run' || x.type === 'episode') return { format: 'turnwise', why: `a ${x.type} record` };
   if ('dialogue_history' in x) return { format: 'sweet', why: 'task and dialogue_history' };
