@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
-import { policyStageCount, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
+import { policyStageCount, type FinishStep, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
 import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
@@ -33,7 +33,8 @@ export const forge: Command = {
     '--after-dagger JSON replaces the policy stages after the DAgger rounds, in the same form ([] for none);',
     '--final-dagger JSON replaces the DAgger rounds after those (null for none), in --dagger\'s form plus "weights", the families',
     'the policy plays, e.g. \'{"rounds":4,"episodes":800,"steps":100,"lr":0.0005,"share":0.8,"expertShare":1,"weights":{"guess":1}}\';',
-    "--finish JSON replaces the policy stages after the final DAgger rounds, in --refine's form ([] for none);",
+    "--finish JSON replaces the policy steps after the final DAgger rounds ([] for none): stages in --refine's form, or DAgger",
+    'rounds in --final-dagger\'s form as {"dagger":{…}} (the third preset ends with four on guess and backend, then a stage);',
     "--first-stage JSON sets the first stage's shares and rows,",
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
@@ -134,8 +135,12 @@ export const forge: Command = {
       if (!Array.isArray(cfg.afterDagger)) throw new UsageError('--after-dagger must be a JSON array of stages');
     }
     if (values.finish !== undefined) {
-      cfg.finish = jsonOption(values.finish, 'finish', 'JSON: [{"steps":N,"lr":X,"weights":{"frozenlake":0.6,…},"expertShare":1}, …]') as RefineStage[];
-      if (!Array.isArray(cfg.finish)) throw new UsageError('--finish must be a JSON array of stages');
+      cfg.finish = jsonOption(
+        values.finish,
+        'finish',
+        'JSON: [{"steps":N,"lr":X,"weights":{"frozenlake":0.6,…},"expertShare":1}, {"dagger":{"rounds":N,…}}, …]',
+      ) as FinishStep[];
+      if (!Array.isArray(cfg.finish)) throw new UsageError('--finish must be a JSON array of stages and DAgger rounds');
     }
     if (values['first-stage'] !== undefined) {
       const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as

@@ -107,6 +107,18 @@ export interface DaggerConfig {
  */
 export type StageAugment = Partial<Record<FamilyName, JsonObject>>;
 
+/** DAgger rounds among the finish stages: `{"dagger": {...}}` in `--finish`, in `--dagger`'s form plus `weights`. */
+export interface FinishDagger {
+  dagger: DaggerConfig;
+}
+
+/** A step of the finish: an SFT stage or a block of DAgger rounds. */
+export type FinishStep = RefineStage | FinishDagger;
+
+export function isFinishDagger(step: FinishStep): step is FinishDagger {
+  return isPlainObject(step) && 'dagger' in step;
+}
+
 /** Everything `runForge` needs. */
 export interface ForgeConfig {
   /** Seeds data, initialisation and evaluation. */
@@ -163,8 +175,11 @@ export interface ForgeConfig {
    * Policy stages after the final DAgger rounds (default none). The shipped forge ends with the long
    * games on the noise-free expert's dialogues: frozenlake and sokoban need far more of their own rows
    * than the six-family stages gave them (docs/experiments/2026-12-04-forge-six-h-long-games.md).
+   * A step may also be a block of DAgger rounds (`FinishDagger`): the third generation's long-game
+   * stages cost guess 5 points that DAgger rounds after them bring back
+   * (docs/experiments/2026-12-07-frozenlake-describe.md).
    */
-  finish?: RefineStage[];
+  finish?: FinishStep[];
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -254,11 +269,13 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   }
   const after = cfg.afterDagger ?? [];
   const finish = cfg.finish ?? [];
-  const later = [...cfg.refine, ...after, ...finish];
+  const finishDaggers = finish.filter(isFinishDagger).map((step) => step.dagger);
+  const later = [...cfg.refine, ...after, ...finish.filter((step): step is RefineStage => !isFinishDagger(step))];
   if (badRows(first?.seqLen) || later.some((st) => badRows(st.seqLen)))
     throw new ForgeConfigError('seqLen', `forge: a stage's seqLen must be a whole number in [16, ${cfg.seqLen}] (the context)`);
-  const checkStages = (stages: readonly RefineStage[], field: 'refine' | 'afterDagger' | 'finish') => {
+  const checkStages = (stages: readonly FinishStep[], field: 'refine' | 'afterDagger' | 'finish') => {
     for (const [i, st] of stages.entries()) {
+      if (isFinishDagger(st)) continue;
       const name = `${field} stage ${i + 1}`;
       if (!Number.isInteger(st.steps) || st.steps <= 0 || !(st.lr > 0) || !((st.promptWeight ?? 0) >= 0) || !((st.copyWeight ?? 1) >= 1))
         throw new ForgeConfigError(field, `forge: ${name} needs steps > 0, lr > 0, promptWeight ≥ 0 and copyWeight ≥ 1`);
@@ -278,9 +295,10 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (cfg.phrasings !== 'canonical' && cfg.phrasings !== 'varied')
     throw new ForgeConfigError('phrasings', `forge: phrasings must be "canonical" or "varied", got ${JSON.stringify(cfg.phrasings)}`);
   const badShare = (x: number | undefined) => !((x ?? 0) >= 0 && (x ?? 0) <= 1);
-  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || badShare(cfg.dagger?.expertShare) || badShare(cfg.finalDagger?.expertShare))
+  const daggers = [cfg.dagger, cfg.finalDagger, ...finishDaggers];
+  if (badShare(cfg.expertShare) || later.some((st) => badShare(st.expertShare)) || daggers.some((d) => badShare(d?.expertShare)))
     throw new ForgeConfigError('expertShare', 'forge: expertShare must lie in [0, 1]');
-  const checkDagger = (d: DaggerConfig | null | undefined, field: 'dagger' | 'finalDagger') => {
+  const checkDagger = (d: DaggerConfig | null | undefined, field: 'dagger' | 'finalDagger' | 'finish') => {
     if (
       d &&
       !(
@@ -303,6 +321,9 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   };
   checkDagger(cfg.dagger, 'dagger');
   checkDagger(cfg.finalDagger, 'finalDagger');
+  if (finishDaggers.some((d) => !isPlainObject(d)))
+    throw new ForgeConfigError('finish', 'forge: a finish step\'s "dagger" must be a JSON object of DAgger rounds');
+  for (const d of finishDaggers) checkDagger(d, 'finish');
   const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}), ...copyAugment(d.augment) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
@@ -315,7 +336,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     ...(first ? { firstStage: { ...first, ...(first.weights ? { weights: { ...first.weights } } : {}), ...copyAugment(first.augment) } } : {}),
     refine: cfg.refine.map(copyStage),
     ...(cfg.afterDagger ? { afterDagger: cfg.afterDagger.map(copyStage) } : {}),
-    ...(cfg.finish ? { finish: cfg.finish.map(copyStage) } : {}),
+    ...(cfg.finish ? { finish: cfg.finish.map((step) => (isFinishDagger(step) ? { dagger: copyDagger(step.dagger) } : copyStage(step))) } : {}),
   });
 }
 
@@ -350,24 +371,57 @@ function validateSweetCritic(sc: SweetCriticConfig): void {
     throw new ForgeConfigError('sweetCritic', 'forge: sweetCritic needs lr > 0, beta > 0 and at least one noise level in [0, 1]');
 }
 
-/** Policy stages in all, as `--stages-done` counts them: the first, the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds, the finish. */
-export function policyStageCount(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>): number {
-  return 1 + cfg.refine.length + (cfg.dagger?.rounds ?? 0) + (cfg.afterDagger?.length ?? 0) + (cfg.finalDagger?.rounds ?? 0) + (cfg.finish?.length ?? 0);
+type PolicyPlanFields = Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>;
+
+/** Which block of DAgger rounds: it seeds the rounds' tasks and names them in the log ('finish K': the finish's step K). */
+export type DaggerBlock = 'dagger' | 'final' | `finish ${number}`;
+
+/** A block of the policy phase after its first stage, numbered as `--stages-done` counts policy stages. */
+export type PolicyBlock =
+  | { kind: 'stage'; stage: RefineStage; n: number }
+  /** Rounds numbered from stage `first + 1`. */
+  | { kind: 'dagger'; dagger: DaggerConfig; first: number; block: DaggerBlock };
+
+/** The policy phase after its first stage, in order: the refine stages, the DAgger rounds, the stages after them, the final DAgger rounds, the finish. */
+export function policyPlan(cfg: PolicyPlanFields): PolicyBlock[] {
+  const blocks: PolicyBlock[] = [];
+  let n = 1;
+  const stage = (st: RefineStage) => blocks.push({ kind: 'stage', stage: st, n: ++n });
+  const rounds = (d: DaggerConfig, block: DaggerBlock) => {
+    blocks.push({ kind: 'dagger', dagger: d, first: n, block });
+    n += d.rounds;
+  };
+  cfg.refine.forEach(stage);
+  if (cfg.dagger) rounds(cfg.dagger, 'dagger');
+  (cfg.afterDagger ?? []).forEach(stage);
+  if (cfg.finalDagger) rounds(cfg.finalDagger, 'final');
+  for (const [i, step] of (cfg.finish ?? []).entries()) {
+    if (isFinishDagger(step)) rounds(step.dagger, `finish ${i + 1}`);
+    else stage(step);
+  }
+  return blocks;
+}
+
+/** Policy stages in all, as `--stages-done` counts them: the first, then one per SFT stage and per DAgger round. */
+export function policyStageCount(cfg: PolicyPlanFields): number {
+  return policyPlan(cfg).reduce((n, b) => n + (b.kind === 'stage' ? 1 : b.dagger.rounds), 1);
+}
+
+/** How the log and the errors name a block of DAgger rounds. */
+export function daggerBlockName(block: DaggerBlock): string {
+  if (block === 'dagger') return 'DAgger rounds';
+  return `${block === 'final' ? 'final' : block.replace('finish', 'finish step')} DAgger rounds`;
 }
 
 /**
  * Whether a forge may resume after `done` policy stages: not inside a block of DAgger rounds, whose
  * aggregated labels a resumed forge could not rebuild. Null when it may, else the reason and the stage to resume from.
  */
-export function resumeBlock(cfg: Pick<ForgeConfig, 'refine' | 'dagger' | 'afterDagger' | 'finalDagger' | 'finish'>, done: number): string | null {
-  const sftStages = cfg.refine.length + 1;
-  const daggerRounds = cfg.dagger?.rounds ?? 0;
-  if (done > sftStages && done < sftStages + daggerRounds)
-    return `cannot resume inside the DAgger rounds (stages ${sftStages + 1}–${sftStages + daggerRounds}); resume from stage ${sftStages}`;
-  const finishFrom = policyStageCount(cfg) - (cfg.finish?.length ?? 0);
-  const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
-  if (done > finalFrom && done < finishFrom)
-    return `cannot resume inside the final DAgger rounds (stages ${finalFrom + 1}–${finishFrom}); resume from stage ${finalFrom}`;
+export function resumeBlock(cfg: PolicyPlanFields, done: number): string | null {
+  for (const b of policyPlan(cfg)) {
+    if (b.kind === 'dagger' && done > b.first && done < b.first + b.dagger.rounds)
+      return `cannot resume inside the ${daggerBlockName(b.block)} (stages ${b.first + 1}–${b.first + b.dagger.rounds}); resume from stage ${b.first}`;
+  }
   return null;
 }
 

@@ -22,8 +22,20 @@ import { PolicyBatchAgent } from '../rollout/agents.ts';
 import { judgeTurns } from '../rollout/agreement.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
-import { dataOptions, type FamilyMix } from './config.ts';
+import { dataOptions, type DaggerBlock, type FamilyMix } from './config.ts';
 import type { PackSegment } from './data.ts';
+
+/**
+ * A block of rounds' seeds: its label pool, its teacher dialogues and its first round's tasks (round r
+ * plays tasks of seed `play + r`). The first two blocks keep the seeds they had before the finish
+ * could hold rounds, so earlier presets forge what they forged.
+ */
+export function daggerSeeds(seed: number, block: DaggerBlock): { pool: string; teacher: string; play: number } {
+  if (block === 'dagger') return { pool: `${seed}`, teacher: `${seed}/policy/dagger`, play: seed * 1_000 };
+  if (block === 'final') return { pool: `${seed}/final`, teacher: `${seed}/policy/final-dagger`, play: seed * 1_000 + 500 };
+  const step = Number(block.slice('finish '.length));
+  return { pool: `${seed}/${block}`, teacher: `${seed}/policy/finish-${step}-dagger`, play: seed * 1_000_000 + 1_000 * step };
+}
 
 /** One labelled chat: the dialogue and a weight per agent turn, in order. */
 export interface LabelledChat {

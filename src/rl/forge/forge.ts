@@ -26,19 +26,22 @@ import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { hiddenText, segments, toChat, type SegmentWeights } from '../model/tokenizer/dialogue.ts';
 import {
+  daggerBlockName,
   dataOptions,
   ForgeConfigError,
+  policyPlan,
   policyStageCount,
   resumeBlock,
   stageMix,
   validateForgeConfig,
+  type DaggerBlock,
   type DaggerConfig,
   type ForgeConfig,
   type RefineStage,
   type StageAugment,
 } from './config.ts';
 import { EpisodeStream, teacher, type PackSegment, type Packing } from './data.ts';
-import { DaggerPool, labelledSegments, playAndLabel } from './dagger.ts';
+import { DaggerPool, daggerSeeds, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
 import { sftGraph, sftPhase, type PhaseReport } from './train.ts';
@@ -183,16 +186,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   });
 
   const done = run.start?.stagesDone ?? 0;
-  const sftStages = cfg.refine.length + 1;
-  const daggerRounds = cfg.dagger?.rounds ?? 0;
-  const after = cfg.afterDagger ?? [];
   const allStages = policyStageCount(cfg);
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
-  const finish = cfg.finish ?? [];
-  const finishFrom = allStages - finish.length;
-  const finalFrom = finishFrom - (cfg.finalDagger?.rounds ?? 0);
+  const plan = policyPlan(cfg);
   const blocked = resumeBlock(cfg, done);
-  if (blocked) throw new ForgeConfigError(done < finalFrom ? 'dagger' : 'finalDagger', `forge: ${blocked}`);
+  if (blocked) {
+    const inside = plan.find((b) => b.kind === 'dagger' && done > b.first && done < b.first + b.dagger.rounds);
+    const block = inside?.kind === 'dagger' ? inside.block : 'dagger';
+    throw new ForgeConfigError(block === 'dagger' ? 'dagger' : block === 'final' ? 'finalDagger' : 'finish', `forge: ${blocked}`);
+  }
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   const stageDone = async (n: number) => {
@@ -252,15 +254,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     phases.push(r.report);
     await stageDone(n);
   };
-  for (const [i, stage] of cfg.refine.entries()) if (i + 2 > done) await sftStage(stage, i + 2);
 
-  // DAgger rounds numbered from stage `first + 1`; the final rounds draw their own tasks and teacher dialogues
-  const dagger = async (d: DaggerConfig, first: number, final: boolean) => {
-    const tag = final ? 'final DAgger round' : 'DAgger round';
-    const pool = new DaggerPool(final ? `${cfg.seed}/final` : `${cfg.seed}`);
+  // DAgger rounds numbered from stage `first + 1`; each block draws its own tasks and teacher dialogues
+  const dagger = async (d: DaggerConfig, first: number, block: DaggerBlock) => {
+    const tag = daggerBlockName(block).replace('rounds', 'round');
+    const seeds = daggerSeeds(cfg.seed, block);
+    const pool = new DaggerPool(seeds.pool);
     const stream = new EpisodeStream(
       stageMix(cfg, undefined, d.augment),
-      `${cfg.seed}/policy/${final ? 'final-dagger' : 'dagger'}`,
+      seeds.teacher,
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,
     );
@@ -278,7 +280,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
         played = await playAndLabel(engine, {
           mix,
           episodes: d.episodes,
-          seed: cfg.seed * 1_000 + (final ? 500 : 0) + r,
+          seed: seeds.play + r,
           maxReplyTokens: cfg.maxReplyTokens,
           obsWeight: cfg.obsWeight,
           phrasings: cfg.phrasings,
@@ -302,14 +304,11 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       await stageDone(stage);
     }
   };
-  if (cfg.dagger && done < sftStages + daggerRounds) await dagger(cfg.dagger, sftStages, false);
-
-  for (const [i, stage] of after.entries()) {
-    const n = sftStages + daggerRounds + i + 1;
-    if (n > done) await sftStage(stage, n);
+  for (const b of plan) {
+    if (b.kind === 'stage') {
+      if (b.n > done) await sftStage(b.stage, b.n);
+    } else if (done < b.first + b.dagger.rounds) await dagger(b.dagger, b.first, b.block);
   }
-  if (cfg.finalDagger && done < finishFrom) await dagger(cfg.finalDagger, finalFrom, true);
-  for (const [i, stage] of finish.entries()) if (finishFrom + i + 1 > done) await sftStage(stage, finishFrom + i + 1);
 
   // the critic: SFT with the hidden information, SWEET-RL pairs and Bradley–Terry adapter, value head (critic.ts)
   const critic = await criticPhase(cfg, { runtime: run.runtime, log }, { tokenizer: tok, config: model, weights: policy.weights });

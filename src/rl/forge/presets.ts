@@ -184,8 +184,12 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       expertShare: 1,
     },
     { steps: 200, lr: 3e-4, weights: { guess: 0.3, backend: 0.3, bandit: 0.15, frozenlake: 0.2, frontend: 0.05 }, promptWeight: 0.25, expertShare: 1 },
-    // backend's numbers copied, not recalled: the copied tokens weigh ×5 (on the second draft: backend
-    // +9.0 sampled, +10.5 greedy, guess and bandit within 2 of the shipped policy;
+    // the long games' stages cost guess 5 points after the final DAgger rounds; four rounds more on
+    // guess and backend bring it level with the shipped policy (docs/experiments/2026-12-07-frozenlake-describe.md)
+    { dagger: { ...(SIX_FAMILY_FORGE.finalDagger as DaggerConfig) } },
+    // backend's numbers copied, not recalled: the copied tokens weigh ×5, backend's tasks without free
+    // values here (after the rounds above: backend +7.0 sampled against +4.5 with them over twice the
+    // steps; on the second draft, right after the short finish: +9.0 sampled, +10.5 greedy;
     // docs/experiments/2026-12-07-forge-third-second-draft.md)
     {
       steps: 450,
@@ -193,8 +197,9 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       weights: { backend: 0.5, guess: 0.2, bandit: 0.1, frozenlake: 0.1, sokoban: 0.05, frontend: 0.05 },
       expertShare: 1,
       copyWeight: 5,
+      augment: { backend: {} },
     },
-  ].map((st) => ({ ...st, augment: FREE_VALUES })),
+  ].map((step) => ('dagger' in step ? { dagger: { ...step.dagger, augment: FREE_VALUES } } : { ...step, augment: step.augment ?? FREE_VALUES })),
 };
 
 /** The shipped default (`npx turnwise forge`): the second generation. */

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
+import { policyStageCount, validateForgeConfig, type DaggerConfig } from '../../../src/rl/forge/config.ts';
 import { runForge } from '../../../src/rl/forge/forge.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
-import { labelEpisode, labelledSegments } from '../../../src/rl/forge/dagger.ts';
+import { daggerSeeds, labelEpisode, labelledSegments } from '../../../src/rl/forge/dagger.ts';
 import { FAMILIES, createAgent } from '../../../src/rl/envs/registry.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { segments, toChat } from '../../../src/rl/model/tokenizer/dialogue.ts';
@@ -190,6 +191,57 @@ describe('DAgger rounds in the forge (smoke)', () => {
       // after the rounds, only the finish runs
       const resumed = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start: { ...start, stagesDone: 4 } });
       expect(resumed.phases.map((p) => p.phase)).toEqual(['policy stage 5']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('a finish step may be a block of DAgger rounds: it plays its own families on its own tasks between the stages around it, and a forge does not resume inside it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
+    try {
+      const runtime = await OrtRuntime.create('node');
+      const rounds = { rounds: 2, episodes: 6, steps: 2, lr: 1e-3, share: 0.8, expertShare: 1, weights: { guess: 1 } };
+      const cfg = {
+        ...SMOKE_FORGE,
+        mix: [
+          { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
+          { family: 'bandit' as const, weight: 1 },
+        ],
+        refine: [],
+        steps: 4,
+        dagger: null,
+        finalDagger: rounds,
+        finish: [{ steps: 2, lr: 1e-3, weights: { bandit: 1 } }, { dagger: rounds }, { steps: 2, lr: 1e-3, weights: { guess: 1 } }],
+        criticSteps: 0,
+        valueSteps: 0,
+        sweetCritic: null,
+        evalEpisodes: 0,
+      };
+      expect(policyStageCount(cfg)).toBe(7);
+      const lines: string[] = [];
+      const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
+      expect(r.phases.map((p) => p.phase)).toEqual([
+        'policy',
+        'policy stage 2 (final DAgger round 1)',
+        'policy stage 3 (final DAgger round 2)',
+        'policy stage 4',
+        'policy stage 5 (finish step 2 DAgger round 1)',
+        'policy stage 6 (finish step 2 DAgger round 2)',
+        'policy stage 7',
+      ]);
+      for (const p of r.phases.slice(4, 6)) expect(p.dagger?.map((d) => [d.family, d.episodes])).toEqual([['guess', 6]]);
+      // its own seeds: not the final rounds' tasks and labels again
+      expect(daggerSeeds(1, 'finish 2')).not.toEqual(daggerSeeds(1, 'final'));
+      const start = { ...(await loadModel(nodeReader(dir), 'policy')), stagesDone: 5 };
+      await expect(runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start })).rejects.toThrow(
+        'cannot resume inside the finish step 2 DAgger rounds (stages 5–6); resume from stage 4',
+      );
+      const resumed = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start: { ...start, stagesDone: 4 } });
+      expect(resumed.phases.map((p) => p.phase).slice(0, 1)).toEqual(['policy stage 5 (finish step 2 DAgger round 1)']);
+      expect(() => validateForgeConfig({ ...cfg, finish: [{ dagger: { ...rounds, share: 2 } }] })).toThrow('forge: finish needs whole rounds');
+      expect(() => validateForgeConfig({ ...cfg, finish: [{ dagger: null as unknown as DaggerConfig }] })).toThrow(
+        'forge: a finish step\'s "dagger" must be a JSON object of DAgger rounds',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
-import { dataOptions, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
+import { dataOptions, isFinishDagger, policyStageCount, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
 import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE } from '../../../src/rl/forge/presets.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/algos/driver.ts';
@@ -138,7 +138,7 @@ describe('EpisodeStream', () => {
     );
   });
 
-  it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before, and forges frozenlake with its board restated', () => {
+  it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before, ends with DAgger rounds and a copy stage, and forges frozenlake with its board restated', () => {
     for (const cfg of [FIRST_GENERATION_FORGE, DEFAULT_FORGE, THIRD_GENERATION_FORGE, SMOKE_FORGE]) expect(() => validateForgeConfig(cfg)).not.toThrow();
     const third = validateForgeConfig(THIRD_GENERATION_FORGE);
     const freeValues = (mix: ReturnType<typeof stageMix>) => mix.find((m) => m.family === 'backend')?.augment?.freeValues;
@@ -146,7 +146,14 @@ describe('EpisodeStream', () => {
     expect(third.refine.map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined]);
     expect((third.afterDagger ?? []).map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined, 0.5]);
     expect(freeValues(stageMix(third, third.finalDagger?.weights, third.finalDagger?.augment))).toBe(0.5);
-    expect((third.finish ?? []).every((st) => freeValues(stageMix(third, st.weights, st.augment)) === 0.5)).toBe(true);
+    // the finish: free values in every step but the copy-weighted last stage, which its measurement had without them
+    const finish = (third.finish ?? []).map((step) =>
+      isFinishDagger(step)
+        ? `rounds ${freeValues(stageMix(third, step.dagger.weights, step.dagger.augment))}`
+        : freeValues(stageMix(third, step.weights, step.augment)),
+    );
+    expect(finish).toEqual([0.5, 0.5, 0.5, 0.5, 0.5, 'rounds 0.5', undefined]);
+    expect(policyStageCount(third)).toBe(1 + 2 + 2 + 3 + 6 + 5 + 4 + 1);
     // task options, not an augmentation: the held-out check and the model's metadata (eval --forged) play it too
     expect(third.mix.find((m) => m.family === 'frozenlake')?.options).toEqual({ describe: 1 });
   });
