@@ -415,12 +415,15 @@ export function daggerBlockName(block: DaggerBlock): string {
 
 /**
  * Whether a forge may resume after `done` policy stages: not inside a block of DAgger rounds, whose
- * aggregated labels a resumed forge could not rebuild. Null when it may, else the reason and the stage to resume from.
+ * aggregated labels a resumed forge could not rebuild. Null when it may, else that block and the
+ * reason, with the stage to resume from.
  */
-export function resumeBlock(cfg: PolicyPlanFields, done: number): string | null {
+export function resumeBlock(cfg: PolicyPlanFields, done: number): { block: DaggerBlock; reason: string } | null {
   for (const b of policyPlan(cfg)) {
-    if (b.kind === 'dagger' && done > b.first && done < b.first + b.dagger.rounds)
-      return `cannot resume inside the ${daggerBlockName(b.block)} (stages ${b.first + 1}–${b.first + b.dagger.rounds}); resume from stage ${b.first}`;
+    if (b.kind === 'dagger' && done > b.first && done < b.first + b.dagger.rounds) {
+      const stages = `stages ${b.first + 1}–${b.first + b.dagger.rounds}`;
+      return { block: b.block, reason: `cannot resume inside the ${daggerBlockName(b.block)} (${stages}); resume from stage ${b.first}` };
+    }
   }
   return null;
 }

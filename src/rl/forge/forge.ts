@@ -188,12 +188,10 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const done = run.start?.stagesDone ?? 0;
   const allStages = policyStageCount(cfg);
   if (done > allStages) throw new ForgeConfigError('refine', `forge: ${done} policy stages done, but the config has ${allStages}`);
-  const plan = policyPlan(cfg);
   const blocked = resumeBlock(cfg, done);
   if (blocked) {
-    const inside = plan.find((b) => b.kind === 'dagger' && done > b.first && done < b.first + b.dagger.rounds);
-    const block = inside?.kind === 'dagger' ? inside.block : 'dagger';
-    throw new ForgeConfigError(block === 'dagger' ? 'dagger' : block === 'final' ? 'finalDagger' : 'finish', `forge: ${blocked}`);
+    const field = blocked.block === 'dagger' ? 'dagger' : blocked.block === 'final' ? 'finalDagger' : 'finish';
+    throw new ForgeConfigError(field, `forge: ${blocked.reason}`);
   }
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
@@ -304,7 +302,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       await stageDone(stage);
     }
   };
-  for (const b of plan) {
+  for (const b of policyPlan(cfg)) {
     if (b.kind === 'stage') {
       if (b.n > done) await sftStage(b.stage, b.n);
     } else if (done < b.first + b.dagger.rounds) await dagger(b.dagger, b.first, b.block);
