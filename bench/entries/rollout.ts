@@ -2,7 +2,7 @@
 // and agent turns/s per task family at K = 8 episodes per task (one engine generate call per step
 // over every live episode), sampled at temperature 1, on onnxruntime-web's wasm backend and, side by
 // side, on onnxruntime-node. Each figure is one timed rollout after a warm-up rollout of other tasks.
-// Tasks use the options the policy is forged on (DEFAULT_FORGE.mix), as `turnwise passkt` does.
+// Tasks use the options the policy is forged on (its config.json, model/meta.ts taskOptions), as `turnwise passkt` does.
 // The agent reuses each episode's KV cache across turns (its default); rolloutTurns.ts adds, per
 // backend, the time of turn 1 and turn 4 of guess with and without that reuse.
 import { existsSync } from 'node:fs';

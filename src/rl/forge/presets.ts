@@ -156,7 +156,10 @@ const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
  * (52 min 46 s from scratch), took frozenlake to 68.5% (the shipped policy 47.5%) but left guess 5.0
  * and backend 12.5 points under the shipped policy, the last stage lifting backend only 60.0 → 66.5
  * on that run; DAgger rounds on guess and backend after it bring guess level, backend stays 4–7 under
- * (docs/experiments/2026-12-07-frozenlake-describe.md).
+ * (docs/experiments/2026-12-07-frozenlake-describe.md). With those rounds and the copy stage in its
+ * finish, from scratch in one run (63 min 10 s): guess +3.5, bandit +0.5, frozenlake +28.5 and backend
+ * −5.0 sampled against the shipped policy, backend +15.0 under unseen wordings; not shipped, because
+ * guess's lesson learns little from it (docs/experiments/2026-12-07-forge-third-one-run.md).
  */
 export const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
