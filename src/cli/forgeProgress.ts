@@ -11,6 +11,7 @@ import type { ForgeRun } from '../rl/forge/forge.ts';
 import type { PhaseReport } from '../rl/forge/train.ts';
 import { loadModel, writeManifest, writeModelFolder, type LoadedModel } from '../rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../rl/model/folder/nodeIo.ts';
+import type { ManifestModel } from '../rl/model/manifest.ts';
 import { UsageError } from './command.ts';
 
 export const PROGRESS_DIR = 'forge-progress';
@@ -33,11 +34,14 @@ export function progressCheckpoint(out: string, base: Omit<ForgeProgress, 'stage
   const dir = join(out, PROGRESS_DIR);
   const write = nodeWriter(dir);
   const t0 = performance.now();
-  return async (stagesDone, policy, phases) => {
+  return async (stagesDone, policy, phases, student) => {
     const folder = `stage-${stagesDone}`;
     // the policy is written whole before the manifest and progress.json name it, so an interrupted write leaves the last checkpoint intact
     const entry = await writeModelFolder(write, folder, policy);
-    await writeManifest(write, { policy: entry });
+    // the student (the config's `student` stage, once past it) stays beside every later stage's policy
+    const models: Record<string, ManifestModel> = { policy: entry };
+    if (student) models.student = await writeModelFolder(write, 'student', student);
+    await writeManifest(write, models);
     const progress: ForgeProgress = {
       ...base,
       stagesDone,
@@ -49,8 +53,8 @@ export function progressCheckpoint(out: string, base: Omit<ForgeProgress, 'stage
   };
 }
 
-/** An interrupted forge's progress and the policy of its last checkpoint; a named error when OUT holds none. */
-export async function readProgress(out: string): Promise<{ progress: ForgeProgress; policy: LoadedModel }> {
+/** An interrupted forge's progress, the policy of its last checkpoint and its student if it holds one; a named error when OUT holds none. */
+export async function readProgress(out: string): Promise<{ progress: ForgeProgress; policy: LoadedModel; student?: LoadedModel }> {
   const dir = join(out, PROGRESS_DIR);
   let text: string;
   try {
@@ -59,7 +63,15 @@ export async function readProgress(out: string): Promise<{ progress: ForgeProgre
     throw new UsageError(`--resume: ${join(dir, PROGRESS_FILE)} is missing (no interrupted forge wrote to ${out}, or it finished)`);
   }
   const progress = JSON.parse(text) as ForgeProgress;
-  return { progress, policy: await loadModel(nodeReader(dir), 'policy') };
+  const policy = await loadModel(nodeReader(dir), 'policy');
+  const student = await loadStudent(dir);
+  return { progress, policy, ...(student ? { student } : {}) };
+}
+
+/** The student a model folder's manifest names (a forge's output or its progress folder), if any. */
+export async function loadStudent(dir: string): Promise<LoadedModel | undefined> {
+  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { models?: Record<string, unknown> };
+  return manifest.models?.student ? await loadModel(nodeReader(dir), 'student') : undefined;
 }
 
 /** A finished forge's progress folder goes: what it held is now the shipped policy. */

@@ -15,7 +15,7 @@ import { heldOutTable } from '../../rl/forge/heldout.ts';
 import { nodeReader, nodeWriter } from '../../rl/model/folder/nodeIo.ts';
 import { loadModel } from '../../rl/model/folder/folder.ts';
 import { OrtRuntime } from '../../rl/runtime/ort.ts';
-import { clearProgress, progressCheckpoint, readProgress } from '../forgeProgress.ts';
+import { clearProgress, loadStudent, progressCheckpoint, readProgress } from '../forgeProgress.ts';
 
 export const forge: Command = {
   name: 'forge',
@@ -35,6 +35,7 @@ export const forge: Command = {
     'the policy plays, e.g. \'{"rounds":4,"episodes":800,"steps":100,"lr":0.0005,"share":0.8,"expertShare":1,"weights":{"guess":1}}\';',
     "--finish JSON replaces the policy steps after the final DAgger rounds ([] for none): stages in --refine's form, or DAgger",
     'rounds in --final-dagger\'s form as {"dagger":{…}} (the third preset ends with four on guess and backend, then a stage);',
+    '--student K also writes stage K\'s policy as the model "student" (a lesson\'s less-trained start; not inside DAgger rounds);',
     "--first-stage JSON sets the first stage's shares and rows,",
     'e.g. \'{"weights":{"guess":0.5,"backend":0.5},"seqLen":256}\' (null: the mixture at the full context);',
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
@@ -76,6 +77,7 @@ export const forge: Command = {
       'final-dagger': { type: 'string' },
       finish: { type: 'string' },
       'stages-done': { type: 'string' },
+      student: { type: 'string' },
       arch: { type: 'string' },
       minutes: { type: 'string' },
       preset: { type: 'string' },
@@ -142,6 +144,7 @@ export const forge: Command = {
       ) as FinishStep[];
       if (!Array.isArray(cfg.finish)) throw new UsageError('--finish must be a JSON array of stages and DAgger rounds');
     }
+    if (values.student !== undefined) cfg.student = intOption(values.student, 'student', 0, 1, policyStageCount(cfg));
     if (values['first-stage'] !== undefined) {
       const first = jsonOption(values['first-stage'], 'first-stage', 'JSON: {"weights":{"guess":0.5,…},"seqLen":256} or null') as
         ForgeConfig['firstStage'] | null;
@@ -191,6 +194,8 @@ export const forge: Command = {
           : {
               ...(await loadModel(nodeReader(values.init), 'policy')),
               stagesDone: intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg)),
+              // a student the --init folder ships, for a forge that continues past the student's stage
+              ...(await loadStudent(values.init).then((m) => (m ? { student: m.weights } : {}))),
             },
       seconds: 0,
       phases: [],
@@ -237,8 +242,8 @@ function archOption(text: string): Partial<Pick<ForgeConfig, (typeof ARCH_FIELDS
 async function resumeRun(dir: string, argv: string[]) {
   const others = argv.filter((a) => a.startsWith('--') && a !== '--resume' && a !== '--json');
   if (others.length) throw new UsageError(`--resume goes on with the interrupted forge's own configuration; drop ${others.join(', ')}`);
-  const { progress, policy } = await readProgress(dir);
-  return { out: dir, ...progress, start: { ...policy, stagesDone: progress.stagesDone } };
+  const { progress, policy, student } = await readProgress(dir);
+  return { out: dir, ...progress, start: { ...policy, stagesDone: progress.stagesDone, ...(student ? { student: student.weights } : {}) } };
 }
 
 /** A resumed forge keeps what the runs before it did: the --init folder's report and its own chain, oldest first. */

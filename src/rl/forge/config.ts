@@ -180,6 +180,12 @@ export interface ForgeConfig {
    * (docs/experiments/2026-12-07-frozenlake-describe.md).
    */
   finish?: FinishStep[];
+  /**
+   * A policy stage whose policy the forge also writes, as the model `student` beside `policy` and
+   * `critic` (default none): a lesson may start from "a named earlier checkpoint of the same forge"
+   * (issue #45), less trained and nothing else. It must be a stage the forge may resume after.
+   */
+  student?: number;
   /** Critic SFT steps (LM head with hidden information in the prompt), starting from the policy. */
   criticSteps: number;
   /** Critic value-head steps (MC-return regression over a frozen backbone). */
@@ -324,6 +330,13 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
   if (finishDaggers.some((d) => !isPlainObject(d)))
     throw new ForgeConfigError('finish', 'forge: a finish step\'s "dagger" must be a JSON object of DAgger rounds');
   for (const d of finishDaggers) checkDagger(d, 'finish');
+  if (cfg.student !== undefined) {
+    const last = policyStageCount(cfg);
+    if (!Number.isInteger(cfg.student) || cfg.student < 1 || cfg.student >= last)
+      throw new ForgeConfigError('student', `forge: student must be a policy stage in [1, ${last - 1}] (before the last), got ${String(cfg.student)}`);
+    const inside = resumeBlock(cfg, cfg.student);
+    if (inside) throw new ForgeConfigError('student', `forge: student stage ${cfg.student} is inside a block of DAgger rounds (${inside.reason})`);
+  }
   const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}), ...copyAugment(d.augment) });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);

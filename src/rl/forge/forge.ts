@@ -61,12 +61,13 @@ export interface ForgeRun {
    * initialising. With `stagesDone` k, the policy is the result of this config's first k policy
    * stages, which are skipped: the rest of the forge then writes what the whole forge would.
    */
-  start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights; stagesDone?: number };
+  start?: { tokenizer: Tokenizer; config: ModelConfig; weights: ModelWeights; stagesDone?: number; student?: ModelWeights };
   /**
    * Called after every policy stage a forge may resume after (config.ts resumeBlock) with the policy
-   * so far and the phases this run has trained, so an interrupted forge can go on from there (the CLI's `--resume`).
+   * so far and the phases this run has trained, so an interrupted forge can go on from there (the CLI's `--resume`);
+   * from the config's `student` stage on, with the student's policy too (a resumed forge ships it: `start.student`).
    */
-  checkpoint?: (stagesDone: number, policy: ModelFolderContent, phases: PhaseReport[]) => Promise<void>;
+  checkpoint?: (stagesDone: number, policy: ModelFolderContent, phases: PhaseReport[], student?: ModelFolderContent) => Promise<void>;
   /** Seconds an interrupted forge ran before this run resumed it: the manifest's wall time is theirs plus this run's. */
   earlierSeconds?: number;
 }
@@ -195,8 +196,14 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   }
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
+  // the student: the policy after stage `cfg.student`, written beside the shipped one (a resumed forge past it brings it along)
+  let student = cfg.student !== undefined && done >= cfg.student ? run.start?.student : undefined;
+  if (cfg.student !== undefined && done >= cfg.student && !student)
+    throw new ForgeConfigError('student', `forge: the student's stage ${cfg.student} is among the ${done} stages done, but the start holds no student`);
   const stageDone = async (n: number) => {
-    if (run.checkpoint && resumeBlock(cfg, n) === null) await run.checkpoint(n, shippedModel(policy.weights), phases);
+    if (n === cfg.student) student = policy.weights;
+    const studentModel = student ? shippedModel(student) : undefined;
+    if (run.checkpoint && resumeBlock(cfg, n) === null) await run.checkpoint(n, shippedModel(policy.weights), phases, studentModel);
   };
   if (done < 1) {
     const S = cfg.firstStage?.seqLen ?? cfg.seqLen;
@@ -366,6 +373,17 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       turnwise: { role: 'critic', ...common, hiddenMessage: 'one hidden message after the prompt: hiddenText(task.hidden)' },
       files: { ...q4(criticWeights, true), ...critic.files },
     }),
+    ...(student && cfg.student !== undefined
+      ? {
+          student: await writeModelFolder(run.write, 'student', {
+            config: model,
+            tokenizer: tok,
+            weights: student,
+            turnwise: { role: 'policy', ...common, student: { stage: cfg.student } },
+            files: q4(student, false),
+          }),
+        }
+      : {}),
   };
   const seconds = (performance.now() - t0) / 1000;
   const wallSeconds = Math.round((run.earlierSeconds ?? 0) + seconds);

@@ -94,3 +94,35 @@ it('a forge interrupted after a stage goes on with --resume and writes what the 
   expect((await usage(['--resume', cut])).error.message).toMatch(/forge-progress\/progress.json is missing/);
   expect((await usage(['--resume', cut, '--steps', '9'])).error.message).toBe("--resume goes on with the interrupted forge's own configuration; drop --steps");
 });
+
+it("--student K ships stage K's policy beside the final one, and a forge resumed past stage K still writes it", { timeout: 120_000 }, async () => {
+  const [whole, cut] = ['student-whole', 'student-cut'].map((x) => join(dir, x));
+  await run(['--out', whole, '--steps', '4', '--student', '1']);
+  const manifest = (d: string) => JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8')) as { models: Record<string, { folder: string }> };
+  expect(Object.keys(manifest(whole).models).sort()).toEqual(['critic', 'policy', 'student']);
+  const bytes = (d: string, f: string) => readFileSync(join(d, f));
+  // less trained: the first stage's policy, not the last one's
+  expect(bytes(whole, 'student/model.safetensors').equals(bytes(whole, 'policy/model.safetensors'))).toBe(false);
+  const meta = JSON.parse(readFileSync(join(whole, 'student/config.json'), 'utf8')) as { turnwise: { role: string; student: { stage: number } } };
+  expect(meta.turnwise).toMatchObject({ role: 'policy', student: { stage: 1 } });
+
+  const config = { ...SMOKE_FORGE, steps: 4, evalEpisodes: 0, criticSteps: 1, valueSteps: 1, student: 1 };
+  const command = 'npx turnwise forge --out student-cut --student 1 (interrupted)';
+  const keep = progressCheckpoint(cut, { command, config, seconds: 0, phases: [] });
+  const interrupted = runForge(config, {
+    write: nodeWriter(cut),
+    runtime: await OrtRuntime.create('node'),
+    log: () => {},
+    command,
+    checkpoint: async (k, policy, phases, student) => {
+      await keep(k, policy, phases, student);
+      throw new Error(`stopped after stage ${k}`);
+    },
+  });
+  await expect(interrupted).rejects.toThrow('stopped after stage 1');
+  expect((await capture(() => forge.run(['--resume', cut, '--json']))).code).toBe(0);
+  for (const f of ['student/model.safetensors', 'policy/model.safetensors']) expect(bytes(cut, f).equals(bytes(whole, f))).toBe(true);
+
+  const usage = async (args: string[]) => JSON.parse((await capture(() => main(['forge', ...args, '--json']))).out) as { error: { message: string } };
+  expect((await usage(['--smoke', '--student', '2', '--out', join(dir, 'never')])).error.message).toMatch(/student must be a policy stage in \[1, 1\]/);
+});

@@ -239,6 +239,9 @@ describe('DAgger rounds in the forge (smoke)', () => {
       const resumed = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test', start: { ...start, stagesDone: 4 } });
       expect(resumed.phases.map((p) => p.phase).slice(0, 1)).toEqual(['policy stage 5 (finish step 2 DAgger round 1)']);
       expect(() => validateForgeConfig({ ...cfg, finish: [{ dagger: { ...rounds, share: 2 } }] })).toThrow('forge: finish needs whole rounds');
+      // a student is a stage the forge may resume after, not one inside a block of rounds
+      expect(() => validateForgeConfig({ ...cfg, student: 5 })).toThrow('forge: student stage 5 is inside a block of DAgger rounds');
+      expect(() => validateForgeConfig({ ...cfg, student: 4 })).not.toThrow();
       expect(() => validateForgeConfig({ ...cfg, finish: [{ dagger: null as unknown as DaggerConfig }] })).toThrow(
         'forge: a finish step\'s "dagger" must be a JSON object of DAgger rounds',
       );
