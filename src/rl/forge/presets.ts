@@ -203,9 +203,9 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       augment: { backend: {} },
     },
   ].map((step) => ('dagger' in step ? { dagger: { ...step.dagger, augment: FREE_VALUES } } : { ...step, augment: step.augment ?? FREE_VALUES })),
-  // guess's lesson learns from stage 19's policy as it did from six-h (GRPO with return-to-go credit, seed 1:
-  // +20.5 sampled), little from the final one (+6.0, 0); so stage 19 ships beside it as the lesson's student
-  // (docs/experiments/2026-12-07-forge-third-one-run.md)
+  // guess's lesson learns from stage 19's policy (GRPO with return-to-go credit, 3 seeds: +16.7 sampled on
+  // average, six-h +22.3), little from the final one (+6.0 and 0); so stage 19 ships beside it as the
+  // lesson's student (docs/experiments/2026-12-07-forge-third-one-run.md)
   student: 19,
 };
 
