@@ -1,7 +1,7 @@
 // `turnwise forge` resumed with --init keeps the earlier runs' reports (resumedFrom, oldest first),
 // so a shipped model made in several sittings still says how every stage was made; --arch sizes a
 // model made from scratch (measuring what d and layers buy); a forge interrupted after a stage goes on
-// with --resume and writes the very policy an uninterrupted forge writes.
+// with --resume and writes the very policy an uninterrupted forge writes, and the student (--student K) with it.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { main } from '../../../src/cli/main.ts';
 import { PROGRESS_DIR, progressCheckpoint } from '../../../src/cli/forgeProgress.ts';
 import { runForge } from '../../../src/rl/forge/forge.ts';
 import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
+import type { ForgeConfig } from '../../../src/rl/forge/config.ts';
 import { nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
 import { capture } from '../capture.ts';
@@ -20,6 +21,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run(args: string[]): Promise<void> {
   expect((await capture(() => forge.run([...args, '--smoke', '--eval-episodes', '0', '--critic-steps', '1', '--value-steps', '1', '--json']))).code).toBe(0);
+}
+
+/** The configuration the CLI builds for `run(['--steps', '4', ...])`, forged into `out` and stopped by its own checkpoint hook after stage 1 of 2. */
+async function interruptAfterStage1(out: string, config: ForgeConfig, command: string): Promise<void> {
+  const keep = progressCheckpoint(out, { command, config, seconds: 0, phases: [] });
+  const interrupted = runForge(config, {
+    write: nodeWriter(out),
+    runtime: await OrtRuntime.create('node'),
+    log: () => {},
+    command,
+    checkpoint: async (k, policy, phases, student) => {
+      await keep(k, policy, phases, student);
+      throw new Error(`stopped after stage ${k}`);
+    },
+  });
+  await expect(interrupted).rejects.toThrow('stopped after stage 1');
 }
 
 const report = (d: string) =>
@@ -63,21 +80,8 @@ it('a forge interrupted after a stage goes on with --resume and writes what the 
   const [whole, cut] = ['whole', 'cut'].map((x) => join(dir, x));
   await run(['--out', whole, '--steps', '4']);
   expect(existsSync(join(whole, PROGRESS_DIR))).toBe(false);
-  // the same configuration the CLI builds, stopped by its own checkpoint hook after stage 1 of 2
-  const config = { ...SMOKE_FORGE, steps: 4, evalEpisodes: 0, criticSteps: 1, valueSteps: 1 };
   const command = 'npx turnwise forge --out cut (interrupted)';
-  const keep = progressCheckpoint(cut, { command, config, seconds: 0, phases: [] });
-  const interrupted = runForge(config, {
-    write: nodeWriter(cut),
-    runtime: await OrtRuntime.create('node'),
-    log: () => {},
-    command,
-    checkpoint: async (k, policy, phases) => {
-      await keep(k, policy, phases);
-      throw new Error(`stopped after stage ${k}`);
-    },
-  });
-  await expect(interrupted).rejects.toThrow('stopped after stage 1');
+  await interruptAfterStage1(cut, { ...SMOKE_FORGE, steps: 4, evalEpisodes: 0, criticSteps: 1, valueSteps: 1 }, command);
   expect(JSON.parse(readFileSync(join(cut, PROGRESS_DIR, 'progress.json'), 'utf8'))).toMatchObject({ stagesDone: 1, command });
 
   const resumed = await capture(() => forge.run(['--resume', cut, '--json']));
@@ -107,19 +111,7 @@ it("--student K ships stage K's policy beside the final one, and a forge resumed
   expect(meta.turnwise).toMatchObject({ role: 'policy', student: { stage: 1 } });
 
   const config = { ...SMOKE_FORGE, steps: 4, evalEpisodes: 0, criticSteps: 1, valueSteps: 1, student: 1 };
-  const command = 'npx turnwise forge --out student-cut --student 1 (interrupted)';
-  const keep = progressCheckpoint(cut, { command, config, seconds: 0, phases: [] });
-  const interrupted = runForge(config, {
-    write: nodeWriter(cut),
-    runtime: await OrtRuntime.create('node'),
-    log: () => {},
-    command,
-    checkpoint: async (k, policy, phases, student) => {
-      await keep(k, policy, phases, student);
-      throw new Error(`stopped after stage ${k}`);
-    },
-  });
-  await expect(interrupted).rejects.toThrow('stopped after stage 1');
+  await interruptAfterStage1(cut, config, 'npx turnwise forge --out student-cut --student 1 (interrupted)');
   expect((await capture(() => forge.run(['--resume', cut, '--json']))).code).toBe(0);
   for (const f of ['student/model.safetensors', 'policy/model.safetensors']) expect(bytes(cut, f).equals(bytes(whole, f))).toBe(true);
 
