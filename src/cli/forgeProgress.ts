@@ -11,7 +11,8 @@ import type { ForgeRun } from '../rl/forge/forge.ts';
 import type { PhaseReport } from '../rl/forge/train.ts';
 import { loadModel, writeManifest, writeModelFolder, type LoadedModel } from '../rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../rl/model/folder/nodeIo.ts';
-import type { ManifestModel } from '../rl/model/manifest.ts';
+import { parseManifest, type ManifestModel } from '../rl/model/manifest.ts';
+import type { ModelWeights } from '../rl/model/llama/weights.ts';
 import { UsageError } from './command.ts';
 
 export const PROGRESS_DIR = 'forge-progress';
@@ -53,8 +54,8 @@ export function progressCheckpoint(out: string, base: Omit<ForgeProgress, 'stage
   };
 }
 
-/** An interrupted forge's progress, the policy of its last checkpoint and its student if it holds one; a named error when OUT holds none. */
-export async function readProgress(out: string): Promise<{ progress: ForgeProgress; policy: LoadedModel; student?: LoadedModel }> {
+/** An interrupted forge's progress, the policy of its last checkpoint and its student's weights if it holds one; a named error when OUT holds none. */
+export async function readProgress(out: string): Promise<{ progress: ForgeProgress; policy: LoadedModel; student?: ModelWeights }> {
   const dir = join(out, PROGRESS_DIR);
   let text: string;
   try {
@@ -68,10 +69,10 @@ export async function readProgress(out: string): Promise<{ progress: ForgeProgre
   return { progress, policy, ...(student ? { student } : {}) };
 }
 
-/** The student a model folder's manifest names (a forge's output or its progress folder), if any. */
-export async function loadStudent(dir: string): Promise<LoadedModel | undefined> {
-  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { models?: Record<string, unknown> };
-  return manifest.models?.student ? await loadModel(nodeReader(dir), 'student') : undefined;
+/** The weights of the student a model folder's manifest names (a forge's output or its progress folder), if any. */
+export async function loadStudent(dir: string): Promise<ModelWeights | undefined> {
+  const manifest = parseManifest(await readFile(join(dir, 'manifest.json'), 'utf8'));
+  return manifest.models.student ? (await loadModel(nodeReader(dir), 'student')).weights : undefined;
 }
 
 /** A finished forge's progress folder goes: what it held is now the shipped policy. */

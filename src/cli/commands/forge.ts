@@ -195,7 +195,7 @@ export const forge: Command = {
               ...(await loadModel(nodeReader(values.init), 'policy')),
               stagesDone: intOption(values['stages-done'], 'stages-done', 0, 0, policyStageCount(cfg)),
               // a student the --init folder ships, for a forge that continues past the student's stage
-              ...(await loadStudent(values.init).then((m) => (m ? { student: m.weights } : {}))),
+              ...(await loadStudent(values.init).then((student) => (student ? { student } : {}))),
             },
       seconds: 0,
       phases: [],
@@ -243,7 +243,7 @@ async function resumeRun(dir: string, argv: string[]) {
   const others = argv.filter((a) => a.startsWith('--') && a !== '--resume' && a !== '--json');
   if (others.length) throw new UsageError(`--resume goes on with the interrupted forge's own configuration; drop ${others.join(', ')}`);
   const { progress, policy, student } = await readProgress(dir);
-  return { out: dir, ...progress, start: { ...policy, stagesDone: progress.stagesDone, ...(student ? { student: student.weights } : {}) } };
+  return { out: dir, ...progress, start: { ...policy, stagesDone: progress.stagesDone, ...(student ? { student } : {}) } };
 }
 
 /** A resumed forge keeps what the runs before it did: the --init folder's report and its own chain, oldest first. */
