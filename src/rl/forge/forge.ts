@@ -197,8 +197,9 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   let policy: { weights: ModelWeights } = { weights: backbone };
   const phases: PhaseReport[] = [];
   // the student: the policy after stage `cfg.student`, written beside the shipped one (a resumed forge past it brings it along)
-  let student = cfg.student !== undefined && done >= cfg.student ? run.start?.student : undefined;
-  if (cfg.student !== undefined && done >= cfg.student && !student)
+  const pastStudent = cfg.student !== undefined && done >= cfg.student;
+  let student = pastStudent ? run.start?.student : undefined;
+  if (pastStudent && !student)
     throw new ForgeConfigError('student', `forge: the student's stage ${cfg.student} is among the ${done} stages done, but the start holds no student`);
   const stageDone = async (n: number) => {
     if (n === cfg.student) student = policy.weights;

@@ -2,7 +2,7 @@
 // generations of the shipped models, each a ForgeConfig that config.ts validates. The comments say
 // which experiment chose each stage (docs/forge.md, docs/experiments/).
 import { SMOKE_SWEET_CRITIC } from './criticConfig.ts';
-import type { DaggerConfig, FamilyMix, ForgeConfig, StageAugment } from './config.ts';
+import { isFinishDagger, type DaggerConfig, type FamilyMix, type FinishStep, type ForgeConfig, type StageAugment } from './config.ts';
 
 /**
  * The first forge's mixture (every game family but frontend): in 1,200 steps (~20 CPU-minutes) its
@@ -202,7 +202,9 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
       copyWeight: 5,
       augment: { backend: {} },
     },
-  ].map((step) => ('dagger' in step ? { dagger: { ...step.dagger, augment: FREE_VALUES } } : { ...step, augment: step.augment ?? FREE_VALUES })),
+  ].map((step): FinishStep =>
+    isFinishDagger(step) ? { dagger: { ...step.dagger, augment: FREE_VALUES } } : { ...step, augment: step.augment ?? FREE_VALUES },
+  ),
   // guess's lesson learns from stage 19's policy (GRPO with return-to-go credit, 3 seeds: +16.7 sampled on
   // average, six-h +22.3), little from the final one (+6.0 and 0); so stage 19 ships beside it as the
   // lesson's student (docs/experiments/2026-12-07-forge-third-one-run.md)
