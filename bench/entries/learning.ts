@@ -173,12 +173,14 @@ export async function runCase(c: LearningCase): Promise<CaseResult> {
   const engine = new PolicyEngine();
   await engine.init('node');
   try {
-    const load = async (name: string) => {
-      await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+    const load = async (name: string, from = name) => {
+      await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name: from });
       return engine.loadedModel(name);
     };
-    const policy = await load('policy');
-    const options = c.lesson ? { options: findLesson(c.lesson).options } : {};
+    // a lesson starts from its own policy: the shipped one, or the forge's student in its place
+    const lesson = c.lesson ? findLesson(c.lesson) : null;
+    const policy = await load('policy', lesson?.start ?? 'policy');
+    const options = lesson ? { options: lesson.options, start: lesson.start } : {};
     let config = resolveLoopConfig({ algo: c.algo, family: c.family, seed: c.seed, ...lr, ...options, tasksPerIteration: tasks, k }, policy.turnwise);
     for (const o of overridesFor(c.algo)) config = overrideConfig(config, o);
     if (c.variant) config = overrideConfig(config, CREDIT_VARIANTS[c.variant].config);

@@ -2,6 +2,7 @@
 // measured lesson (envs/family.ts Lesson, issue #45) sets the family and its options, read from the
 // registry, so the usage and the checks follow when a family gains a lesson.
 import { UsageError } from './command.ts';
+import { startWords } from '../rl/envs/family.ts';
 import { LESSONS, type FamilyLesson } from '../rl/envs/registry.ts';
 
 /** The known lessons, for usage texts and error messages: `turns-decide (guess)`. */
@@ -10,8 +11,9 @@ const known = () => LESSONS.map((l) => `${l.name} (${l.family})`).join(', ') || 
 /** The usage's lines on --lesson, from the registry. */
 export function lessonUsage(): string[] {
   return [
-    "--lesson NAME: a family's measured lesson sets --family (which may be left out) and the options (not with --options):",
-    ...LESSONS.map((l) => `  ${l.name.padEnd(14)}${l.label}; --options '${JSON.stringify(l.options)}'`),
+    "--lesson NAME: a family's measured lesson sets --family (which may be left out) and the options (not with --options),",
+    "  and the policy plays from the lesson's start (the shipped policy, or the forge's student in --models):",
+    ...LESSONS.map((l) => `  ${l.name.padEnd(14)}${l.label}; --options '${JSON.stringify(l.options)}'; starts from ${startWords(l.start)}`),
   ];
 }
 

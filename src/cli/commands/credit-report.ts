@@ -146,7 +146,7 @@ export const creditReport: Command = {
     const models: ('policy' | 'critic')[] = [];
     if (a.agent === 'policy') models.push('policy');
     if (estimators.some(estimatorNeedsCritic)) models.push('critic');
-    const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models }) : undefined;
+    const engine: PolicyEngine | undefined = models.length ? await openModels({ root: a.models, backend: a.backend, models, policyFrom: a.start }) : undefined;
     try {
       const start = performance.now();
       const tasks = taskSpecs(a.family, a.split, Math.ceil(count / k), a.seed, a.options);

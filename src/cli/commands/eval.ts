@@ -90,12 +90,14 @@ export const evalCommand: Command = {
     if (values.forged && (lesson || values.options !== undefined)) throw new UsageError('--forged sets the options itself: drop --options and --lesson');
     const given = lesson ? lesson.options : values.options === undefined ? undefined : (jsonOption(values.options, 'options', 'a JSON object') as JsonObject);
     const root = values.models ?? modelsDir();
+    // a lesson plays the policy it starts from (the shipped one or the forge's student)
+    const start = lesson?.start ?? 'policy';
     const optionsOf = async (family: FamilyName) => (values.forged ? await forgedTaskOptions(root, family) : given);
     const phrasings = await phrasingsOption(values.phrasings);
     const summaries: EvalSummary[] = [];
     const played: PlayedRun[] = [];
     const engine: PolicyEngine | undefined = agents.includes('policy')
-      ? await openModels({ root, backend: 'node', models: ['policy'], precision: 'quant4' })
+      ? await openModels({ root, backend: 'node', models: ['policy'], precision: 'quant4', policyFrom: start })
       : undefined;
     try {
       // before any episode: every task the policy would play must fit its context (its metadata)
@@ -122,7 +124,7 @@ export const evalCommand: Command = {
                 : runId('eval', family, kind, split, `s${seed}`),
               command: 'eval',
               agent: summary.agent,
-              model: { policy: policy ? 'policy' : summary.agent, adapter: null, critic: null },
+              model: { policy: policy ? start : summary.agent, adapter: null, critic: null },
               settings: {
                 family,
                 split,

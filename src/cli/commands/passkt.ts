@@ -5,6 +5,7 @@ import { UsageError, intOption, parseOptions, report, type Command } from '../co
 import { modelsDir } from '../paths.ts';
 import { runId, writePlayed } from '../episodesOut.ts';
 import type { JsonObject, Split } from '../../rl/envs/types.ts';
+import type { LessonStart } from '../../rl/envs/family.ts';
 import { FAMILIES, FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
 import { AGENT_KINDS, batchAgent, forgedTaskOptions, openModels, type AgentKindName } from '../../rl/rollout/node.ts';
 import { evaluatePassKT } from '../../rl/rollout/evaluate.ts';
@@ -46,6 +47,8 @@ export interface CommonRolloutArgs {
   options: JsonObject | undefined;
   /** The --lesson name, for reports. */
   lesson: string | undefined;
+  /** The manifest model the policy agent plays: the lesson's start, else the shipped policy. */
+  start: LessonStart;
   /** --phrasings FILE: how the simulated collaborator words its answers (undefined: canonical). */
   phrasings: Phrasings | undefined;
   /** The --phrasings path, for reports. */
@@ -61,6 +64,7 @@ export function rolloutHeader(a: CommonRolloutArgs, agent: string) {
     seed: a.seed,
     options: a.options ?? {},
     ...(a.lesson ? { lesson: a.lesson } : {}),
+    ...(a.start !== 'policy' ? { start: a.start } : {}),
     ...(a.phrasingsFile ? { phrasings: a.phrasingsFile } : {}),
   };
 }
@@ -109,6 +113,7 @@ export async function commonArgs(
     backend,
     options,
     lesson: lesson?.name,
+    start: lesson?.start ?? 'policy',
     phrasings,
     phrasingsFile: str('phrasings'),
   };
@@ -159,7 +164,8 @@ export const passkt: Command = {
     const n = intOption(values.n, 'n', 16, 1, 1024);
     const tasks = intOption(values.tasks, 'tasks', 50, 1, 100_000);
     const tMax = intOption(values['t-max'], 't-max', familyTurns(a.family, a.options), 1, familyTurns(a.family, a.options));
-    const engine: PolicyEngine | undefined = a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'] }) : undefined;
+    const engine: PolicyEngine | undefined =
+      a.agent === 'policy' ? await openModels({ root: a.models, backend: a.backend, models: ['policy'], policyFrom: a.start }) : undefined;
     try {
       if (engine) await ensurePolicyTakes(engine, taskSpecs(a.family, a.split, tasks, a.seed, a.options));
       const agent = await batchAgent(a.agent, a.family, { engine, noise: a.noise, temperature: a.temperature });
@@ -178,7 +184,7 @@ export const passkt: Command = {
             id: runId('passkt', a.family, a.agent, a.split, `s${a.seed}`, `n${n}`, `t${tMax}`, ...(policy ? [`T${a.temperature}`] : [])),
             command: 'passkt',
             agent: agent.name,
-            model: { policy: policy ? 'policy' : agent.name, adapter: null, critic: null },
+            model: { policy: policy ? a.start : agent.name, adapter: null, critic: null },
             settings: {
               family: a.family,
               split: a.split,

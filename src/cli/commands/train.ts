@@ -11,6 +11,7 @@ import { iterationTasks } from '../../rl/algos/config.ts';
 import { CRITIC_LR } from '../../rl/algos/algoSettings.ts';
 import { TrainerService } from '../../rl/algos/service.ts';
 import { taskSpecs } from '../../rl/rollout/rollout.ts';
+import { requireStudent } from '../../rl/rollout/node.ts';
 import { ensurePolicyTakes } from '../policyFit.ts';
 import { lessonOption, lessonUsage } from '../lesson.ts';
 import { ALGO_NAMES, ALGO_SPECS, defaultLr, needsCritic, type AlgoName } from '../../rl/algos/registry.ts';
@@ -147,6 +148,7 @@ export const train: Command = {
       k: intOption(values.k, 'k', 8, 2, 1024),
       fixedTasks,
       ...(options ? { options } : {}),
+      ...(lesson?.start === 'student' ? { start: lesson.start } : {}),
       ...(overrides ? { overrides } : {}),
     };
     // before any work: an --out that cannot be written fails now, not after the training it would keep
@@ -155,7 +157,10 @@ export const train: Command = {
     const read = nodeReader(root);
     const manifestBytes = await read('manifest.json');
     if (!manifestBytes) throw new UsageError(`no models at ${root} (manifest.json missing): run npm run forge or pass --models DIR`);
-    const names = Object.keys(parseManifest(new TextDecoder().decode(manifestBytes)).models);
+    const manifest = parseManifest(new TextDecoder().decode(manifestBytes));
+    const names = Object.keys(manifest.models);
+    const start = lesson?.start ?? 'policy';
+    if (start === 'student') await requireStudent(root);
     const log = (s: string) => void (values.json ? undefined : process.stdout.write(`${s}\n`));
     // The trainer worker's service, in-thread: it loads the models once (the train steps share the
     // engine's runtime), resolves the request against the policy's forged task options and builds the loop.
@@ -191,7 +196,7 @@ export const train: Command = {
       if (gain) log(gainLine(gain));
       if (values.out && loaded.policy) {
         const files = exportPeftAdapter(loaded.policy, await service.adapter('policy'), {
-          baseModel: resolve(root, 'policy'),
+          baseModel: resolve(root, manifest.models[start]?.folder ?? start),
           metadata: { algorithm: algo, family, seed: String(seed), iterations: String(iterations) },
         });
         await mkdir(values.out, { recursive: true });
@@ -206,7 +211,7 @@ export const train: Command = {
             command,
             algo,
             family,
-            ...(lesson ? { lesson: lesson.name } : {}),
+            ...(lesson ? { lesson: lesson.name, start } : {}),
             seed,
             iterations,
             config,

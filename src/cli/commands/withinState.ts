@@ -55,7 +55,7 @@ export async function runWithinState(a: CommonRolloutArgs, values: WithinStateFl
   const m = intOption(values.m, 'm', 16, 2, 1024);
   const resamples = intOption(values.resamples, 'resamples', 1000, 10, 100_000);
   const turnLimit = familyTurns(a.family, a.options);
-  const engine = await openModels({ root: a.models, backend: a.backend, models: ['policy', 'critic'] });
+  const engine = await openModels({ root: a.models, backend: a.backend, models: ['policy', 'critic'], policyFrom: a.start });
   const say = (line: string) => process.stderr.write(`[within-state] ${line}\n`);
   try {
     const start = performance.now();

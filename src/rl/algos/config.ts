@@ -2,6 +2,7 @@
 // Echo Trap guards, budgets, and overrides from JSON, validated once where it enters (docs/style.md point 3).
 import { ALL_LORA_TARGETS, type LoraSpec } from '../model/llama/weights.ts';
 import { taskOptions, type ModelMeta } from '../model/meta.ts';
+import type { LessonStart } from '../envs/family.ts';
 import type { JsonObject, TaskSpec } from '../envs/types.ts';
 import { isPlainObject } from '../util/json.ts';
 import { FAMILY_NAMES, type FamilyName } from '../envs/registry.ts';
@@ -96,6 +97,12 @@ export interface LoopConfig {
   family: FamilyName;
   /** Family option overrides (train and held-out alike). */
   options?: JsonObject;
+  /**
+   * The manifest model the policy starts from when not the shipped one: 'student', a lesson's earlier
+   * checkpoint of the same forge (envs/family.ts LessonStart). The run's adapters adapt it and record it
+   * as their base, so Play and Evaluate apply them to it.
+   */
+  start?: 'student';
   /** Seeds task draws, rollouts, adapter initialisation and shuffles. */
   seed: number;
   /** Task groups per iteration. */
@@ -201,6 +208,8 @@ export interface RunRequest {
   fixedTasks?: number;
   /** Task options; default: those the policy was forged on (its config.json turnwise.tasks). */
   options?: JsonObject;
+  /** The policy it starts from (a lesson's start); default the shipped policy. */
+  start?: LessonStart;
   /** Overrides of any config field (the CLI's --config, the form's overrides box), checked by overrideConfig. */
   overrides?: JsonObject;
 }
@@ -218,6 +227,7 @@ export function resolveLoopConfig(req: RunRequest, policy: ModelMeta | undefined
     ...(req.fixedTasks !== undefined ? { fixedTasks: req.fixedTasks } : {}),
     ...(req.lr !== undefined ? { lr: req.lr } : {}),
     ...(options ? { options } : {}),
+    ...(req.start === 'student' ? { start: req.start } : {}),
   });
   return req.overrides ? overrideConfig(config, req.overrides) : validateLoopConfig(config);
 }
@@ -272,6 +282,8 @@ function positive(field: string, v: number, integer = false): void {
 export function validateLoopConfig(c: LoopConfig): LoopConfig {
   const spec = algoSpec(c.settings.algo); // throws for an unknown algorithm, naming the known ones
   if (!FAMILY_NAMES.includes(c.family)) throw new AlgoError('bad-config', `unknown family "${c.family}"`);
+  if (c.start !== undefined && c.start !== 'student')
+    throw new AlgoError('bad-config', `start must be "student" or absent (the shipped policy), got ${JSON.stringify(c.start)}`);
   positive('tasksPerIteration', c.tasksPerIteration, true);
   positive('k', c.k, true);
   if (!(Number.isInteger(c.fixedTasks) && (c.fixedTasks === 0 || c.fixedTasks >= c.tasksPerIteration)))

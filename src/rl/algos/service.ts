@@ -83,11 +83,13 @@ export class TrainerService {
       this.engine = engine;
       await engine.init(opts.backend ?? 'auto');
       // Each folder is read once: the engine keeps what it loaded, and the train steps share its runtime.
-      const load = async (name: string) => {
-        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name });
+      // the policy is the run's start: the shipped one, or a lesson's student loaded in its place
+      const load = async (name: string, from = name) => {
+        await engine.loadFrom(name, { kind: 'reader', read, manifest: true, name: from });
         return engine.loadedModel(name);
       };
-      const policy = await load('policy');
+      const start = 'config' in opts ? (opts.config.start ?? 'policy') : (opts.request.start ?? 'policy');
+      const policy = await load('policy', start);
       const config = 'config' in opts ? opts.config : resolveLoopConfig(opts.request, policy.turnwise);
       await opts.prepare?.({ engine, config, policy });
       const models = { policy, critic: needsCritic(config.settings) ? await load('critic') : null };
@@ -99,7 +101,7 @@ export class TrainerService {
         models,
         config,
         runId,
-        ...(this.store ? { checkpoints: new StoreCheckpoints(this.store) } : {}),
+        ...(this.store ? { checkpoints: new StoreCheckpoints(this.store, { policy: start, critic: 'critic' }) } : {}),
         ...(this.store && opts.storeRollouts !== false ? { trajectories: this.store } : {}),
         feedback: this.feedback,
         publish: (t, id, a, iteration) => this.adapterListener?.(t, id, a, iteration),

@@ -11,10 +11,17 @@ import type { Env, Episode, JsonObject } from './types.ts';
 import type { FamilyName } from './registry.ts';
 
 /**
- * The policy a lesson starts from: the shipped policy (public/models/policy). Issue #45 also allows a
- * named earlier checkpoint of the same forge (a "student"); it would join this union with its folder.
+ * The policy a lesson starts from, named as in the models' manifest.json: 'policy', the shipped
+ * policy, or 'student', an earlier checkpoint of the same forge (less training, nothing else; issue
+ * #45), which `forge --student K` writes beside it. Every command and view that plays or trains a
+ * lesson loads this model as its policy, and an adapter trained on it records it as its base.
  */
-export type LessonStart = 'shipped';
+export type LessonStart = 'policy' | 'student';
+
+/** A lesson's start in words, for menus, usage texts and reports. */
+export function startWords(start: LessonStart): string {
+  return start === 'student' ? "the forge's student (an earlier checkpoint of the shipped policy's forge)" : 'the shipped policy';
+}
 
 /**
  * A lesson: one setting of a family's options where one bad turn costs a lot, the starting policy has

@@ -62,7 +62,7 @@ export interface PolicyBatchOptions {
   adapter?: string | null;
   /** Most prompts per engine call (bounds the KV cache's memory); larger batches are split. Default 64. */
   maxBatch?: number;
-  /** Display name; default "policy(T=…)" or "policy(greedy)". */
+  /** Display name; default "<model>(T=…)" or "<model>(greedy)", e.g. "policy(T=1)". */
   name?: string;
   /** Reuse each episode's KV cache across its turns (default true); false prefills every prompt whole. */
   reuseKv?: boolean;
@@ -87,7 +87,8 @@ export class PolicyBatchAgent implements BatchAgent {
     private readonly sampling: Partial<SamplingParams>,
   ) {
     const t = sampling.temperature ?? 1;
-    this.name = opts.name ?? (t > 0 ? `policy(T=${t})` : 'policy(greedy)');
+    const model = opts.model ?? 'policy';
+    this.name = opts.name ?? (t > 0 ? `${model}(T=${t})` : `${model}(greedy)`);
   }
 
   /** Reads the model's reply budget from the engine. */

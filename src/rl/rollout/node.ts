@@ -3,6 +3,7 @@
 // kinds `--agent` names as BatchAgents.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LessonStart } from '../envs/family.ts';
 import type { JsonObject } from '../envs/types.ts';
 import type { FamilyName } from '../envs/registry.ts';
 import { fromHfConfig } from '../model/llama/config.ts';
@@ -26,6 +27,8 @@ export interface OpenModelsOptions {
   backend: BackendPreference;
   /** Loaded names among 'policy' and 'critic'. */
   models: readonly ('policy' | 'critic')[];
+  /** The manifest model loaded as 'policy': the shipped policy (default) or a lesson's student (envs/family.ts LessonStart). */
+  policyFrom?: LessonStart;
   /** 'auto' (fp32 on CPUs) or the shipped 4-bit placement. */
   precision?: 'auto' | 'fp32' | 'quant4';
 }
@@ -35,13 +38,14 @@ export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine>
   if (!existsSync(join(opts.root, 'manifest.json'))) {
     throw new RolloutError('bad-config', `no models at ${opts.root} (manifest.json is missing): run \`npm run forge\` or pass --models DIR`);
   }
+  if (opts.policyFrom === 'student' && opts.models.includes('policy')) await requireStudent(opts.root);
   const engine = new PolicyEngine();
   try {
     await engine.init(opts.backend);
     for (const name of opts.models) {
       await engine.loadFrom(
         name,
-        { kind: 'reader', read: nodeReader(opts.root), name, manifest: true },
+        { kind: 'reader', read: nodeReader(opts.root), name: name === 'policy' ? (opts.policyFrom ?? 'policy') : name, manifest: true },
         { adapterSlot: null, precision: opts.precision ?? 'auto' },
       );
     }
@@ -50,6 +54,17 @@ export async function openModels(opts: OpenModelsOptions): Promise<PolicyEngine>
     throw e;
   }
   return engine;
+}
+
+/** Refuses, in words, a models folder whose manifest has no student (a lesson that starts from one needs it). */
+export async function requireStudent(root: string): Promise<void> {
+  const bytes = await nodeReader(root)('manifest.json');
+  const manifest = bytes ? parseManifest(new TextDecoder().decode(bytes), join(root, 'manifest.json')) : null;
+  if (!manifest?.models.student)
+    throw new RolloutError(
+      'bad-config',
+      `this lesson starts from the forge's student, and ${join(root, 'manifest.json')} lists none: pass --models with one (npx turnwise forge --student K writes it)`,
+    );
 }
 
 /**

@@ -1,6 +1,7 @@
 // The adapter menus of Play and Evaluate (pure; the state is adapters.svelte.ts): the policy
 // worker's adapters first, then the stored ones it lacks, newest first, each labelled with the
 // lineage its checkpoint recorded (algorithm, iteration).
+import type { LessonStart } from '../../rl/envs/family.ts';
 import type { AdapterSummary } from '../../rl/store/index.ts';
 
 /** One adapter a menu offers. */
@@ -27,6 +28,14 @@ export function adapterLabel(id: string, row: Pick<AdapterSummary, 'config'> | u
   const algo = typeof row?.config.algorithm === 'string' ? row.config.algorithm : null;
   const iteration = typeof row?.config.iteration === 'number' ? row.config.iteration : null;
   return [id, algo, iteration !== null ? iterationLabel(iteration) : null].filter((x) => x !== null).join(' · ');
+}
+
+/**
+ * The policy a stored adapter adapts: the forge's student when its checkpoint recorded that base
+ * (algos/checkpoint.ts baseModels; a lesson that starts from the student), else the shipped policy.
+ */
+export function adapterBase(row: Pick<AdapterSummary, 'baseModel'>): LessonStart {
+  return row.baseModel === 'student' ? 'student' : 'policy';
 }
 
 /** The worker's adapters, then the stored ones it lacks (newest first), each with its label. */

@@ -3,6 +3,7 @@
 // rl/model/fit.ts, from its metadata) and only the families it was forged on (its metadata's
 // `families`). Otherwise the noisy expert stands in, and the note says why, so the swap is never silent.
 import type { AgentKind, TaskSpec } from '../../rl/envs/types.ts';
+import type { LessonStart } from '../../rl/envs/family.ts';
 import type { FamilyName } from '../../rl/envs/registry.ts';
 import type { PolicyFit } from '../../rl/model/fit.ts';
 import type { ForgedRecord } from '../../rl/model/meta.ts';
@@ -11,12 +12,17 @@ import { policyFitOf, type PromptCounter } from '../../rl/rollout/policyFit.ts';
 /** Agent kinds the Play view offers: the learned policy or a scripted one. */
 export type PlayAgentKind = AgentKind | 'policy';
 
-/** The Play agent kind behind a stored episode's policy name (agents.ts names: expert, noisy(0.3), random, policy(T=1)…). */
+/** The Play agent kind behind a stored episode's policy name (agents.ts names: expert, noisy(0.3), random, policy(T=1), student(T=1)…). */
 export function agentKindOf(policy: string): PlayAgentKind | null {
   if (policy === 'expert' || policy === 'random') return policy;
   if (policy.startsWith('noisy')) return 'noisy';
-  if (policy.startsWith('policy')) return 'policy';
+  if (policy.startsWith('policy') || policy.startsWith('student')) return 'policy';
   return null;
+}
+
+/** Which policy model played a stored episode of the policy: the forge's student (a lesson's start) or the shipped policy. */
+export function policyModelOf(policy: string): LessonStart {
+  return policy.startsWith('student') ? 'student' : 'policy';
 }
 
 /**
@@ -24,9 +30,9 @@ export function agentKindOf(policy: string): PlayAgentKind | null {
  * beside a task's "T = 4" (turns) read as a turn count, so the lab spells it out.
  */
 export function storedAgentLabel(policy: string): string {
-  const m = /^policy\((?:T=([\d.]+)|greedy)\)$/.exec(policy);
+  const m = /^(policy|student)\((?:T=([\d.]+)|greedy)\)$/.exec(policy);
   if (!m) return policy;
-  return m[1] === undefined ? 'policy (greedy)' : `policy (temperature ${m[1]})`;
+  return m[2] === undefined ? `${m[1]} (greedy)` : `${m[1]} (temperature ${m[2]})`;
 }
 
 /**
@@ -77,9 +83,9 @@ export function agentInUse(chosen: PlayAgentKind, policy: PolicyAvailability, fa
   return { kind: 'policy', note: null };
 }
 
-/** How Play names the agent of an episode: "policy · base", "policy · adapter <id>", "noisy expert". */
-export function agentLabel(kind: PlayAgentKind, adapter: string | null): string {
-  if (kind === 'policy') return adapter === null ? 'policy · base' : `policy · adapter ${adapter}`;
+/** How Play names the agent of an episode: "policy · base", "student · adapter <id>", "noisy expert"; `model`: which policy plays. */
+export function agentLabel(kind: PlayAgentKind, adapter: string | null, model: LessonStart = 'policy'): string {
+  if (kind === 'policy') return adapter === null ? `${model} · base` : `${model} · adapter ${adapter}`;
   return kind === 'noisy' ? 'noisy expert' : kind === 'expert' ? 'scripted expert' : 'random';
 }
 

@@ -13,7 +13,8 @@ import { bothListeners, openRunSink, type TrajectoryWriter } from '../../rl/roll
 import type { RolloutEvent } from '../../rl/rollout/rollout.ts';
 import type { JsonObject } from '../../rl/envs/types.ts';
 import { FAMILIES, FAMILY_NAMES, type FamilyName } from '../../rl/envs/registry.ts';
-import { choiceOptions } from './lessonChoice.ts';
+import { choiceOptions, choiceStart } from './lessonChoice.ts';
+import type { LessonStart } from '../../rl/envs/family.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { AdapterShelf } from './adapters.svelte.ts';
@@ -73,16 +74,19 @@ export class EvaluateState {
     private readonly engine: () => PolicyClient | null,
     private readonly policy: () => ModelMeta | undefined,
     private readonly store: () => TrajectoryWriter | null = () => null,
-    private readonly adapters: () => Pick<AdapterShelf, 'active' | 'ensureLoaded'> | null = () => null,
+    private readonly adapters: () => Pick<AdapterShelf, 'active' | 'ensureLoaded' | 'choices'> | null = () => null,
   ) {}
 
+  /** The policy the chosen family or lesson plays from: the shipped one, or the lesson's student. */
+  readonly startModel: LessonStart = $derived(choiceStart(this.family, this.lesson));
+
   /**
-   * The adapter evaluated beside the base: the person's choice, else the live one (the latest a
-   * training run published), read whenever it changes, so one that goes live while the view is open
-   * is chosen too.
+   * The adapter evaluated beside the base: the person's choice while it adapts the chosen start, else
+   * that start's live one (the latest a training run published), read whenever it changes, so one
+   * that goes live while the view is open is chosen too.
    */
   get adapter(): string | null {
-    return this.chosen !== undefined ? this.chosen : (this.adapters()?.active ?? null);
+    return this.adapterOf(this.startModel);
   }
 
   set adapter(id: string | null) {
@@ -100,6 +104,13 @@ export class EvaluateState {
   /** adapter − base per Pass@(K,T) cell, each with its own paired 95% interval over tasks. */
   readonly diff = $derived(this.base && this.tuned ? pairedGridDifference(this.base.taskGrids, this.tuned.taskGrids) : null);
 
+  /** The adapter evaluated on `base`: the person's choice when it adapts that base, else its live one. */
+  private adapterOf(base: LessonStart): string | null {
+    const shelf = this.adapters();
+    if (this.chosen === null || (this.chosen !== undefined && shelf?.choices[base].some((c) => c.id === this.chosen))) return this.chosen;
+    return shelf?.active[base] ?? null;
+  }
+
   private chosenOptions(): JsonObject | undefined {
     return choiceOptions(this.policy(), this.family, this.lesson);
   }
@@ -113,12 +124,23 @@ export class EvaluateState {
     return typeof t === 'number' ? t : 10;
   }
 
-  /** Plays n episodes on each held-out task (of `options`; undefined: the family's defaults) with one policy (adapter null = base). */
-  private async grid(family: FamilyName, options: JsonObject | undefined, adapter: string | null, label: string, tasks: number, n: number): Promise<PassGrid> {
+  /**
+   * Plays n episodes on each held-out task (of `options`; undefined: the family's defaults) with one
+   * policy: the `model` it starts from (the shipped policy or a lesson's student) with `adapter` (null = none).
+   */
+  private async grid(
+    family: FamilyName,
+    options: JsonObject | undefined,
+    model: LessonStart,
+    adapter: string | null,
+    label: string,
+    tasks: number,
+    n: number,
+  ): Promise<PassGrid> {
     const engine = this.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     if (adapter !== null) await this.adapters()?.ensureLoaded(adapter);
-    const agent = await PolicyBatchAgent.create(engine, { adapter });
+    const agent = await PolicyBatchAgent.create(engine, { model, adapter });
     const tMax = this.turnLimit(family, options);
     const total = tasks * n;
     let done = 0;
@@ -126,13 +148,13 @@ export class EvaluateState {
     const store = this.storeRollouts ? this.store() : null;
     const run = {
       name: `Evaluate ${label} on ${family} (test)`,
-      models: { policy: 'policy', critic: null },
+      models: { policy: model, critic: null },
       adapterId: adapter,
       algorithm: 'evaluate',
       settings: { family, split: 'test', tasks, n, turnLimit: tMax, ...(options ? { options } : {}) },
       seed: this.seed,
     };
-    const sink = store ? await openRunSink(store, run, { policy: 'policy', adapter, critic: null }) : null;
+    const sink = store ? await openRunSink(store, run, { policy: model, adapter, critic: null }) : null;
     const progress = (e: RolloutEvent) => {
       if (this.cancelled) throw new Error('evaluation cancelled');
       if (e.kind === 'end') this.progress = { label, done: ++done, total };
@@ -154,9 +176,10 @@ export class EvaluateState {
     this.tuned = null;
     const adapter = this.adapter; // the live adapter may change while the base plays
     const options = this.options;
+    const model = this.startModel;
     try {
-      this.base = await this.grid(this.family, options, null, 'base policy', this.tasks, this.n);
-      if (adapter) this.tuned = await this.grid(this.family, options, adapter, `adapter ${adapter}`, this.tasks, this.n);
+      this.base = await this.grid(this.family, options, model, null, model === 'student' ? 'student (base)' : 'base policy', this.tasks, this.n);
+      if (adapter) this.tuned = await this.grid(this.family, options, model, adapter, `adapter ${adapter}`, this.tasks, this.n);
     } catch (e) {
       this.error = (e as Error).message;
     } finally {
@@ -170,12 +193,13 @@ export class EvaluateState {
     this.storedRuns = [];
     this.cancelled = false;
     const rows: typeof this.perFamily = [];
-    const adapter = this.adapter;
+    // the forged settings play the shipped policy, with an adapter of it
+    const adapter = this.adapterOf('policy');
     try {
       for (const family of families) {
         const options = taskOptions(this.policy(), family);
-        const base = await this.grid(family, options, null, `${family}: base`, this.tasks, 1);
-        const tuned = adapter ? await this.grid(family, options, adapter, `${family}: adapter`, this.tasks, 1) : null;
+        const base = await this.grid(family, options, 'policy', null, `${family}: base`, this.tasks, 1);
+        const tuned = adapter ? await this.grid(family, options, 'policy', adapter, `${family}: adapter`, this.tasks, 1) : null;
         rows.push({
           family,
           base: base.interval,

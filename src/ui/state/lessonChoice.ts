@@ -1,6 +1,7 @@
 // What the family menus of Play, Train and Evaluate choose (issue #45): a family at the task options
 // the loaded policy was forged on, or one of the family's lessons (envs/family.ts Lesson). One
 // encoding for the menu's value and one reading of the options, so the three views agree.
+import type { LessonStart } from '../../rl/envs/family.ts';
 import { FAMILY_NAMES, LESSONS, type FamilyLesson, type FamilyName } from '../../rl/envs/registry.ts';
 import type { JsonObject } from '../../rl/envs/types.ts';
 import { taskOptions, type ModelMeta } from '../../rl/runtime/api.ts';
@@ -13,6 +14,11 @@ export function chosenLesson(family: FamilyName, lesson: string | null): FamilyL
 /** A choice's task options: the lesson's, else those the policy was forged on (undefined: the family's defaults). */
 export function choiceOptions(policy: ModelMeta | undefined, family: FamilyName, lesson: string | null): JsonObject | undefined {
   return chosenLesson(family, lesson)?.options ?? taskOptions(policy, family);
+}
+
+/** The policy a choice plays from: the lesson's start (the shipped policy or the forge's student), else the shipped policy. */
+export function choiceStart(family: FamilyName, lesson: string | null): LessonStart {
+  return chosenLesson(family, lesson)?.start ?? 'policy';
 }
 
 /** The menu's value of a choice: the family's name, or family@lesson. */

@@ -24,12 +24,13 @@ import { storeSink, type StoreSink } from '../../rl/rollout/sink.ts';
 import { turnsOf } from '../../rl/store/turn.ts';
 import type { TrajectoryStore } from '../../rl/store/index.ts';
 import { type GenerateApi, type ModelMeta, type TokenEvent, type SamplingParams } from '../../rl/runtime/api.ts';
-import { choiceOptions, chosenLesson } from './lessonChoice.ts';
+import { choiceOptions, choiceStart, chosenLesson } from './lessonChoice.ts';
+import type { LessonStart } from '../../rl/envs/family.ts';
 import type { PolicyClient } from '../engine/policyClient.ts';
 import type { CriticScores } from '../../rl/rollout/liveCredit.ts';
 import { PlayAnnotations, type LiveCreditRow } from './playAnnotations.ts';
 import { PlaySaving } from './playSaving.svelte.ts';
-import { agentInUse, agentKindOf, agentLabel, forgedNote, policyFitFor, sentence, type PlayAgentKind } from './agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, forgedNote, policyFitFor, policyModelOf, sentence, type PlayAgentKind } from './agentChoice.ts';
 import { forgedRecord } from '../../rl/model/meta.ts';
 
 export type { PlayAgentKind } from './agentChoice.ts';
@@ -113,6 +114,8 @@ export class PlaySession {
   family = $state<FamilyName>('guess');
   /** The family's lesson the person chose in the menu (lessonChoice.ts), or null for the options the policy was forged on. */
   lesson = $state<string | null>(null);
+  /** The policy the choice plays from: the lesson's start (the shipped policy or the forge's student). */
+  readonly startModel: LessonStart = $derived(choiceStart(this.family, this.lesson));
   split = $state<Split>('test');
   seed = $state(1);
   /** The agent the person chose; `agent` says which one actually plays a new episode. */
@@ -195,9 +198,10 @@ export class PlaySession {
         this.fit = await policyFitFor(this.ctx.engine(), spec);
       }
       const kind = this.agent.kind;
-      const adapter = kind === 'policy' ? await this.liveAdapter() : null;
-      const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
-      this.playing(kind, adapter);
+      const model = this.startModel;
+      const adapter = kind === 'policy' ? await this.liveAdapter(model) : null;
+      const agent = kind === 'policy' ? await this.policyAgent(adapter, model) : familyAgent(kind, this.family);
+      this.playing(kind, adapter, model);
       ep.sink = await this.saving.open({ policy: agent.name, adapter, critic: null });
       await this.play(ep, { spec, seed: this.seed }, agent);
     } catch (e) {
@@ -232,8 +236,9 @@ export class PlaySession {
       const fit = kind === 'policy' ? await policyFitFor(this.ctx.engine(), spec) : null;
       if (fit?.kind === 'too-long') throw new Error(`${sentence(fit.reason)}, so it cannot continue episode ${episodeId}; discard it in Data`);
       if (adapter !== null) await this.ctx.loadAdapter(adapter);
-      const agent = kind === 'policy' ? await this.policyAgent(adapter) : familyAgent(kind, this.family);
-      this.playing(kind, adapter);
+      const model = policyModelOf(record.model.policy);
+      const agent = kind === 'policy' ? await this.policyAgent(adapter, model) : familyAgent(kind, this.family);
+      this.playing(kind, adapter, model);
       ep.sink = storeSink(store, record.model, { resumed: { 0: { episodeId, turns } } });
       ep.collaborative = FAMILIES[this.family].collaborative;
       await this.play(ep, { spec, seed: this.seed, prefix: turns }, agent);
@@ -380,18 +385,18 @@ export class PlaySession {
     this.annotations.saveLive(store, id, rows, scores);
   }
 
-  /** The policy worker's live adapter now (null: the base policy). */
-  private async liveAdapter(): Promise<string | null> {
+  /** The policy worker's live adapter of `model` now (null: the model itself). */
+  private async liveAdapter(model: LessonStart): Promise<string | null> {
     const engine = this.ctx.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
-    return (await engine.adapters()).active;
+    return (await engine.adapters(model)).active;
   }
 
   /**
    * The learned policy over the worker's engine with `adapter` pinned (null: the base policy), so a
    * new adapter going live mid-episode does not change who plays it; its tokens stream into `streaming`.
    */
-  private async policyAgent(adapter: string | null): Promise<BatchAgent> {
+  private async policyAgent(adapter: string | null, model: LessonStart): Promise<BatchAgent> {
     const engine = this.ctx.engine();
     if (!engine) throw new Error('the policy is not loaded yet (see Settings → Models)');
     const api: GenerateApi = {
@@ -402,12 +407,12 @@ export class PlaySession {
         ),
       models: () => engine.models(),
     };
-    return PolicyBatchAgent.create(api, { sampling: this.ctx.sampling(), adapter });
+    return PolicyBatchAgent.create(api, { model, sampling: this.ctx.sampling(), adapter });
   }
 
-  private playing(kind: PlayAgentKind, adapter: string | null): void {
+  private playing(kind: PlayAgentKind, adapter: string | null, model: LessonStart): void {
     this.adapter = adapter;
-    this.playedBy = agentLabel(kind, adapter);
+    this.playedBy = agentLabel(kind, adapter, model);
   }
 
   /** The agent, waiting for the person's "next move" unless the episode runs to its end. */

@@ -28,6 +28,7 @@ import { backendPreference } from '../engine/backendPreference.ts';
 import { exportPeftAdapter } from '../../rl/bridge/peft.ts';
 import type { RunRecord, TrajectoryStore } from '../../rl/store/index.ts';
 import { chosenLesson } from './lessonChoice.ts';
+import type { LessonStart } from '../../rl/envs/family.ts';
 import { runSentence } from './runStory.ts';
 
 export type TrainPhase = 'idle' | 'starting' | 'running' | 'paused' | 'stopped' | 'error';
@@ -110,6 +111,8 @@ export class TrainState {
   trainerBackend = $state<string | null>(null);
   /** The adapter the policy worker reports active after the latest publish (null: the base policy). */
   workerActive = $state<string | null>(null);
+  /** The policy the current run adapts: the shipped one, or the forge's student a lesson starts from (its adapters go live on it). */
+  runStart = $state<LessonStart>('policy');
 
   private trainer: TrainerClient | null = null;
   /** The trainer call under way (settles, never rejects); Resume waits for it. */
@@ -175,7 +178,7 @@ export class TrainState {
       tasksPerIteration: this.tasksPerIteration,
       k: this.k,
       lr: this.lr,
-      ...(lesson ? { options: lesson.options } : {}),
+      ...(lesson ? { options: lesson.options, start: lesson.start } : {}),
     };
     // the credit group's fields are overrides too; the JSON box is merged over them and wins a field both set
     const merged = mergeOverrides(creditOverrides(this.credit, this.algo, this.family), (overrides ?? {}) as JsonObject);
@@ -206,11 +209,12 @@ export class TrainState {
       return;
     }
     this.phase = 'starting';
+    this.runStart = config.start ?? 'policy';
     this.summary = creditSummary(config);
     const lesson = chosenLesson(this.family, this.lesson);
     this.ran = {
       algo: ALGO_SPECS.find((s) => s.name === config.settings.algo)?.label ?? config.settings.algo,
-      on: lesson ? `${lesson.family}'s lesson ${lesson.name}` : config.family,
+      on: lesson ? `${lesson.family}'s lesson ${lesson.name}${lesson.start === 'student' ? " from the forge's student" : ''}` : config.family,
       validateEvery: config.rollback.validateEvery,
     };
     this.runSeconds = 0;
@@ -305,7 +309,7 @@ export class TrainState {
   async useAsLive(id: string | null): Promise<void> {
     const engine = this.policy();
     if (!engine) return;
-    await engine.activateAdapter(id);
+    await engine.activateAdapter(id, this.runStart);
     this.liveAdapter = id;
     this.liveChanged();
   }
@@ -316,7 +320,7 @@ export class TrainState {
     if (!latest) return;
     // the file says whose adapter it is: a run that kept its start exports iteration 0 (all lora_B zero), named so
     const files = exportPeftAdapter(cfg, latest.adapter, {
-      baseModel: 'turnwise/policy',
+      baseModel: `turnwise/${this.runStart}`,
       metadata: { adapter: latest.id, run: this.runId ?? '', algorithm: this.algo, iteration: String(latest.iteration) },
     });
     for (const [name, bytes] of Object.entries(files)) {
@@ -338,10 +342,10 @@ export class TrainState {
       return;
     }
     this.latest = { adapter, id, iteration };
-    await engine?.setAdapter(id, adapter, { activate: true });
+    await engine?.setAdapter(id, adapter, { model: this.runStart, activate: true });
     this.liveAdapter = id;
     this.liveChanged();
-    this.workerActive = engine ? (await engine.adapters()).active : null;
+    this.workerActive = engine ? (await engine.adapters(this.runStart)).active : null;
     this.adapters = [...this.adapters.filter((a) => a.id !== id), { id, target, runId: this.runId ?? '', algo: this.algo, iteration }];
   }
 

@@ -1,7 +1,7 @@
 // Who plays a Play episode: the policy by default, the noisy expert while the policy is loading, not
 // loaded, or not forged on the family, each time with a note saying so; the label Play shows.
 import { describe, expect, it } from 'vitest';
-import { agentInUse, agentKindOf, agentLabel, forgedNote, storedAgentLabel } from '../../../src/ui/state/agentChoice.ts';
+import { agentInUse, agentKindOf, agentLabel, forgedNote, policyModelOf, storedAgentLabel } from '../../../src/ui/state/agentChoice.ts';
 import { criticFailure } from '../../../src/ui/state/criticFailure.ts';
 import { forgedRecord } from '../../../src/rl/model/meta.ts';
 
@@ -70,6 +70,16 @@ describe('agent choice', () => {
       'policy',
       null,
     ]);
+  });
+
+  it("tells the forge's student (a lesson's start) from the shipped policy, in labels and stored names", () => {
+    expect(agentLabel('policy', null, 'student')).toBe('student · base');
+    expect(agentLabel('policy', 'train-grpo-guess-1/policy', 'student')).toBe('student · adapter train-grpo-guess-1/policy');
+    expect(storedAgentLabel('student(T=1)')).toBe('student (temperature 1)');
+    expect(storedAgentLabel('student(greedy)')).toBe('student (greedy)');
+    // a resumed episode plays on with the model that began it
+    expect(['student(T=1)', 'policy(T=1)'].map(agentKindOf)).toEqual(['policy', 'policy']);
+    expect(['student(T=1)', 'student(greedy)', 'policy(T=1)'].map(policyModelOf)).toEqual(['student', 'student', 'policy']);
   });
 });
 

@@ -2,7 +2,9 @@
 // back; its options are the lesson's, a forged choice's the policy's (else the family's defaults);
 // a lesson of another family, or an unknown one, is no lesson.
 import { describe, expect, it } from 'vitest';
-import { choiceOptions, choiceValue, chosenLesson, parseChoice } from '../../../src/ui/state/lessonChoice.ts';
+import { choiceOptions, choiceStart, choiceValue, chosenLesson, parseChoice } from '../../../src/ui/state/lessonChoice.ts';
+import { findLesson } from '../../../src/rl/envs/registry.ts';
+import { adapterBase } from '../../../src/ui/state/adapterList.ts';
 import type { ModelMeta } from '../../../src/rl/runtime/api.ts';
 
 const policy = { tasks: { guess: { candidates: 4, maxTurns: 4 } } } as unknown as ModelMeta;
@@ -27,5 +29,15 @@ describe('lesson choice', () => {
     expect(choiceOptions(policy, 'guess', 'no-such')).toEqual({ candidates: 4, maxTurns: 4 });
     expect(parseChoice('bandit@turns-decide', 'guess')).toEqual({ family: 'bandit', lesson: null });
     expect(parseChoice('nope', 'guess')).toEqual({ family: 'guess', lesson: null });
+  });
+
+  it('plays a lesson from its start, and a forged choice from the shipped policy; an adapter adapts the base its checkpoint names', () => {
+    expect(choiceStart('guess', 'turns-decide')).toBe(findLesson('turns-decide').start);
+    expect(choiceStart('guess', null)).toBe('policy');
+    expect(choiceStart('bandit', 'turns-decide')).toBe('policy');
+    expect(adapterBase({ baseModel: 'student' })).toBe('student');
+    // rows written before the student existed name 'policy' (checkpoints) or 'turnwise/policy' (an export)
+    expect(adapterBase({ baseModel: 'policy' })).toBe('policy');
+    expect(adapterBase({ baseModel: 'turnwise/policy' })).toBe('policy');
   });
 });

@@ -34,7 +34,7 @@ export const guessFamily: FamilySpec = {
         'Measured 2026-12-06 (docs/experiments/2026-12-06-lesson-settings.md): a wasted question costs 30.5 points of win probability, ' +
         "the shipped policy wins 62.5% sampled and 64% greedy against the noisy teacher's 75.5% and the expert's 100%, " +
         "and the expert's label on every state it visits (DAgger) gains +24 points sampled at a 15-minute budget.",
-      start: 'shipped',
+      start: 'policy',
     },
   ],
 };
