@@ -17,6 +17,14 @@ import { PolicyEngine } from '../../rl/runtime/policyEngine.ts';
 import type { ReaderSource } from '../../rl/runtime/engine/loader.ts';
 import type { Prompt } from '../../rl/runtime/engine/types.ts';
 
+/** The model folder an adapter names as its base (PEFT's base_model_name_or_path), when one is there; undefined otherwise. */
+function adapterBaseDir(adapterDir: string | undefined): string | undefined {
+  const file = adapterDir ? join(adapterDir, ADAPTER_CONFIG_FILE) : '';
+  if (!adapterDir || !existsSync(file)) return undefined;
+  const base = (JSON.parse(readFileSync(file, 'utf8')) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+  return typeof base === 'string' && existsSync(join(base, 'config.json')) ? base : undefined;
+}
+
 /** A model folder as a loader source: verified through its parent's manifest.json when that lists it. */
 export function folderSource(dir: string): ReaderSource {
   const full = resolve(dir);
@@ -61,7 +69,8 @@ export const generate: Command = {
     '         [--max-new-tokens N] [--stop S]... [--seed S] [--n K] [--backend node|wasm] [--json]',
     '',
     'The prompt is the task prompt of a chat (system message, then the agent replies), as the policy',
-    'was trained; --raw feeds the text as it is after <|bos|>. --model defaults to public/models/policy.',
+    "was trained; --raw feeds the text as it is after <|bos|>. --model defaults to the adapter's base when that is a model",
+    "folder here (`train --out` names it: a lesson that starts from the forge's student trains public/models/student), else public/models/policy.",
     'Temperature 0 is greedy. --n K samples K replies of the prompt in one batch.',
     '--adapter DIR: a PEFT LoRA folder (adapter_config.json + adapter_model.safetensors, e.g. from',
     '`turnwise train --out DIR`) applied to --model; --compare also generates with the base (same seed).',
@@ -86,7 +95,7 @@ export const generate: Command = {
     if (values.compare && !values.adapter) throw new UsageError('--compare needs --adapter DIR');
     const backend = values.backend ?? 'node';
     if (backend !== 'node' && backend !== 'wasm') throw new UsageError(`--backend must be node or wasm, got "${backend}"`);
-    const modelDir = values.model ?? join(modelsDir(), 'policy');
+    const modelDir = values.model ?? adapterBaseDir(values.adapter) ?? join(modelsDir(), 'policy');
     const source = folderSource(modelDir);
     const adapter = values.adapter ? await readPeftAdapter(values.adapter, modelDir) : undefined;
     const prompt: Prompt = values.raw ? { text: values.prompt } : { messages: [{ role: 'system', content: values.prompt }], window: {} };

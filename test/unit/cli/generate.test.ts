@@ -36,24 +36,9 @@ function writeAdapter(name: string, adapter: LoraAdapter): string {
 
 type Out = { model: { adapter: { id: string; rank: number } | null }; generations: Generation[]; base?: { generations: Generation[] } };
 
-async function run(args: string[]): Promise<Out> {
+async function run(args: string[], model: string[] = ['--model', join(dir, 'policy')]): Promise<Out> {
   const { code, out } = await capture(() =>
-    generate.run([
-      ...args,
-      '--prompt',
-      'Is it red?',
-      '--model',
-      join(dir, 'policy'),
-      '--seed',
-      '3',
-      '--max-new-tokens',
-      '5',
-      '--temperature',
-      '0',
-      '--backend',
-      'wasm',
-      '--json',
-    ]),
+    generate.run([...args, '--prompt', 'Is it red?', ...model, '--seed', '3', '--max-new-tokens', '5', '--temperature', '0', '--backend', 'wasm', '--json']),
   );
   expect(code).toBe(0);
   return JSON.parse(out) as Out;
@@ -72,6 +57,12 @@ describe('turnwise generate --adapter', () => {
     expect(z.model.adapter).toMatchObject({ id: 'zero', rank: 4 });
     expect(z.generations[0].tokenIds).toEqual(plain.tokenIds);
     expect(maxDiff(z.generations[0].logprobs, plain.logprobs)).toBeLessThan(1e-5);
+
+    // without --model, the adapter's own base (its base_model_name_or_path, as `train --out` writes it; a
+    // lesson from the forge's student names the student), not the shipped policy, whose shapes differ
+    const own = await run(['--adapter', join(dir, 'zero')], []);
+    expect(own.generations[0].tokenIds).toEqual(plain.tokenIds);
+    expect(maxDiff(own.generations[0].logprobs, plain.logprobs)).toBeLessThan(1e-5);
 
     const r = await run(['--adapter', writeAdapter('random', random), '--compare']);
     expect(r.base?.generations[0].tokenIds).toEqual(plain.tokenIds);
