@@ -1,11 +1,11 @@
 // What a longer context costs the forge (issue #18: "512 tokens, or compact prompts, or both —
 // measure which serves better"). The forge's own SFT step (full parameters, the shipped d 128 × 4
-// size) on real packed rows of the six-family teacher stream (DEFAULT_FORGE, SIX_FAMILY_FORGE), cut at 256, 384 and
+// size) on real packed rows of the six-family teacher stream (SIX_FAMILY_FORGE), cut at 256, 384 and
 // 512 tokens with B × S = 6,144 row tokens each, on onnxruntime-node; the cases alternate in one run
 // so a shared machine's load falls on all of them. Reports real (non-padding) tokens per second, the
 // share of row tokens that are real, and the share of segments each length can hold whole.
 import { time, type BenchEntry, type BenchRow } from '../harness.ts';
-import { DEFAULT_FORGE } from '../../src/rl/forge/presets.ts';
+import { SIX_FAMILY_FORGE } from '../../src/rl/forge/presets.ts';
 import { EpisodeStream, segmentStream, teacher, type PackSegment } from '../../src/rl/forge/data.ts';
 import { packRows } from '../../src/rl/algos/rows.ts';
 import { sftGraph } from '../../src/rl/forge/train.ts';
@@ -26,7 +26,7 @@ export const forgeContext: BenchEntry = {
   description: "the forge's SFT step on six-family packed rows at context 256 / 384 / 512 (onnxruntime-node)",
   byDefault: false,
   async run(log) {
-    const f = DEFAULT_FORGE;
+    const f = SIX_FAMILY_FORGE;
     const stream = new EpisodeStream(
       f.mix,
       'bench/forge-context',

@@ -4,8 +4,8 @@
 // outlined; (3) back in Play the same episode is still there and sliding γ down shrinks the credit of
 // its early turns; (4) GRPO iterations on guess's lesson (turns-decide, chosen in Train's family menu
 // with its measurement shown) draw success, reward spread and gradient norm, and the run's sentence
-// names the adapter the Adapters table lists; (5) Pass@(K,T) of the base policy and the new adapter on
-// the lesson, and their difference with its paired interval, whose data attributes (what the workshop
+// names the adapter the Adapters table lists; (5) Pass@(K,T) of the lesson's start (the forge's student)
+// and the new adapter on the lesson, and their difference with its paired interval, whose data attributes (what the workshop
 // bench reads) agree with its sentence. The step panel sits above the view and never covers the chat. Episode seed 9 (Settings) makes the policy's episode
 // the same each run; after checking the workshop's presets (its budget, lr and information-gain
 // weight; step 5's held-out tasks), training and evaluation are kept small (3 iterations of 2 tasks × 4,
@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { launch, serveApp } from './harness.ts';
-import { WORKSHOP_EVALUATION, WORKSHOP_TRAINING } from '../../src/ui/state/workshop.svelte.ts';
+import { WORKSHOP_EVALUATION, WORKSHOP_LESSON, WORKSHOP_TRAINING } from '../../src/ui/state/workshop.svelte.ts';
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
@@ -25,6 +25,8 @@ const SEED = 9;
 const FULL = process.env.WORKSHOP_FULL === '1';
 const ITERATIONS = FULL ? WORKSHOP_TRAINING.iterations : 3;
 const EVAL_TASKS = FULL ? WORKSHOP_EVALUATION.tasks : 2;
+/** The lesson starts from the forge's student (envs/family.ts LessonStart): steps 4 and 5 say so. */
+const STUDENT = WORKSHOP_LESSON.start === 'student';
 
 /** Whether two elements' boxes overlap on the page. */
 async function overlap(a: Locator, b: Locator): Promise<boolean> {
@@ -148,7 +150,9 @@ describe('workshop mode', () => {
         .innerText();
       const story = await page.getByTestId('run-story').innerText();
       expect(story).toMatch(
-        new RegExp(`^GRPO trained ${ITERATIONS} iterations \\(${ITERATIONS * (FULL ? 64 : 8)} episodes, .*\\) on guess's lesson turns-decide; `),
+        new RegExp(
+          `^GRPO trained ${ITERATIONS} iterations \\(${ITERATIONS * (FULL ? 64 : 8)} episodes, .*\\) on guess's lesson turns-decide${STUDENT ? " from the forge's student" : ''}; `,
+        ),
       );
       expect(story).toMatch(kept === 'the start (untrained)' ? /the run kept its start: .*\.$/ : new RegExp(`the kept adapter is ${kept}'s\\.$`));
       mark('step 4');
@@ -167,7 +171,7 @@ describe('workshop mode', () => {
       await page.getByTestId('eval-run').click();
       await page.getByTestId('passkt-diff').waitFor({ timeout: 300_000 });
       const episodes = FULL ? EVAL_TASKS * 4 : 4;
-      await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`base policy · ${episodes} episodes`);
+      await expect(page.getByTestId('passkt-base').innerText()).resolves.toContain(`${STUDENT ? 'student (base)' : 'base policy'} · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-adapter').innerText()).resolves.toContain(`adapter ${run}/policy · ${episodes} episodes`);
       await expect(page.getByTestId('passkt-diff').innerText()).resolves.toMatch(/adapter − base/);
       const successDiff = page.getByTestId('success-diff');

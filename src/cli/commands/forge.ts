@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { policyStageCount, type FinishStep, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -41,10 +41,10 @@ export const forge: Command = {
     '--arch JSON sets the model\'s size for a forge from scratch, e.g. \'{"dModel":192,"nLayers":4,"nHeads":4,"dFf":512}\'',
     '(any of the four; widths multiples of 32; measuring what d and layers buy, docs/experiments/2026-12-03-forge-six-f-dagger-guess.md).',
     '--minutes caps the policy SFT phase (the result then depends on the machine); --preset first is the first generation',
-    '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the default, the second',
+    '(guess, backend, bandit at context 256), --preset wide that with frozenlake and sokoban; --preset six is the second',
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
-    'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --preset third is the',
-    "third generation (THIRD_GENERATION_FORGE: longer short-family stages, backend's free values from the free-values stage on, frontend's drills, frozenlake's board restated around the player and its stage);",
+    'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --preset third is the default,',
+    "the third generation (THIRD_GENERATION_FORGE: longer short-family stages, backend's free values from the free-values stage on, frontend's drills, frozenlake's board restated around the player and its stage, guess's lesson's student at stage 19);",
     '--dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
@@ -89,13 +89,13 @@ export const forge: Command = {
     });
     if (values.preset !== undefined && !['wide', 'six', 'first', 'third'].includes(values.preset))
       throw new UsageError(`--preset must be first, wide, six or third, got "${values.preset}"`);
-    // six: the default (the second generation); first and wide: the first generation's mixtures
+    // third: the default (the third generation); six: the second; first and wide: the first generation's mixtures
     const base = values.smoke
       ? SMOKE_FORGE
       : values.preset === 'first' || values.preset === 'wide'
         ? FIRST_GENERATION_FORGE
-        : values.preset === 'third'
-          ? THIRD_GENERATION_FORGE
+        : values.preset === 'six'
+          ? SIX_FAMILY_FORGE
           : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);

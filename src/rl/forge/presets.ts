@@ -70,7 +70,7 @@ export const FIRST_GENERATION_FORGE: ForgeConfig = {
  * episodes are 5–6× longer than guess's). The SWEET-RL critic phase
  * (`--sweet-critic '{}'`, ~15 minutes) is left out of the preset to keep the forge within an hour.
  */
-const SIX_FAMILY_FORGE: ForgeConfig = {
+export const SIX_FAMILY_FORGE: ForgeConfig = {
   ...FIRST_GENERATION_FORGE,
   mix: [
     { family: 'guess', weight: 0.3, options: { candidates: 4, maxTurns: 4 } },
@@ -161,7 +161,7 @@ const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
  * −5.0 sampled against the shipped policy, backend +15.0 under unseen wordings; not shipped, because
  * guess's lesson learns little from it (docs/experiments/2026-12-07-forge-third-one-run.md).
  */
-export const THIRD_GENERATION_FORGE: ForgeConfig = {
+const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
   mix: SIX_FAMILY_FORGE.mix.map((m) => {
     if (m.family === 'frontend') return { ...m, augment: { freeWords: 1, copyDrill: 0.3 } };
@@ -211,8 +211,11 @@ export const THIRD_GENERATION_FORGE: ForgeConfig = {
   student: 19,
 };
 
-/** The shipped default (`npx turnwise forge`): the second generation. */
-export const DEFAULT_FORGE: ForgeConfig = SIX_FAMILY_FORGE;
+/**
+ * The shipped default (`npx turnwise forge`): the third generation, which rebuilds the shipped
+ * models from scratch in one run (docs/forge.md, "Model card"); `--preset six` is the second.
+ */
+export const DEFAULT_FORGE: ForgeConfig = THIRD_GENERATION_FORGE;
 
 /** A seconds-long run on a tiny model (tests, `--smoke`). */
 export const SMOKE_FORGE: ForgeConfig = {

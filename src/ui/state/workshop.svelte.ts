@@ -101,7 +101,7 @@ export const WORKSHOP_STEPS: WorkshopStep[] = [
   },
   {
     title: 'See Pass@(K,T) change',
-    text: "Compute Pass@(K,T) for the base policy and the new adapter on the lesson's held-out tasks: the difference map shows where training helped — more tasks solved, or the same ones faster — and the line above it gives the change in success with its paired 95% interval; “within noise” means the interval includes zero.",
+    text: `Compute Pass@(K,T) for ${WORKSHOP_LESSON.start === 'student' ? "the policy the lesson starts from (the forge's student)" : 'the base policy'} and the new adapter on the lesson's held-out tasks: the difference map shows where training helped — more tasks solved, or the same ones faster — and the line above it gives the change in success with its paired 95% interval; “within noise” means the interval includes zero.`,
     action: 'Open Evaluate',
     view: 'evaluate',
     presets: () => ({ evaluate: { family: 'guess', lesson: WORKSHOP_LESSON.name, ...WORKSHOP_EVALUATION } }),

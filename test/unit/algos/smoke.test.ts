@@ -372,19 +372,21 @@ describe('loop', () => {
   }, 120_000);
 
   it("SWEET-RL with criticEpochs 0 keeps the loaded critic (the paper's offline critic) and trains only the actor on its ranking", async () => {
-    // a critic trained one iteration, shipped as the critic's adapter as a forged one is
-    const warm = tinyConfig('sweet', 5);
+    // a critic trained one iteration, shipped as the critic's adapter as a forged one is. On guess: the
+    // shipped policy's bandit replies at T = 1 (the candidates' temperature) are all alike, so no pair
+    // of candidates would differ there
+    const warm = { ...tinyConfig('sweet', 5), family: 'guess' as const };
     warm.rolloutTemperature = 2.5;
     const trainer = await TrainingLoop.create({ engine, runtime, models, config: warm, rateRollouts: rate, runId: 'sweet-offline-critic' });
     await trainer.run(1);
     const trained = trainer.adapter('critic');
     await trainer.dispose();
     const critic = { ...models.critic, files: { ...models.critic.files, ...shippedAdapterFiles(models.critic.config, trained, { baseModel: 'critic' }) } };
-    const config = tinyConfig('sweet', 5);
-    // the shipped policy answers bandit nearly alike at T = 1: more candidates at more turns for distinct ones
+    const config = { ...tinyConfig('sweet', 5), family: 'guess' as const };
+    // more candidates at more turns for distinct ones
     if (config.settings.algo === 'sweet') Object.assign(config.settings.sweet, { criticEpochs: 0, candidates: 16, pairsPerTurn: 8, turnsPerIteration: 8 });
     config.rolloutTemperature = 2.5;
-    config.lr = 1e-3; // at 5e-3 the update guard undoes the step (update KL 0.52)
+    config.lr = 2e-4; // on guess at 1e-3 the update guard undoes the step (update KL 1.84; on bandit 5e-3 gave 0.52)
     const loop = await TrainingLoop.create({ engine, runtime, models: { ...models, critic }, config, rateRollouts: rate, runId: 'sweet-frozen-critic' });
     const policy0 = loop.adapter('policy');
     const [r] = await loop.run(1);

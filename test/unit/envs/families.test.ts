@@ -56,7 +56,7 @@ describe("the families' lessons", () => {
   });
 
   it('name the known lessons when asked for an unknown one', () => {
-    expect(findLesson('turns-decide')).toMatchObject({ family: 'guess', options: { candidates: 8, maxTurns: 4, pool: 13 }, start: 'shipped' });
+    expect(findLesson('turns-decide')).toMatchObject({ family: 'guess', options: { candidates: 8, maxTurns: 4, pool: 13 }, start: 'student' });
     expect(() => findLesson('nope')).toThrow('unknown lesson "nope" (known: turns-decide (guess))');
   });
 });

@@ -6,7 +6,7 @@ import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/t
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
 import { dataOptions, isFinishDagger, policyStageCount, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SMOKE_FORGE, THIRD_GENERATION_FORGE } from '../../../src/rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/algos/driver.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
@@ -139,8 +139,8 @@ describe('EpisodeStream', () => {
   });
 
   it('every named preset passes validation; the third brings backend free values in at its free-values stage, not before, ends with DAgger rounds and a copy stage, and forges frozenlake with its board restated', () => {
-    for (const cfg of [FIRST_GENERATION_FORGE, DEFAULT_FORGE, THIRD_GENERATION_FORGE, SMOKE_FORGE]) expect(() => validateForgeConfig(cfg)).not.toThrow();
-    const third = validateForgeConfig(THIRD_GENERATION_FORGE);
+    for (const cfg of [FIRST_GENERATION_FORGE, SIX_FAMILY_FORGE, DEFAULT_FORGE, SMOKE_FORGE]) expect(() => validateForgeConfig(cfg)).not.toThrow();
+    const third = validateForgeConfig(DEFAULT_FORGE); // the third generation
     const freeValues = (mix: ReturnType<typeof stageMix>) => mix.find((m) => m.family === 'backend')?.augment?.freeValues;
     expect(freeValues(stageMix(third, third.firstStage?.weights, third.firstStage?.augment))).toBeUndefined();
     expect(third.refine.map((st) => freeValues(stageMix(third, st.weights, st.augment)))).toEqual([undefined, undefined]);

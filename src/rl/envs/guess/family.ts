@@ -31,10 +31,12 @@ export const guessFamily: FamilySpec = {
       label: 'Guess, 8 animals from 13, 4 turns: where one question decides',
       options: { candidates: 8, maxTurns: 4, pool: 13 },
       why:
-        'Measured 2026-12-06 (docs/experiments/2026-12-06-lesson-settings.md): a wasted question costs 30.5 points of win probability, ' +
-        "the shipped policy wins 62.5% sampled and 64% greedy against the noisy teacher's 75.5% and the expert's 100%, " +
-        "and the expert's label on every state it visits (DAgger) gains +24 points sampled at a 15-minute budget.",
-      start: 'policy',
+        'Measured 2026-12-06 and 2026-12-07 (docs/experiments/2026-12-06-lesson-settings.md, 2026-12-07-forge-third-one-run.md): ' +
+        "a wasted question costs 30.5 points of win probability; the lesson starts from the forge's student (stage 19 of the third generation), " +
+        "which wins 57.5% sampled and 63.5% greedy against the noisy teacher's 75.5% and the expert's 100%, " +
+        "and the expert's label on every state it visits (DAgger, 50 iterations) gains +21 points sampled.",
+      // the final policy starts higher (64.5%) and GRPO gains +6 and 0 there; from stage 19 +16.7 on average (3 seeds)
+      start: 'student',
     },
   ],
 };
