@@ -14,6 +14,8 @@ import { parseHtml } from '../../src/rl/envs/frontend/html.ts';
 import { rasterize } from '../../src/rl/envs/frontend/raster.ts';
 import { guessPool } from '../../src/rl/envs/guess/env.ts';
 import { ITEMS } from '../../src/rl/envs/guess/table.ts';
+import { startWords } from '../../src/rl/envs/family.ts';
+import { findLesson } from '../../src/rl/envs/registry.ts';
 
 /** The shipped policy's metadata: its families, and the context and reply reserve the policy-fit check reads (rl/model/fit.ts). */
 const SHIPPED = (
@@ -173,13 +175,21 @@ describe('Play view', () => {
       ]);
       expect(await page.getByTestId('family-lesson').count()).toBe(0);
       await menu.selectOption('guess@turns-decide');
-      await expect(page.getByTestId('family-lesson').innerText()).resolves.toMatch(/starts from the shipped policy\. Measured .* 30\.5 points/);
+      const lesson = findLesson('turns-decide');
+      const start = startWords(lesson.start).replace(/[()]/g, '\\$&');
+      await expect(page.getByTestId('family-lesson').innerText()).resolves.toMatch(new RegExp(`starts from ${start}\\. Measured .* 30\\.5 points`));
       await page.getByTestId('agent-kind').selectOption('expert');
       await page.getByTestId('new-episode').click();
       const candidates = (await page.getByTestId('hidden-info').locator('dt:text-is("candidates") + dd').innerText()).split(', ');
       const pool = guessPool(13).map((j) => ITEMS[j].name);
       expect(candidates).toHaveLength(8);
       for (const c of candidates) expect(pool).toContain(c);
+      // the learned agent of the lesson is the lesson's start: the menu names it once it is loaded, and Play says who played
+      const learned = page.getByTestId('agent-kind').locator('option[value=policy]');
+      await learned.filter({ hasText: new RegExp(`^${lesson.start}$`) }).waitFor({ state: 'attached', timeout: 120_000 });
+      await page.getByTestId('agent-kind').selectOption('policy');
+      await page.getByTestId('new-episode').click();
+      await expect(page.getByTestId('played-by').innerText()).resolves.toBe(`Played by ${lesson.start} · base`);
       // the forged setting is still there, and back to it the lesson's note goes
       await menu.selectOption('guess');
       expect(await page.getByTestId('family-lesson').count()).toBe(0);

@@ -1,9 +1,15 @@
 // The app shell in real Chromium: the backend status, the probe graph in the policy worker on
 // WebGPU (SwiftShader, chosen by name) and on wasm, Auto passing over the software adapter for wasm,
 // and the fallbacks when WebGPU is absent or its device is lost.
+import { readFileSync } from 'node:fs';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serveApp } from './harness.ts';
+
+/** The shipped models' names, as public/models/manifest.json lists them. */
+const SHIPPED_MODELS = Object.keys(
+  (JSON.parse(readFileSync(new URL('../../public/models/manifest.json', import.meta.url), 'utf8')) as { models: Record<string, unknown> }).models,
+);
 
 let server: Awaited<ReturnType<typeof serveApp>>;
 
@@ -144,10 +150,10 @@ describe('app shell in Chromium', () => {
         const card = b.page.getByTestId('models-card');
         await card.locator('li, [data-testid=models-error]').first().waitFor({ timeout: 120_000 });
         if (name === 'intact') {
-          await expect(card.locator('li').allInnerTexts()).resolves.toEqual([
-            expect.stringMatching(/^policy: .*sha256 verified/),
-            expect.stringMatching(/^critic: .*sha256 verified/),
-          ]);
+          // every model the manifest lists (policy, critic and the lessons' student), each verified
+          await expect(card.locator('li').allInnerTexts()).resolves.toEqual(
+            SHIPPED_MODELS.map((m) => expect.stringMatching(new RegExp(`^${m}: .*sha256 verified`))),
+          );
           expect(await card.getByTestId('models-error').count()).toBe(0);
         } else {
           // (read at once: the card shows the verified list or the error, never both)

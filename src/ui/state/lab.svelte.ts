@@ -86,6 +86,7 @@ export class Lab {
     store: () => this.store,
     openedStore: () => this.openedStore(),
     engine: () => (this.loaded.policy ? this.policyEngine() : null),
+    loaded: (model) => !!this.loaded[model],
     policyLoading: () => this.phase !== 'error' && !this.modelsSettled,
     sampling: () => ({ ...this.preferences.data.sampling }),
     nextSeed: () => this.preferences.nextSeed(),

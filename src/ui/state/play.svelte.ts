@@ -60,6 +60,8 @@ export interface PlayContext {
   openedStore(): Promise<{ store: TrajectoryStore | null; error: string | null }>;
   /** The policy worker's engine, null until it is ready. */
   engine(): PolicyClient | null;
+  /** Whether the worker has loaded `model` (a lesson's start, which loads after the shipped policy). */
+  loaded(model: LessonStart): boolean;
   /** The engine is starting or the models are still loading (the policy may yet become ready). */
   policyLoading(): boolean;
   /** Registers a stored adapter in the policy worker (resuming an episode an adapter began). */
@@ -156,7 +158,12 @@ export class PlaySession {
   readonly agent = $derived.by(() =>
     agentInUse(
       this.agentKind,
-      { ready: this.ctx.engine() !== null, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit },
+      {
+        ready: this.ctx.engine() !== null && this.ctx.loaded(this.startModel),
+        loading: this.ctx.policyLoading(),
+        families: this.ctx.policyMeta()?.families,
+        fit: this.fit,
+      },
       this.family,
     ),
   );
