@@ -155,18 +155,10 @@ export class PlaySession {
   readonly policyRecord = $derived.by(() =>
     this.agentKind === 'policy' && !chosenLesson(this.family, this.lesson) ? forgedNote(forgedRecord(this.ctx.policyMeta(), this.family), this.family) : null,
   );
-  readonly agent = $derived.by(() =>
-    agentInUse(
-      this.agentKind,
-      {
-        ready: this.ctx.engine() !== null && this.ctx.loaded(this.startModel),
-        loading: this.ctx.policyLoading(),
-        families: this.ctx.policyMeta()?.families,
-        fit: this.fit,
-      },
-      this.family,
-    ),
-  );
+  readonly agent = $derived.by(() => {
+    const ready = this.ctx.engine() !== null && this.ctx.loaded(this.startModel);
+    return agentInUse(this.agentKind, { ready, loading: this.ctx.policyLoading(), families: this.ctx.policyMeta()?.families, fit: this.fit }, this.family);
+  });
   /** The episode's family (the chosen one before it starts). */
   readonly episodeFamily = $derived<FamilyName>(this.task?.spec.family ?? this.family);
   readonly collaborative = $derived(FAMILIES[this.episodeFamily]?.collaborative ?? false);
