@@ -138,28 +138,29 @@ export const SIX_FAMILY_FORGE: ForgeConfig = {
 const FREE_VALUES: StageAugment = { backend: { freeValues: 0.5 } };
 
 /**
- * The third generation (issue #47; `--preset third`, not yet shipped). The second generation forged
- * from scratch in one run (41 min 21 s alone) fell short of the shipped chain of resumed runs on the
+ * The third generation (issue #47; `--preset third`, the default). The second generation forged
+ * from scratch in one run (41 min 21 s alone) fell short of six-h's chain of resumed runs on the
  * short families (200 test tasks, paired: guess −11.0, backend −28.0, bandit −9.5 sampled), already
  * before its long-game stages (docs/experiments/2026-12-06-forge-from-scratch.md). Its first draft
  * (stage 2 and the free-values stage twice as long, six final DAgger rounds, frontend's drills and free
  * words, a copy stage, then frozenlake's stage and a short finish: E2 and E4 of
- * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md) took frozenlake 18.5 points past the
- * shipped policy and kept backend's loss to unseen wordings at 1 point, but lost guess 5.5 and backend
+ * docs/experiments/2026-12-06-forge-frozenlake-and-copying.md) took frozenlake 18.5 points past
+ * six-h and kept backend's loss to unseen wordings at 1 point, but lost guess 5.5 and backend
  * 14.5, and its copy stage taught no copying (same log). So here backend's free values come in where
  * the chain brought them in, at the free-values stage (they cost 14 points after stage 2 from the
  * first stage on), the copy stage is gone, and the short finish weighs guess more: the finish stages
  * cost the draft's guess 8 points after its final DAgger rounds. That second draft (51 min alone)
- * came within 3 points of the shipped policy on guess and bandit and 9.5 under on backend, and lost
+ * came within 3 points of six-h (then shipped) on guess and bandit and 9.5 under on backend, and lost
  * frozenlake (26%; docs/experiments/2026-12-07-forge-third-second-draft.md); the last stage here,
  * measured on it, brought backend level there. The third draft, with frozenlake's board restated
- * (52 min 46 s from scratch), took frozenlake to 68.5% (the shipped policy 47.5%) but left guess 5.0
- * and backend 12.5 points under the shipped policy, the last stage lifting backend only 60.0 → 66.5
+ * (52 min 46 s from scratch), took frozenlake to 68.5% (six-h 47.5%) but left guess 5.0
+ * and backend 12.5 points under six-h, the last stage lifting backend only 60.0 → 66.5
  * on that run; DAgger rounds on guess and backend after it bring guess level, backend stays 4–7 under
  * (docs/experiments/2026-12-07-frozenlake-describe.md). With those rounds and the copy stage in its
  * finish, from scratch in one run (63 min 10 s): guess +3.5, bandit +0.5, frozenlake +28.5 and backend
- * −5.0 sampled against the shipped policy, backend +15.0 under unseen wordings; not shipped, because
- * guess's lesson learns little from it (docs/experiments/2026-12-07-forge-third-one-run.md).
+ * −5.0 sampled against six-h, backend +15.0 under unseen wordings
+ * (docs/experiments/2026-12-07-forge-third-one-run.md); shipped since 2026-12-07 with stage 19 as the
+ * student guess's lesson starts from (docs/experiments/2026-12-07-third-generation-shipped.md).
  */
 const THIRD_GENERATION_FORGE: ForgeConfig = {
   ...SIX_FAMILY_FORGE,
