@@ -125,7 +125,7 @@ export interface StarpoConfig {
    * the turn's state the current policy re-plays the rest of the episode `rerolls` times keeping the
    * turn it took and `rerolls` times with a fresh turn, A*_t = mean(kept) − mean(fresh) (the
    * counterfactual ground truth's estimator, rollout/counterfactual.ts; issue #19 point c). 0 = off.
-   * Costs 2 × rerolls partial episodes per turn; rewards are the environment's (no infoGainReward).
+   * Costs 2 × rerolls partial episodes per turn; rewards are the environment's (no infoGainReward, no thumbs: UpdateInput.played).
    */
   rerollWeight: number;
   /** M of rerollWeight: re-rolls per turn and kind (≥ 1); pooled, the samples per mean are at least M + 1. */

@@ -13,8 +13,13 @@ import type { AlgoName, LearnerTarget } from './types.ts';
 
 /** One iteration's data. */
 export interface UpdateInput {
-  /** Task-major groups of k episodes (rewards already include a person's thumbs on them). */
+  /** Task-major groups of k episodes (rewards already include a person's thumbs and infoGainReward's turn rewards). */
   episodes: RolloutEpisode[];
+  /**
+   * The same episodes as the environment recorded them (no thumbs, no turn rewards): what a replay of
+   * their turns reproduces, so re-roll credit starts from these. Default: `episodes` (nothing was added).
+   */
+  played?: RolloutEpisode[];
   k: number;
   feedback: Feedback;
   /** Iterations completed before this one (0 for the first). */

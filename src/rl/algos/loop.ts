@@ -204,7 +204,9 @@ export class TrainingLoop {
     this.rolloutSink = sink;
     const r = await this.play(this.ctx.adapterIds.policy, it, sink ? { onEvent: sink.onEvent } : {});
     this.rolloutSink = null;
-    let episodes = r.episodes;
+    // what the environment recorded; the update's rewards may add a person's thumbs and turn rewards
+    const played = r.episodes;
+    let episodes = played;
     const rolloutSeconds = (performance.now() - started) / 1000;
     if (this.o.rateRollouts) {
       const thumbs = await this.o.rateRollouts(episodes);
@@ -243,7 +245,7 @@ export class TrainingLoop {
     const collapsed = failure !== null;
     if (!failure) {
       try {
-        update = await this.algo.update(this.ctx, { episodes: withInfoGainRewards(episodes, cfg.infoGainReward), k: cfg.k, feedback, iteration: it });
+        update = await this.algo.update(this.ctx, { episodes: withInfoGainRewards(episodes, cfg.infoGainReward), played, k: cfg.k, feedback, iteration: it });
       } catch (e) {
         if ((e as Error).name !== 'TrainerError' || (e as TrainerError).code !== 'non-finite') throw e;
         failure = (e as Error).message;

@@ -60,11 +60,13 @@ export class Starpo implements Algorithm {
     const valueTargets: number[][] = [];
     const values: number[][] = [];
     let stepGrouped = 0;
+    // re-rolls replay the environment's record and score the environment's rewards (not the added turn rewards)
+    const played = input.played ?? episodes;
     const reroll =
       this.cfg.advantage === 'grpo' && this.cfg.rerollWeight > 0
         ? await this.rerollAdvantages(
             ctx,
-            kept.map((g) => episodes.slice(g * k, (g + 1) * k)),
+            kept.map((g) => played.slice(g * k, (g + 1) * k)),
           )
         : null;
     if (this.cfg.advantage === 'grpo') {

@@ -311,6 +311,29 @@ describe('loop', () => {
     await loop.dispose();
   }, 120_000);
 
+  it("re-roll credit replays the environment's record when thumbs and turn rewards were added (guess, two turns)", async () => {
+    // each turn's re-rolls replay the turns before it; a replay checks the rewards it meets against the
+    // record, which thumbs (rate) and infoGainReward must not have changed
+    const config = defaultLoopConfig('grpo', 'guess', {
+      seed: 5,
+      tasksPerIteration: 1,
+      k: 2,
+      turnLimit: 2,
+      maxNewTokens: 12,
+      lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] },
+      lr: 5e-3,
+      infoGainReward: 1,
+    });
+    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 1, rerollPool: false });
+    const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'reroll-shaped' });
+    const [r] = await loop.run(1);
+    // two episodes of two turns (the policy asks before it guesses), M 1 kept and 1 afresh per turn
+    expect(r.metrics.turns_mean).toBe(2);
+    expect(r.metrics.reroll_episodes).toBe(8);
+    expect(r.metrics.updated).toBe(1);
+    await loop.dispose();
+  }, 120_000);
+
   it("warms PPO's critic up first: the policy stays put, the critic's LoRA and value head move", async () => {
     const config = tinyConfig('ppo', 5);
     if (config.settings.algo === 'ppo') config.settings.starpo.criticWarmup = 1;
