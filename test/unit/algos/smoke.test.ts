@@ -12,7 +12,7 @@ import { MemoryCheckpoints, StoreCheckpoints } from '../../../src/rl/algos/check
 import { ALGO_NAMES } from '../../../src/rl/algos/registry.ts';
 import type { AlgoName, TrainCheckpoint } from '../../../src/rl/algos/types.ts';
 import { MemoryFeedback } from '../../../src/rl/algos/feedback.ts';
-import { createEnv } from '../../../src/rl/envs/registry.ts';
+import { createEnv, type FamilyName } from '../../../src/rl/envs/registry.ts';
 import type { RolloutEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { modelsDir } from '../../../src/cli/paths.ts';
 import { shippedAdapterFiles } from '../../../src/rl/bridge/peft.ts';
@@ -46,9 +46,9 @@ const engine = new PolicyEngine();
 let runtime: OrtRuntime;
 let models: { policy: LoadedModel; critic: LoadedModel };
 
-/** Small everything: 2 tasks × K 4, 2 turns, 6-token replies, tiny candidate counts. */
-export function tinyConfig(algo: AlgoName, seed = 3): LoopConfig {
-  const c = defaultLoopConfig(algo, 'bandit', {
+/** Small everything: 2 tasks × K 4, 2 turns, 6-token replies, tiny candidate counts (bandit unless `family` says). */
+export function tinyConfig(algo: AlgoName, seed = 3, family: FamilyName = 'bandit'): LoopConfig {
+  const c = defaultLoopConfig(algo, family, {
     seed,
     tasksPerIteration: 2,
     k: 4,
@@ -314,17 +314,9 @@ describe('loop', () => {
   it("re-roll credit replays the environment's record when thumbs and turn rewards were added (guess, two turns)", async () => {
     // each turn's re-rolls replay the turns before it; a replay checks the rewards it meets against the
     // record, which thumbs (rate) and infoGainReward must not have changed
-    const config = defaultLoopConfig('grpo', 'guess', {
-      seed: 5,
-      tasksPerIteration: 1,
-      k: 2,
-      turnLimit: 2,
-      maxNewTokens: 12,
-      lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] },
-      lr: 5e-3,
-      infoGainReward: 1,
-    });
-    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { batch: 4, rerollWeight: 1, rerolls: 1, rerollPool: false });
+    // (12-token replies: a whole question)
+    const config: LoopConfig = { ...tinyConfig('grpo', 5, 'guess'), tasksPerIteration: 1, k: 2, maxNewTokens: 12, infoGainReward: 1 };
+    if (config.settings.algo === 'grpo') Object.assign(config.settings.starpo, { rerollWeight: 1, rerolls: 1, rerollPool: false });
     const loop = await TrainingLoop.create({ engine, runtime, models, config, rateRollouts: rate, runId: 'reroll-shaped' });
     const [r] = await loop.run(1);
     // two episodes of two turns (the policy asks before it guesses), M 1 kept and 1 afresh per turn
