@@ -50,6 +50,8 @@ export const forge: Command = {
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
     "adapter, value head; src/rl/forge/critic.ts) on DIR's policy and writes DIR's policy unchanged plus the new critic to --out;",
     '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\' (null: no SWEET-RL phase).',
+    "--keep-answered: the policy's windows (its training segments, then at play) also keep the agent turn their first reply",
+    'answers, e.g. the frontend draft a list of differences is about (config.json turnwise.keepAnswered; off in the presets).',
     'After every policy stage it may resume after, the forge keeps that policy and progress.json in OUT/forge-progress/ (removed',
     "when it finishes); --resume OUT goes on from there with the interrupted forge's own configuration and command, and the",
     "manifest's wallSeconds adds the runs' wall times.",
@@ -86,6 +88,7 @@ export const forge: Command = {
       from: { type: 'string' },
       'sweet-critic': { type: 'string' },
       resume: { type: 'string' },
+      'keep-answered': { type: 'boolean' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first', 'third'].includes(values.preset))
       throw new UsageError(`--preset must be first, wide, six or third, got "${values.preset}"`);
@@ -110,6 +113,7 @@ export const forge: Command = {
       lr,
       ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
+      ...(values['keep-answered'] ? { keepAnswered: true } : {}),
     };
     if (values.arch !== undefined) {
       if (values.init !== undefined) throw new UsageError('--arch sizes a new model; --init continues a policy of its own size');

@@ -29,6 +29,9 @@ export interface Windows {
   /** The rollout's maxNewTokens: the reply reserve of the policy's window. */
   policyReserve: number;
   criticBudget: number;
+  /** Each model's window rule (model/meta.ts keepsAnswered). */
+  policyKeepsAnswered: boolean;
+  criticKeepsAnswered: boolean;
 }
 
 /** An agent turn located in a list of episodes. */
@@ -102,12 +105,12 @@ export class AlgoContext {
 
   /** The policy's prompt ids before its next reply, as generate() builds them. */
   policyPrompt(dialogue: readonly Message[]): number[] {
-    return windowIds(this.tok, toChat(dialogue), this.windows.policyBudget, this.windows.policyReserve);
+    return windowIds(this.tok, toChat(dialogue), this.windows.policyBudget, this.windows.policyReserve, this.windows.policyKeepsAnswered);
   }
 
   /** The critic's prompt (with the hidden information) before a reply of `reserve` tokens. */
   criticPrompt(task: Task, dialogue: readonly Message[], reserve: number): number[] {
-    return windowIds(this.critic().tokenizer, toChat(dialogue, task.hidden), this.windows.criticBudget, reserve);
+    return windowIds(this.critic().tokenizer, toChat(dialogue, task.hidden), this.windows.criticBudget, reserve, this.windows.criticKeepsAnswered);
   }
 
   /** A reply's token ids: the sampled ids when recorded, else the text encoded with <|end|>. */

@@ -27,7 +27,7 @@ import { rolloutMetrics } from '../rollout/metrics.ts';
 import { createAlgorithm, needsCritic } from './registry.ts';
 import type { Algorithm, UpdateResult } from './algorithm.ts';
 import { AlgoError, type CheckpointStore, type IterationReport, type LoopEvent, type LearnerState, type LearnerTarget, type TrainCheckpoint } from './types.ts';
-import { contextTokens, replyTokens } from '../model/meta.ts';
+import { contextTokens, keepsAnswered, replyTokens } from '../model/meta.ts';
 import { collapseConfirmed, describeFall, successCollapse } from './guards.ts';
 import { perTaskSuccess } from '../rollout/successStats.ts';
 import { playValidation, unconfirmed, ValidationGuard, type ValidationPlay } from './validation.ts';
@@ -67,10 +67,13 @@ export function windowsOf(infos: Awaited<ReturnType<TrainEngine['models']>>, max
     const info = infos.find((m) => m.name === name);
     return info ? contextTokens(info.turnwise, info.config.maxSeq) : 256;
   };
+  const meta = (name: string) => infos.find((m) => m.name === name)?.turnwise;
   return {
     policyBudget: budget('policy'),
     criticBudget: budget('critic'),
-    policyReserve: maxNewTokens ?? replyTokens(infos.find((m) => m.name === 'policy')?.turnwise),
+    policyReserve: maxNewTokens ?? replyTokens(meta('policy')),
+    policyKeepsAnswered: keepsAnswered(meta('policy')),
+    criticKeepsAnswered: keepsAnswered(meta('critic')),
   };
 }
 

@@ -202,6 +202,14 @@ export interface ForgeConfig {
   evalEpisodes: number;
   /** Longest agent reply in tokens when sampling. */
   maxReplyTokens: number;
+  /**
+   * The policy's windows also keep the agent turn their first reply answers, in training segments and
+   * at play (dialogue.ts windowIds; recorded as config.json turnwise.keepAnswered). Default off, so the
+   * presets write what they wrote. A frontend draft revises the previous one, which a 192-token reply
+   * reserve pushed out of the window on 38% of the policy's later turns
+   * (docs/experiments/2026-12-07-frontend-previous-draft.md).
+   */
+  keepAnswered?: boolean;
   /** A progress line every this many steps. */
   logEvery: number;
   /** Optional wall-clock cap of the policy phase in seconds (breaks determinism across machines). */
@@ -238,6 +246,8 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     const v = cfg[f];
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new ForgeConfigError(f, `forge: ${f} must be a positive integer, got ${String(v)}`);
   }
+  if (cfg.keepAnswered !== undefined && typeof cfg.keepAnswered !== 'boolean')
+    throw new ForgeConfigError('keepAnswered', `forge: keepAnswered must be true or false, got ${String(cfg.keepAnswered)}`);
   for (const f of ['criticSteps', 'valueSteps', 'warmup', 'evalEpisodes', 'seed'] as const) {
     const v = cfg[f];
     if (!Number.isInteger(v) || v < 0) throw new ForgeConfigError(f, `forge: ${f} must be a non-negative integer, got ${v}`);

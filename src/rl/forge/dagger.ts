@@ -74,8 +74,8 @@ export function labelEpisode(
 }
 
 /** Training segments of labelled chats, cut the way the policy's context window shows them. */
-export function labelledSegments(tok: Tokenizer, chats: readonly LabelledChat[], seqLen: number): PackSegment[] {
-  return chats.flatMap((c) => segments(tok, toChat(c.dialogue), seqLen, c.obsWeight, { agentWeights: c.agentWeights }));
+export function labelledSegments(tok: Tokenizer, chats: readonly LabelledChat[], seqLen: number, keepAnswered = false): PackSegment[] {
+  return chats.flatMap((c) => segments(tok, toChat(c.dialogue), seqLen, c.obsWeight, { agentWeights: c.agentWeights, keepAnswered }));
 }
 
 /** Settings of one round's play. */

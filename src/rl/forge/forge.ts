@@ -24,7 +24,7 @@ import type { Tokenizer } from '../model/tokenizer/tokenizer.ts';
 import type { OrtRuntime } from '../runtime/ort.ts';
 import { PolicyEngine } from '../runtime/policyEngine.ts';
 import { playEpisode } from '../rollout/rollout.ts';
-import { hiddenText, segments, toChat, type SegmentWeights } from '../model/tokenizer/dialogue.ts';
+import { hiddenText, segments, toChat, type SegmentOptions } from '../model/tokenizer/dialogue.ts';
 import {
   daggerBlockName,
   dataOptions,
@@ -115,14 +115,14 @@ function segmentSource(
   seqLen: number,
   obsWeight: number,
   hidden: boolean,
-  weights: SegmentWeights = {},
+  opts: SegmentOptions = {},
 ): () => Promise<PackSegment> {
   const queue: PackSegment[] = [];
   return async () => {
     while (queue.length === 0) {
       const ep = await stream.next();
       const chat = toChat(dialogueOf(ep.task.prompt, ep.turns), hidden ? ep.task.hidden : undefined);
-      queue.push(...segments(tok, chat, seqLen, obsWeight, weights));
+      queue.push(...segments(tok, chat, seqLen, obsWeight, opts));
     }
     return queue.shift() as PackSegment;
   };
@@ -168,13 +168,15 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   // the policy as an engine plays it (the window and reply budget it ships with)
   // tasks: the options each family was forged on, read back as model metadata (model/meta.ts taskOptions)
   const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
+  // the policy's window rule, in its segments and its metadata; absent when off, so presets write what they wrote
+  const keepAnswered = cfg.keepAnswered ? { keepAnswered: true } : {};
   const shippedModel = (weights: ModelWeights) => ({
     config: model,
     tokenizer: tok,
     weights,
     heads: {},
     files: {},
-    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, tasks },
+    turnwise: { contextTokens: cfg.seqLen, maxReplyTokens: cfg.maxReplyTokens, tasks, ...keepAnswered },
   });
   const packer = (seqLen = cfg.seqLen): Packing => ({ cfg: model, batch: cfg.batch, seqLen, padId: tok.special.pad, kind: 'sft' });
   const phaseOpts = (phase: string, steps: number) => ({
@@ -219,7 +221,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       log(
         `[forge] policy stage 1: families ${mix.map((m) => `${m.family} ${m.weight}`).join(', ')}; rows of ${S} tokens${augmentNote(cfg.firstStage.augment)}`,
       );
-    const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false), {
+    const r = await sftPhase(run.runtime, graphOf(S), backbone, packer(S), segmentSource(policyStream, tok, S, cfg.obsWeight, false, keepAnswered), {
       ...phaseOpts('policy', cfg.steps),
       ...(cfg.policySeconds ? { maxSeconds: cfg.policySeconds } : {}),
     });
@@ -250,7 +252,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       graphOf(S),
       policy.weights,
       packer(S),
-      segmentSource(stream, tok, S, cfg.obsWeight, false, { promptWeight: stage.promptWeight, copyWeight: stage.copyWeight }),
+      segmentSource(stream, tok, S, cfg.obsWeight, false, { promptWeight: stage.promptWeight, copyWeight: stage.copyWeight, ...keepAnswered }),
       {
         ...phaseOpts(`policy stage ${n}`, stage.steps),
         lr: stage.lr,
@@ -272,7 +274,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,
     );
-    const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false);
+    const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, keepAnswered);
     const mix = stageMix(cfg, d.weights, d.augment);
     if (d.augment) log(`[forge] ${tag}s${augmentNote(d.augment)}`);
     for (let r = 0; r < d.rounds; r++) {
@@ -294,7 +296,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       } finally {
         await engine.dispose();
       }
-      pool.add(labelledSegments(tok, played.chats, cfg.seqLen));
+      pool.add(labelledSegments(tok, played.chats, cfg.seqLen, cfg.keepAnswered === true));
       const seen = played.stats
         .map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`)
         .join('; ');
@@ -363,7 +365,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       config: model,
       tokenizer: tok,
       weights: policy.weights,
-      turnwise: { role: 'policy', ...common, heldOut: heldOutFigures },
+      turnwise: { role: 'policy', ...common, ...keepAnswered, heldOut: heldOutFigures },
       files: q4(policy.weights, false),
     }),
     critic: await writeModelFolder(run.write, 'critic', {
@@ -380,7 +382,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
             config: model,
             tokenizer: tok,
             weights: student,
-            turnwise: { role: 'policy', ...common, student: { stage: cfg.student } },
+            turnwise: { role: 'policy', ...common, ...keepAnswered, student: { stage: cfg.student } },
             files: q4(student, false),
           }),
         }

@@ -6,6 +6,7 @@
 //   tasks           per family, the task options the model learned (e.g. guess: 4 candidates, T = 4),
 //                   so Play, training and evaluation pose the tasks it can take
 //   chat            how a dialogue becomes the chat (the layout dialogue.ts toChat implements)
+//   keepAnswered    the window also keeps the agent turn its first kept reply answers (dialogue.ts windowIds)
 // Other fields (forge figures, export notes) are kept as they are, for reports.
 import type { JsonObject } from '../envs/types.ts';
 
@@ -23,6 +24,8 @@ export interface ModelMeta {
   tasks?: Record<string, JsonObject>;
   /** The chat layout, in words. */
   chat?: string;
+  /** Whether the forge trained on windows that keep the agent turn a cut window's first reply answers (dialogue.ts windowIds); default false. */
+  keepAnswered?: boolean;
   /** Anything else the forge or an export recorded (figures, commands). */
   [field: string]: unknown;
 }
@@ -71,6 +74,11 @@ export function taskOptions(meta: ModelMeta | undefined, family: string): JsonOb
 /** The model's context window in tokens: its forged window, never past its positions (maxSeq). */
 export function contextTokens(meta: ModelMeta | undefined, maxSeq: number): number {
   return Math.min(maxSeq, meta?.contextTokens ?? maxSeq);
+}
+
+/** Whether the model's windows keep the agent turn their first reply answers (dialogue.ts windowIds). */
+export function keepsAnswered(meta: ModelMeta | undefined): boolean {
+  return meta?.keepAnswered === true;
 }
 
 /** The model's reply budget in tokens. */

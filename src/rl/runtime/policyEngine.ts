@@ -6,7 +6,7 @@
 import { OrtRuntime, RuntimeError, type BackendInfo, type BackendPreference, type ManagedSession } from './ort.ts';
 import { verifyModels, type ModelsReport } from '../model/manifest.ts';
 import type { LoadedModel } from '../model/folder/folder.ts';
-import { contextTokens } from '../model/meta.ts';
+import { contextTokens, keepsAnswered } from '../model/meta.ts';
 import { DEFAULT_ADAPTER_SLOT, SHIPPED_ADAPTER_ID } from './engine/adapters.ts';
 import { shippedAdapter } from '../bridge/peft.ts';
 import { EngineDisposedError, EngineInputError, ModelNotLoadedError } from './engine/errors.ts';
@@ -284,7 +284,7 @@ export class PolicyEngine {
     return this.withRequest(request, async (lm, ticket) => {
       for (const k of forget ?? []) lm.contexts.delete(k);
       const { id: adapter, feeds } = lm.resolve(request.adapter);
-      const window = { budget: contextTokens(lm.info.turnwise, lm.cfg.maxSeq), reserve: params.maxNewTokens };
+      const window = { budget: contextTokens(lm.info.turnwise, lm.cfg.maxSeq), reserve: params.maxNewTokens, keepAnswered: keepsAnswered(lm.info.turnwise) };
       const prompts = request.prompts.map((p, i) => encodePrompt(lm.tokenizer, p, `prompt ${i}`, window));
       prompts.forEach((ids, i) => checkPromptFits(ids.length, lm.cfg.maxSeq, `prompt ${i}`));
       const encodeMs = performance.now() - startedAt;

@@ -36,10 +36,17 @@ beforeAll(async () => {
   const agent = await PolicyBatchAgent.create(engine, { sampling: { temperature: 1, maxNewTokens: REPLY } });
   episodes = (await rollout({ tasks: taskSpecs('guess', 'train', 3, 1, { candidates: 4, maxTurns: 4 }), k: 2, seed: 3 }, agent)).episodes;
   const config = defaultLoopConfig('grpo', 'guess', { seed: 1, tasksPerIteration: 3, k: 2 });
-  ctx = new AlgoContext(engine, runtime, { policy, critic: null }, { policyBudget: BUDGET, policyReserve: REPLY, criticBudget: BUDGET }, config, {
-    policy: 'p',
-    critic: 'c',
-  });
+  ctx = new AlgoContext(
+    engine,
+    runtime,
+    { policy, critic: null },
+    { policyBudget: BUDGET, policyReserve: REPLY, criticBudget: BUDGET, policyKeepsAnswered: false, criticKeepsAnswered: false },
+    config,
+    {
+      policy: 'p',
+      critic: 'c',
+    },
+  );
 }, 60_000);
 afterAll(async () => {
   await engine.dispose();

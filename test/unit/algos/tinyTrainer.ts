@@ -14,7 +14,7 @@ import { tinyModels } from '../engine/fixtures.ts';
 export const TINY_LORA: LoraSpec = { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] };
 
 /** Token budgets of the tiny models' 512-token context. */
-export const TINY_BUDGETS: Windows = { policyBudget: 512, policyReserve: 16, criticBudget: 512 };
+export const TINY_BUDGETS: Windows = { policyBudget: 512, policyReserve: 16, criticBudget: 512, policyKeepsAnswered: false, criticKeepsAnswered: false };
 
 /** What the tests read once the fixture is set up (engine at once; runtime and models inside a test). */
 export interface TinyTrainer {

@@ -12,6 +12,7 @@ import { playAll, playBranches, playCandidateRerolls } from '../../../src/rl/for
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
 import { OrtRuntime } from '../../../src/rl/runtime/ort.ts';
+import { parseModelMeta } from '../../../src/rl/model/llama/config.ts';
 import { DEFAULT_LORA, defaultLoopConfig } from '../../../src/rl/algos/config.ts';
 import { TrainingLoop } from '../../../src/rl/algos/loop.ts';
 import { PolicyEngine } from '../../../src/rl/runtime/policyEngine.ts';
@@ -69,6 +70,20 @@ describe('forge (smoke)', () => {
     }
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.forge.seed).toBe(SMOKE_FORGE.seed);
+  });
+
+  it('keepAnswered: the policy records its window rule in config.json (turnwise.keepAnswered); a forge without it records none', async () => {
+    expect((await loadModel(nodeReader(dir), 'policy')).turnwise?.keepAnswered).toBeUndefined();
+    const out = await mkdtemp(join(tmpdir(), 'forge-'));
+    try {
+      const cfg = { ...SMOKE_FORGE, steps: 4, refine: [], criticSteps: 0, valueSteps: 0, evalEpisodes: 0, keepAnswered: true };
+      await runForge(cfg, { write: nodeWriter(out), runtime: await OrtRuntime.create('node'), log: () => {}, command: 'test' });
+      expect((await loadModel(nodeReader(out), 'policy')).turnwise?.keepAnswered).toBe(true);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, keepAnswered: 'yes' as unknown as boolean })).toThrow(ForgeConfigError);
+    expect(() => parseModelMeta({ keepAnswered: 'yes' })).toThrow(/keepAnswered/);
   });
 
   it('forges only the critic on a policy folder, whatever policy stages the config names (none of them runs)', async () => {

@@ -2,7 +2,7 @@
 // block-diagonal causal bias, the learning-rate schedule, and the engine's sampler with the forge's
 // vocabulary (its held-out check samples through the engine: special tokens but <|end|> banned).
 import { describe, expect, it } from 'vitest';
-import { hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
+import { ANSWERED_MARGIN, hiddenText, segments, toChat, windowIds } from '../../../src/rl/model/tokenizer/dialogue.ts';
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
 import { dataOptions, isFinishDagger, policyStageCount, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
@@ -12,6 +12,7 @@ import { learningRate } from '../../../src/rl/algos/driver.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
 import { validateConfig } from '../../../src/rl/model/llama/config.ts';
 import { sampleToken } from '../../../src/rl/runtime/engine/sampling.ts';
+import { encodePrompt } from '../../../src/rl/runtime/engine/prompts.ts';
 import { encodeChat, encodeTurn } from '../../../src/rl/model/tokenizer/chat.ts';
 import { fitTokenizer } from '../../../src/rl/model/tokenizer/fit.ts';
 import { Rng } from '../../../src/rl/util/rng.ts';
@@ -42,6 +43,25 @@ describe('chat layout', () => {
     // room for the head, the last user turn, <|agent|> and the reserve only
     const ids = windowIds(tok, chat, head.length + last.length + 1 + 10, 10);
     expect(ids).toEqual([...head, ...last, tok.special.agent]);
+  });
+
+  it('keepAnswered: a cut window also keeps the agent turn its first reply answers, when a reply as long as that turn still fits', () => {
+    const chat = toChat(dialogue.slice(0, 3));
+    const head = encodeChat(tok, chat.slice(0, 1)).ids;
+    const answered = encodeTurn(tok, chat[1]);
+    const last = encodeTurn(tok, chat[2]);
+    const reserve = 200; // far more than the answered turn needs, so the default rule drops it
+    const fits = head.length + 1 + last.length + 2 * answered.length + ANSWERED_MARGIN;
+    expect(windowIds(tok, chat, fits, reserve)).toEqual([...head, ...last, tok.special.agent]);
+    expect(windowIds(tok, chat, fits, reserve, true)).toEqual([...head, ...answered, ...last, tok.special.agent]);
+    // one token short of a reply as long as the answered turn: dropped as before
+    expect(windowIds(tok, chat, fits - 1, reserve, true)).toEqual([...head, ...last, tok.special.agent]);
+    // a window that is not cut is the whole chat either way
+    expect(windowIds(tok, chat, 1000, 10, true)).toEqual(windowIds(tok, chat, 1000, 10));
+    // the engine applies the rule its model was forged with (policyEngine.ts, score.ts: model/meta.ts keepsAnswered)
+    const prompt = { messages: chat, window: { budget: fits } };
+    expect(encodePrompt(tok, prompt, 'p', { reserve, keepAnswered: true })).toEqual(windowIds(tok, chat, fits, reserve, true));
+    expect(encodePrompt(tok, prompt, 'p', { reserve, keepAnswered: false })).toEqual(windowIds(tok, chat, fits, reserve));
   });
 });
 
@@ -105,6 +125,34 @@ describe('segments', () => {
       expect(s.ids.length).toBeLessThanOrEqual(budget);
       expect(s.ids.slice(0, head.length)).toEqual(head);
     }
+  });
+
+  it('keepAnswered: a segment that starts at a user turn holds the agent turn it answers, untrained, when the next agent turn fits', () => {
+    // three agent turns; the budget holds the head and the last three turns, so the last segment starts
+    // at the last reply, and the agent turn that reply answers was trained in the segment before
+    const chat = toChat([
+      ...dialogue.slice(0, 4),
+      { role: 'user' as const, content: 'No. Remaining: cat, dog.' },
+      { role: 'assistant' as const, content: 'guess: cat' },
+    ]);
+    const head = encodeChat(tok, chat.slice(0, 1)).ids;
+    const [answered, reply, next] = [3, 4, 5].map((i) => encodeTurn(tok, chat[i]));
+    const budget = head.length + answered.length + reply.length + next.length;
+    const plain = segments(tok, chat, budget, 0);
+    const kept = segments(tok, chat, budget, 0, { keepAnswered: true });
+    expect(plain.at(-1)?.ids).toEqual([...head, ...reply, ...next]);
+    expect(kept.at(-1)?.ids).toEqual([...head, ...answered, ...reply, ...next]);
+    // the answered turn is context only: the same agent tokens are trained, once each
+    const trained = (segs: typeof plain) => segs.flatMap((s) => s.ids.filter((_, k) => k > 0 && s.weight[k - 1] === 1));
+    expect(trained(kept)).toEqual(trained(plain));
+    expect(
+      kept
+        .at(-1)
+        ?.weight.slice(head.length, head.length + answered.length)
+        .every((w) => w === 0),
+    ).toBe(true);
+    // one token short: the segment starts at the user turn, as without the option
+    expect(segments(tok, chat, budget - 1, 0, { keepAnswered: true })).toEqual(segments(tok, chat, budget - 1, 0));
   });
 });
 

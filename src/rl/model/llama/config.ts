@@ -174,6 +174,7 @@ export function parseModelMeta(raw: unknown, where = 'config.json'): ModelMeta {
   if (raw.tasks !== undefined && !(isPlainObject(raw.tasks) && Object.values(raw.tasks).every(isPlainObject)))
     bad('tasks', 'must map family names to option objects');
   if (raw.chat !== undefined && typeof raw.chat !== 'string') bad('chat', 'must be a string');
+  if (raw.keepAnswered !== undefined && typeof raw.keepAnswered !== 'boolean') bad('keepAnswered', 'must be true or false');
   return raw as ModelMeta;
 }
 

@@ -34,13 +34,23 @@ export function toChat(dialogue: readonly Message[], hidden?: JsonObject): ChatM
   return out;
 }
 
+/** Tokens a reply may grow past the agent turn it revises (four listed edits) where a window keeps that turn. */
+export const ANSWERED_MARGIN = 32;
+
 /**
  * The tokens a policy sees before its next reply: the chat's head (system, and hidden for the
  * critic) and the longest suffix of whole turns, starting at a 'user' turn, such that the prompt plus
  * `reserve` reply tokens fits `budget`; ends with <|agent|>. When even the head and the last turn do
  * not fit, the last turn alone follows the head (the result may then exceed the budget).
+ *
+ * With `keepAnswered` (a model forged that way: config.json turnwise.keepAnswered), a window cut at a
+ * user turn also keeps the agent turn that user turn answers, whenever a reply as long as that agent
+ * turn (+ ANSWERED_MARGIN tokens) still fits in place of the full `reserve`. A frontend draft revises
+ * the one before it: with the reserve of 192 the policy's previous draft fell out of its window on
+ * 176 of 459 later turns, and it rewrote the page from the collaborator's list alone
+ * (docs/experiments/2026-12-07-frontend-previous-draft.md).
  */
-export function windowIds(tok: Tokenizer, chat: readonly ChatMessage[], budget: number, reserve: number): number[] {
+export function windowIds(tok: Tokenizer, chat: readonly ChatMessage[], budget: number, reserve: number, keepAnswered = false): number[] {
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const head = encodeChat(tok, chat.slice(0, headLen)).ids;
   const turns = chat.slice(headLen).map((m) => encodeTurn(tok, m));
@@ -53,6 +63,11 @@ export function windowIds(tok: Tokenizer, chat: readonly ChatMessage[], budget: 
   }
   // a cut window starts at a user turn (the context of the agent turn after it)
   while (from > 0 && from < turns.length && chat[headLen + from].role !== 'user') from++;
+  if (keepAnswered && from > 0 && from < turns.length && chat[headLen + from - 1].role === 'agent') {
+    const answered = turns[from - 1].length;
+    const kept = turns.slice(from).reduce((n, t) => n + t.length, 0);
+    if (head.length + 1 + kept + 2 * answered + ANSWERED_MARGIN <= budget) from--;
+  }
   const ids = [...head];
   for (let i = from; i < turns.length; i++) ids.push(...turns[i]);
   ids.push(tok.special.agent);
@@ -66,14 +81,16 @@ export interface Segment {
   weight: number[];
 }
 
-/** The weights `segments` gives beside agent turns' 1 and user turns' `obsWeight`. */
-export interface SegmentWeights {
+/** The weights `segments` gives beside agent turns' 1 and user turns' `obsWeight`, and its window rule. */
+export interface SegmentOptions {
   /** Weight of the head's tokens (default 0). */
   promptWeight?: number;
   /** Weight of the n-th agent turn's tokens (default 1 each). */
   agentWeights?: readonly number[];
   /** Factor on the agent tokens the context before them holds (default 1: none). */
   copyWeight?: number;
+  /** A segment that starts at a user turn also holds, untrained, the agent turn it answers when the next agent turn still fits (windowIds' keepAnswered). */
+  keepAnswered?: boolean;
 }
 
 /**
@@ -91,8 +108,8 @@ export interface SegmentWeights {
  * (docs/experiments/2026-12-06-copy-drills-first.md). Format tokens the context also holds are weighed
  * up too; once learned their loss is near 0.
  */
-export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, opts: SegmentWeights = {}): Segment[] {
-  const { promptWeight = 0, agentWeights, copyWeight = 1 } = opts;
+export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: number, obsWeight: number, opts: SegmentOptions = {}): Segment[] {
+  const { promptWeight = 0, agentWeights, copyWeight = 1, keepAnswered = false } = opts;
   const enc: EncodedChat = encodeChat(tok, chat);
   const headLen = chat.length > 1 && chat[1].role === 'hidden' ? 2 : 1;
   const headEnd = enc.spans[headLen - 1].end;
@@ -114,6 +131,15 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     // the ids a reply can copy: the prompt's and the user turns' so far in this segment
     const context = copyWeight === 1 ? null : new Set(head);
     const copied = (id: number) => context !== null && id >= SPECIAL_TOKENS.length && context.has(id);
+    // keepAnswered: the agent turn this user turn answers, as context only, if the next agent turn still fits
+    const len = (k: number) => turns[k].to - turns[k].from;
+    const answered = keepAnswered && i > 0 && i + 1 < turns.length && turns[i].role !== 'agent' && turns[i - 1].role === 'agent';
+    if (answered && ids.length + len(i - 1) + len(i) + len(i + 1) <= maxLen) {
+      for (let k = turns[i - 1].from; k < turns[i - 1].to; k++) {
+        ids.push(enc.ids[k]);
+        weight.push(0);
+      }
+    }
     let j = i;
     let trained = false;
     while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {

@@ -9,10 +9,12 @@ import type { Prompt } from './types.ts';
 
 const CHAT_ROLES: readonly string[] = ['system', 'hidden', 'user', 'agent'];
 
-/** Defaults for a windowed prompt: the model's context budget and the reply reserve. */
+/** Defaults for a windowed prompt: the model's context budget, the reply reserve and its window rule (model/meta.ts keepsAnswered). */
 export interface WindowDefaults {
-  budget: number;
+  /** Absent: a windowed prompt must name its own budget, else it is not windowed. */
+  budget?: number;
   reserve: number;
+  keepAnswered: boolean;
 }
 
 /** Token ids of a prompt (see Prompt for the three forms). */
@@ -27,7 +29,7 @@ export function encodePrompt(tok: Tokenizer, prompt: Prompt, where = 'prompt', w
       if (prompt.messages[0]?.role !== 'system') throw new EngineInputError(`${where}: a windowed prompt starts with the system message`);
       const budget = prompt.window.budget ?? window?.budget;
       const reserve = prompt.window.reserve ?? window?.reserve ?? 0;
-      if (budget !== undefined) return windowIds(tok, prompt.messages, budget, reserve);
+      if (budget !== undefined) return windowIds(tok, prompt.messages, budget, reserve, window?.keepAnswered);
     }
     return encodeChat(tok, prompt.messages, { addGenerationPrompt: true }).ids;
   }

@@ -7,6 +7,7 @@ import { leftPad, prefillFeeds, targetFeed } from '../../model/llama/feeds.ts';
 import type { AdapterFeeds } from './adapters.ts';
 import { EngineInputError } from './errors.ts';
 import type { LoadedLm } from './lm.ts';
+import { keepsAnswered } from '../../model/meta.ts';
 import { checkSequenceFits, encodePrompt } from './prompts.ts';
 import type { Ticket } from './requests.ts';
 import type { ScoredItem, ScoreItem, TurnScore } from './types.ts';
@@ -59,8 +60,10 @@ function summarise(lp: ArrayLike<number>): { sum: number; mean: number } {
 export async function scoreItems(lm: LoadedLm, feeds: AdapterFeeds, ticket: Ticket, items: readonly ScoreItem[]): Promise<ScoredItem[]> {
   if (!Array.isArray(items) || items.length === 0) throw new EngineInputError('score: items must be a non-empty list');
   const tok = lm.tokenizer;
+  // a windowed context names its budget and reserve; the window rule is the model's own
+  const window = { reserve: 0, keepAnswered: keepsAnswered(lm.info.turnwise) };
   const parts = items.map((item, i) => {
-    const context = encodePrompt(tok, item.context, `score item ${i} context`);
+    const context = encodePrompt(tok, item.context, `score item ${i} context`, window);
     const cont = typeof item.continuation === 'string' ? tok.encode(item.continuation) : item.continuation;
     if (!Array.isArray(cont)) throw new EngineInputError(`score item ${i}: continuation must be text or token ids`);
     cont.forEach((id, j) => {
