@@ -51,7 +51,9 @@ export const forge: Command = {
     "adapter, value head; src/rl/forge/critic.ts) on DIR's policy and writes DIR's policy unchanged plus the new critic to --out;",
     '--sweet-critic JSON overrides fields of the critic phase, e.g. \'{"tasks":100,"epochs":2}\' (null: no SWEET-RL phase).',
     "--keep-answered: the policy's windows (its training segments, then at play) also keep the agent turn their first reply",
-    'answers, e.g. the frontend draft a list of differences is about (config.json turnwise.keepAnswered; off in the presets).',
+    'answers, e.g. the frontend draft a list of differences is about (config.json turnwise.keepAnswered; off in the presets);',
+    '--spaced-css: frontend\'s teachers and DAgger labels write their CSS "background: red; width: 40px", so a value the collaborator',
+    'names is the same token in the draft (off in the presets).',
     'After every policy stage it may resume after, the forge keeps that policy and progress.json in OUT/forge-progress/ (removed',
     "when it finishes); --resume OUT goes on from there with the interrupted forge's own configuration and command, and the",
     "manifest's wallSeconds adds the runs' wall times.",
@@ -89,6 +91,7 @@ export const forge: Command = {
       'sweet-critic': { type: 'string' },
       resume: { type: 'string' },
       'keep-answered': { type: 'boolean' },
+      'spaced-css': { type: 'boolean' },
     });
     if (values.preset !== undefined && !['wide', 'six', 'first', 'third'].includes(values.preset))
       throw new UsageError(`--preset must be first, wide, six or third, got "${values.preset}"`);
@@ -114,6 +117,7 @@ export const forge: Command = {
       ...(values.minutes !== undefined ? { policySeconds: 60 * intOption(values.minutes, 'minutes', 0, 1, 600) } : {}),
       ...(values.preset === 'wide' ? { mix: WIDE_MIX } : {}),
       ...(values['keep-answered'] ? { keepAnswered: true } : {}),
+      ...(values['spaced-css'] ? { spacedCss: true } : {}),
     };
     if (values.arch !== undefined) {
       if (values.init !== undefined) throw new UsageError('--arch sizes a new model; --init continues a policy of its own size');

@@ -210,6 +210,12 @@ export interface ForgeConfig {
    * (docs/experiments/2026-12-07-frontend-previous-draft.md).
    */
   keepAnswered?: boolean;
+  /**
+   * Frontend's teachers and DAgger labels write their CSS spaced (`background: red; width: 40px`;
+   * frontend/agents.ts spacedDraft), so a value is the same token as in the collaborator's reply and a
+   * copied value is a literal copy that `copyWeight` weighs. Default off (the presets' data unchanged).
+   */
+  spacedCss?: boolean;
   /** A progress line every this many steps. */
   logEvery: number;
   /** Optional wall-clock cap of the policy phase in seconds (breaks determinism across machines). */
@@ -246,8 +252,8 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     const v = cfg[f];
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new ForgeConfigError(f, `forge: ${f} must be a positive integer, got ${String(v)}`);
   }
-  if (cfg.keepAnswered !== undefined && typeof cfg.keepAnswered !== 'boolean')
-    throw new ForgeConfigError('keepAnswered', `forge: keepAnswered must be true or false, got ${String(cfg.keepAnswered)}`);
+  for (const f of ['keepAnswered', 'spacedCss'] as const)
+    if (cfg[f] !== undefined && typeof cfg[f] !== 'boolean') throw new ForgeConfigError(f, `forge: ${f} must be true or false, got ${String(cfg[f])}`);
   for (const f of ['criticSteps', 'valueSteps', 'warmup', 'evalEpisodes', 'seed'] as const) {
     const v = cfg[f];
     if (!Number.isInteger(v) || v < 0) throw new ForgeConfigError(f, `forge: ${f} must be a non-negative integer, got ${v}`);

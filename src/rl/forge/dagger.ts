@@ -24,6 +24,7 @@ import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type DaggerBlock, type FamilyMix } from './config.ts';
 import type { PackSegment } from './data.ts';
+import { spacedDraft } from '../envs/frontend/agents.ts';
 
 /**
  * A block of rounds' seeds: its label pool, its teacher dialogues and its first round's tasks (round r
@@ -89,6 +90,8 @@ export interface DaggerPlay {
   obsWeight: number;
   /** The collaborators' wording (the forge's `phrasings`). */
   phrasings?: PhrasingSetting;
+  /** The expert's frontend drafts with their CSS spaced, as the teachers' (the forge's `spacedCss`). */
+  spacedCss?: boolean;
 }
 
 /** Plays the engine's 'policy' on train-split tasks and labels what it visited. */
@@ -110,7 +113,8 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
       stats.push({ family: m.family, episodes: 0, successRate: 0, agreement: 0, turns: 0 });
       continue;
     }
-    const expert = FAMILIES[m.family].agents.expert;
+    const scripted = FAMILIES[m.family].agents.expert;
+    const expert = o.spacedCss && m.family === 'frontend' ? (d: readonly Message[]) => spacedDraft(scripted(d)) : scripted;
     let agreed = 0;
     let turns = 0;
     for (const ep of episodes) {

@@ -14,6 +14,7 @@ import type { ModelConfig } from '../model/llama/config.ts';
 import { playEpisode } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type FamilyMix } from './config.ts';
+import { spacedDraft } from '../envs/frontend/agents.ts';
 
 /** Which scripted agent plays an episode. */
 export type Player = { kind: 'noisy'; noise: number } | { kind: 'expert' } | { kind: 'random' };
@@ -36,6 +37,8 @@ export class EpisodeStream {
     private readonly player: (rng: Rng, family: FamilyName) => Player = () => ({ kind: 'noisy', noise: DEFAULT_NOISE }),
     /** How the simulated collaborators word their answers (envs/phrasings.ts; default canonical). */
     private readonly phrasings: PhrasingSetting = 'canonical',
+    /** Frontend's drafts with their CSS spaced (the forge's `spacedCss`). */
+    private readonly spacedCss = false,
   ) {
     this.rng = new Rng(`forge/episodes/${seed}`);
     this.total = mix.reduce((a, m) => a + m.weight, 0);
@@ -63,8 +66,19 @@ export class EpisodeStream {
     const p = this.player(this.rng, m.family);
     const agent = createAgent(p.kind, m.family, { seed, ...(p.kind === 'noisy' ? { noise: p.noise } : {}) });
     const options = dataOptions(m);
-    return playEpisode(agent, { family: m.family, split: 'train', seed, ...(options ? { options } : {}) }, { phrasings: this.phrasings });
+    const ep = await playEpisode(agent, { family: m.family, split: 'train', seed, ...(options ? { options } : {}) }, { phrasings: this.phrasings });
+    return this.spacedCss ? teacherStyle(ep) : ep;
   }
+}
+
+/**
+ * A scripted episode as the forge's `spacedCss` teaches it: frontend drafts with their CSS spaced
+ * (envs/frontend/agents.ts spacedDraft), everything else as played. The page each draft describes is
+ * the same, so the environment's replies stay true.
+ */
+export function teacherStyle(ep: Episode): Episode {
+  if (ep.task.spec.family !== 'frontend') return ep;
+  return { ...ep, turns: ep.turns.map((t) => ({ ...t, action: spacedDraft(t.action) })) };
 }
 
 /** A training sequence with a per-position weight of predicting the next token (and optional value target). */

@@ -40,7 +40,7 @@ import {
   type RefineStage,
   type StageAugment,
 } from './config.ts';
-import { EpisodeStream, teacher, type PackSegment, type Packing } from './data.ts';
+import { EpisodeStream, teacher, teacherStyle, type PackSegment, type Packing } from './data.ts';
 import { DaggerPool, daggerSeeds, labelledSegments, playAndLabel } from './dagger.ts';
 import { criticPhase, type CriticReport } from './critic.ts';
 import { heldOut, type HeldOutRow } from './heldout.ts';
@@ -95,12 +95,13 @@ async function tokenizerCorpus(cfg: ForgeConfig): Promise<string[]> {
     for (let i = 0; i < cfg.tokenizerEpisodes; i++) {
       const kind = (['expert', 'noisy', 'random'] as const)[i % 3];
       const seed = 7_000_000 + i;
-      const ep = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), {
+      const played = await playEpisode(createAgent(kind, m.family, { seed, noise: cfg.noise }), {
         family: m.family,
         split: 'train',
         seed,
         ...(options ? { options } : {}),
       });
+      const ep = cfg.spacedCss ? teacherStyle(played) : played;
       corpus.push(ep.task.prompt, hiddenText(ep.task.hidden));
       for (const t of ep.turns) corpus.push(t.action, t.observation);
     }
@@ -216,6 +217,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       `${cfg.seed}/policy`,
       teacher(() => cfg.noise, cfg.expertShare),
       cfg.phrasings,
+      cfg.spacedCss === true,
     );
     if (cfg.firstStage)
       log(
@@ -238,6 +240,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       `${cfg.seed}/policy/stage${n}`,
       teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare),
       cfg.phrasings,
+      cfg.spacedCss === true,
     );
     const noises = Object.entries(stage.noise ?? {}).map(([f, x]) => `${f} ${x}`);
     log(
@@ -273,6 +276,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       seeds.teacher,
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,
+      cfg.spacedCss === true,
     );
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, keepAnswered);
     const mix = stageMix(cfg, d.weights, d.augment);
@@ -292,6 +296,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
           maxReplyTokens: cfg.maxReplyTokens,
           obsWeight: cfg.obsWeight,
           phrasings: cfg.phrasings,
+          spacedCss: cfg.spacedCss === true,
         });
       } finally {
         await engine.dispose();

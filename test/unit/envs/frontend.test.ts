@@ -3,7 +3,7 @@
 // similarities, the collaborator's differences and the expert's use of them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyDifferences } from '../../../src/rl/envs/frontend/agents.ts';
+import { applyDifferences, spacedDraft } from '../../../src/rl/envs/frontend/agents.ts';
 import { describe as describeDiffs, differences } from '../../../src/rl/envs/frontend/designs.ts';
 import { blockList, FrontendEnv } from '../../../src/rl/envs/frontend/env.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
@@ -156,6 +156,17 @@ describe('collaborator and expert', () => {
     const fixed = applyDifferences(draft, all);
     expect(differences(target, fixed)).toEqual([]);
     expect(similarity(target, fixed)).toBe(1);
+  });
+
+  it("spacedDraft writes a page's CSS spaced, the same page; the answer marker stays; other messages come back unchanged", () => {
+    const page = toHtml(parseHtml(GOLDEN_HTML));
+    const spaced = spacedDraft(page);
+    expect(spaced).toContain('style="background: yellow"');
+    expect(spaced).toMatch(/; width: \d+px/);
+    expect(spaced.replace(/([a-z]): /g, '$1:').replace(/; /g, ';')).toBe(page);
+    expect(parseHtml(spaced)).toEqual(parseHtml(page));
+    expect(spacedDraft(`I WANT TO ANSWER: ${page}`)).toBe(`I WANT TO ANSWER: ${spaced}`);
+    expect(spacedDraft('not a page')).toBe('not a page');
   });
 
   it('scores answers, refuses unsafe ones and scores the last draft at the turn limit', () => {

@@ -157,6 +157,29 @@ describe('segments', () => {
 });
 
 describe('EpisodeStream', () => {
+  it('spacedCss: frontend drafts come with their CSS spaced and the same outcomes; other families as played', async () => {
+    const mix = [
+      { family: 'frontend' as const, weight: 1 },
+      { family: 'guess' as const, weight: 1, options: { candidates: 4, maxTurns: 4 } },
+    ];
+    const player = () => ({ kind: 'noisy' as const, noise: 0.3 });
+    const [plain, spaced] = [false, true].map((on) => new EpisodeStream(mix, 'test', player, 'canonical', on));
+    let drafts = 0;
+    for (let i = 0; i < 12; i++) {
+      const [a, b] = [await plain.next(), await spaced.next()];
+      expect(b.success).toBe(a.success);
+      expect(b.turns.map((t) => t.observation)).toEqual(a.turns.map((t) => t.observation));
+      if (a.task.spec.family !== 'frontend') expect(b.turns.map((t) => t.action)).toEqual(a.turns.map((t) => t.action));
+      else
+        for (const [k, t] of b.turns.entries()) {
+          expect(t.action.replace(/([a-z]): /g, '$1:').replace(/; /g, ';')).toBe(a.turns[k].action);
+          if (t.action.includes('style=')) drafts++;
+          expect(t.action).not.toMatch(/style="[a-z-]+:[^ ]/);
+        }
+    }
+    expect(drafts).toBeGreaterThan(0);
+  });
+
   it("asks for each episode's player by family, so a stage can give one family a cleaner teacher", async () => {
     const mix = [
       { family: 'bandit' as const, weight: 1 },

@@ -66,6 +66,23 @@ function plan(dialogue: readonly Message[]): { design: Design; final: boolean } 
 
 const say = (p: { design: Design; final: boolean }) => (p.final ? `${ANSWER_MARKER} ${toHtml(p.design)}` : toHtml(p.design));
 
+/**
+ * A scripted player's message (a draft, or the answer marker and a page) with its CSS written spaced
+ * (toHtml's `spaced`); a message that is not a page comes back unchanged. The forge's `spacedCss`
+ * rewrites its frontend teachers' and labels' drafts with it.
+ */
+export function spacedDraft(message: string): string {
+  const at = message.toUpperCase().indexOf(ANSWER_MARKER);
+  const html = at >= 0 ? message.slice(at + ANSWER_MARKER.length) : message;
+  if (!html.includes('<')) return message;
+  try {
+    const page = toHtml(parseHtml(html), true);
+    return at >= 0 ? `${message.slice(0, at + ANSWER_MARKER.length)} ${page}` : page;
+  } catch {
+    return message;
+  }
+}
+
 function perturb(d: Design, rng: Rng): Design {
   const out: Design = JSON.parse(JSON.stringify(d)) as Design;
   const b = out.blocks.length ? rng.pick(out.blocks) : null;

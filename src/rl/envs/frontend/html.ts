@@ -164,15 +164,21 @@ function encode(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** The canonical HTML of a design (parseHtml(toHtml(d)) equals d). */
-export function toHtml(d: Design): string {
+/**
+ * The canonical HTML of a design (parseHtml(toHtml(d)) equals d). `spaced` writes the CSS as
+ * `background: red; width: 40px`, so that a value is the same token as in the collaborator's "should
+ * be red" and "should be 40" (the tokenizer's pre-tokens keep a leading space on words and digits):
+ * then a copied value is a literal copy (forge `spacedCss`; docs/experiments/2026-12-06-copy-drills-first.md).
+ */
+export function toHtml(d: Design, spaced = false): string {
+  const [colon, semicolon] = spaced ? [': ', '; '] : [':', ';'];
   const css = (s: Style) =>
     STYLE_KEYS.filter((k) => s[k] !== undefined)
-      .map((k) => `${k}:${s[k]}${typeof s[k] === 'number' ? 'px' : ''}`)
-      .join(';');
+      .map((k) => `${k}${colon}${s[k]}${typeof s[k] === 'number' ? 'px' : ''}`)
+      .join(semicolon);
   const blocks = d.blocks.map((b) => {
     const st = css(b.style);
     return `<${b.tag}${st ? ` style="${st}"` : ''}>${encode(b.text)}</${b.tag}>`;
   });
-  return [`<body style="background:${d.background}">`, ...blocks, '</body>'].join('\n');
+  return [`<body style="background${colon}${d.background}">`, ...blocks, '</body>'].join('\n');
 }
