@@ -23,8 +23,7 @@ import { judgeTurns } from '../rollout/agreement.ts';
 import { rollout, taskSpecs } from '../rollout/rollout.ts';
 import { Rng } from '../util/rng.ts';
 import { dataOptions, type DaggerBlock, type FamilyMix } from './config.ts';
-import type { PackSegment } from './data.ts';
-import { spacedDraft } from '../envs/frontend/agents.ts';
+import { teacherMove, type PackSegment } from './data.ts';
 
 /**
  * A block of rounds' seeds: its label pool, its teacher dialogues and its first round's tasks (round r
@@ -114,7 +113,7 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
       continue;
     }
     const scripted = FAMILIES[m.family].agents.expert;
-    const expert = o.spacedCss && m.family === 'frontend' ? (d: readonly Message[]) => spacedDraft(scripted(d)) : scripted;
+    const expert = o.spacedCss ? (d: readonly Message[]) => teacherMove(m.family, scripted(d)) : scripted;
     let agreed = 0;
     let turns = 0;
     for (const ep of episodes) {

@@ -78,7 +78,12 @@ export class EpisodeStream {
  */
 export function teacherStyle(ep: Episode): Episode {
   if (ep.task.spec.family !== 'frontend') return ep;
-  return { ...ep, turns: ep.turns.map((t) => ({ ...t, action: spacedDraft(t.action) })) };
+  return { ...ep, turns: ep.turns.map((t) => ({ ...t, action: teacherMove('frontend', t.action) })) };
+}
+
+/** A scripted player's message as `spacedCss` writes it: frontend drafts spaced, other families' moves as they are. */
+export function teacherMove(family: FamilyName, message: string): string {
+  return family === 'frontend' ? spacedDraft(message) : message;
 }
 
 /** A training sequence with a per-position weight of predicting the next token (and optional value target). */

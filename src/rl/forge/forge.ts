@@ -171,6 +171,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
   const tasks = Object.fromEntries(cfg.mix.flatMap((m) => (m.options ? [[m.family, m.options]] : [])));
   // the policy's window rule, in its segments and its metadata; absent when off, so presets write what they wrote
   const keepAnswered = cfg.keepAnswered ? { keepAnswered: true } : {};
+  const spacedCss = cfg.spacedCss === true;
   const shippedModel = (weights: ModelWeights) => ({
     config: model,
     tokenizer: tok,
@@ -217,7 +218,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       `${cfg.seed}/policy`,
       teacher(() => cfg.noise, cfg.expertShare),
       cfg.phrasings,
-      cfg.spacedCss === true,
+      spacedCss,
     );
     if (cfg.firstStage)
       log(
@@ -240,7 +241,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       `${cfg.seed}/policy/stage${n}`,
       teacher((family) => stage.noise?.[family] ?? cfg.noise, expertShare),
       cfg.phrasings,
-      cfg.spacedCss === true,
+      spacedCss,
     );
     const noises = Object.entries(stage.noise ?? {}).map(([f, x]) => `${f} ${x}`);
     log(
@@ -276,7 +277,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
       seeds.teacher,
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,
-      cfg.spacedCss === true,
+      spacedCss,
     );
     const teacherSegments = segmentSource(stream, tok, cfg.seqLen, cfg.obsWeight, false, keepAnswered);
     const mix = stageMix(cfg, d.weights, d.augment);
@@ -296,7 +297,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
           maxReplyTokens: cfg.maxReplyTokens,
           obsWeight: cfg.obsWeight,
           phrasings: cfg.phrasings,
-          spacedCss: cfg.spacedCss === true,
+          spacedCss,
         });
       } finally {
         await engine.dispose();

@@ -119,6 +119,7 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     const w = s.role === 'agent' ? (agentWeights?.[agentIndex++] ?? 1) : obsWeight;
     return { role: s.role, from: s.roleAt, to: s.end, w };
   });
+  const len = (k: number) => turns[k].to - turns[k].from;
   const out: Segment[] = [];
   let i = 0;
   while (i < turns.length) {
@@ -132,7 +133,6 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     const context = copyWeight === 1 ? null : new Set(head);
     const copied = (id: number) => context !== null && id >= SPECIAL_TOKENS.length && context.has(id);
     // keepAnswered: the agent turn this user turn answers, as context only, if the next agent turn still fits
-    const len = (k: number) => turns[k].to - turns[k].from;
     const answered = keepAnswered && i > 0 && i + 1 < turns.length && turns[i].role !== 'agent' && turns[i - 1].role === 'agent';
     if (answered && ids.length + len(i - 1) + len(i) + len(i + 1) <= maxLen) {
       for (let k = turns[i - 1].from; k < turns[i - 1].to; k++) {
@@ -142,7 +142,7 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
     }
     let j = i;
     let trained = false;
-    while (j < turns.length && ids.length + (turns[j].to - turns[j].from) <= maxLen) {
+    while (j < turns.length && ids.length + len(j) <= maxLen) {
       const t = turns[j];
       const w = t.w;
       for (let k = t.from; k < t.to; k++) {
@@ -150,7 +150,7 @@ export function segments(tok: Tokenizer, chat: readonly ChatMessage[], maxLen: n
         weight.push(0);
       }
       // the role token predicts the first content token; the last content token predicts <|end|>
-      const start = ids.length - (t.to - t.from);
+      const start = ids.length - len(j);
       for (let k = start; k < ids.length - 1; k++) weight[k] = t.role === 'agent' && copied(ids[k + 1]) ? w * copyWeight : w;
       if (context && t.role !== 'agent') for (let k = start; k < ids.length; k++) context.add(ids[k]);
       if (t.role === 'agent' && w > 0) trained = true;
