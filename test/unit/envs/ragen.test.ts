@@ -6,7 +6,7 @@ import { answerText, readChoice, DIRECTIONS } from '../../../src/rl/envs/ragen/c
 import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, surroundings, transitions } from '../../../src/rl/envs/ragen/frozenlake.ts';
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
-import { SokobanEnv, applyMove, boxOffsets, offsetWords, sokobanReward, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
+import { SokobanEnv, applyMove, boxOffsets, offsetWords, sokobanReward, sokobanSurroundings, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
 
 describe('action parsing', () => {
   it('reads the last <answer> tag or the bare text', () => {
@@ -171,6 +171,28 @@ describe('sokoban', () => {
     expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${boxOffsets(room)}\nTurns left`));
     // the expert still reads the map under the sentence and solves the room in its optimal moves
     const ep = await playEpisode(createAgent('expert', 'sokoban', { seed: 1 }), { family: 'sokoban', split: 'test', seed: 5, options: { offsets: 1 } });
+    expect(ep.success).toBe(true);
+    expect(ep.turns.length).toBe(told.hidden.optimalMoves);
+  });
+
+  it('describe 1 adds what lies one step each way from P under every map and changes nothing else', async () => {
+    // walls: the border and cell 15; P at 14 with the box above it and the target left of it
+    const room = { walls: walls.slice(0, 15) + '#' + walls.slice(16), target: 13, box: 8, player: 14 };
+    expect(sokobanSurroundings(room)).toBe('Around P: Left target, Down empty, Right wall, Up box.');
+    const plain = new SokobanEnv().reset({ family: 'sokoban', split: 'test', seed: 5 });
+    const env = new SokobanEnv();
+    const told = env.reset({ family: 'sokoban', split: 'test', seed: 5, options: { describe: 1, offsets: 1 } });
+    expect(told.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3, offsets: 1, describe: 1 });
+    expect(told.hidden).toEqual(plain.hidden);
+    const start = {
+      walls: told.hidden.walls as string,
+      target: told.hidden.target as number,
+      box: told.hidden.box as number,
+      player: told.hidden.player as number,
+    };
+    expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${boxOffsets(start)}\n${sokobanSurroundings(start)}\nTurns left`));
+    expect(env.step('<answer>Up</answer>').observation).toMatch(/\nAround P: Left (wall|empty|target|box), Down .*\.\nTurns left: 19\.$/);
+    const ep = await playEpisode(createAgent('expert', 'sokoban', { seed: 1 }), { family: 'sokoban', split: 'test', seed: 5, options: { describe: 1 } });
     expect(ep.success).toBe(true);
     expect(ep.turns.length).toBe(told.hidden.optimalMoves);
   });
