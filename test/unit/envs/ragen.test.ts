@@ -7,6 +7,7 @@ import { FrozenLakeEnv, readSlip, slipSentence, solveLake, randomSuccess, surrou
 import { playEpisode } from '../../../src/rl/rollout/rollout.ts';
 import { createAgent } from '../../../src/rl/envs/registry.ts';
 import { SokobanEnv, applyMove, boxOffsets, offsetWords, sokobanReward, sokobanSurroundings, solveSokoban } from '../../../src/rl/envs/ragen/sokoban.ts';
+import type { Task } from '../../../src/rl/envs/types.ts';
 
 describe('action parsing', () => {
   it('reads the last <answer> tag or the bare text', () => {
@@ -147,6 +148,14 @@ describe('sokoban', () => {
     expect(total).toBeCloseTo(-0.1 * path.length + 11, 9);
   });
 
+  /** The room a task's hidden information names. */
+  const roomOf = (hidden: Task['hidden']) => ({
+    walls: hidden.walls as string,
+    target: hidden.target as number,
+    box: hidden.box as number,
+    player: hidden.player as number,
+  });
+
   it('offsets: the box from the player and the target from the box, in moves, rows first', () => {
     expect(offsetWords(20, 14)).toBe('1 Up');
     expect(offsetWords(7, 22)).toBe('2 Down and 3 Right');
@@ -162,12 +171,7 @@ describe('sokoban', () => {
     expect(plain.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3 });
     expect(told.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3, offsets: 1 });
     expect(told.hidden).toEqual(plain.hidden);
-    const room = {
-      walls: told.hidden.walls as string,
-      target: told.hidden.target as number,
-      box: told.hidden.box as number,
-      player: told.hidden.player as number,
-    };
+    const room = roomOf(told.hidden);
     expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${boxOffsets(room)}\nTurns left`));
     // the expert still reads the map under the sentence and solves the room in its optimal moves
     const ep = await playEpisode(createAgent('expert', 'sokoban', { seed: 1 }), { family: 'sokoban', split: 'test', seed: 5, options: { offsets: 1 } });
@@ -184,12 +188,7 @@ describe('sokoban', () => {
     const told = env.reset({ family: 'sokoban', split: 'test', seed: 5, options: { describe: 1, offsets: 1 } });
     expect(told.spec.options).toEqual({ maxTurns: 20, minMoves: 6, maxInnerWalls: 3, offsets: 1, describe: 1 });
     expect(told.hidden).toEqual(plain.hidden);
-    const start = {
-      walls: told.hidden.walls as string,
-      target: told.hidden.target as number,
-      box: told.hidden.box as number,
-      player: told.hidden.player as number,
-    };
+    const start = roomOf(told.hidden);
     expect(told.prompt).toBe(plain.prompt.replace('\nTurns left', `\n${boxOffsets(start)}\n${sokobanSurroundings(start)}\nTurns left`));
     expect(env.step('<answer>Up</answer>').observation).toMatch(/\nAround P: Left (wall|empty|target|box), Down .*\.\nTurns left: 19\.$/);
     const ep = await playEpisode(createAgent('expert', 'sokoban', { seed: 1 }), { family: 'sokoban', split: 'test', seed: 5, options: { describe: 1 } });
