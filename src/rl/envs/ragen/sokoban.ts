@@ -146,26 +146,23 @@ const LOOKS: Record<string, string> = { '#': 'wall', _: 'empty', O: 'target', X:
 
 /** The room around P (option `describe`): e.g. "Around P: Left wall, Down box, Right empty, Up target." */
 export function sokobanSurroundings(room: Room): string {
-  const cells = render(room).split(/\s+/);
-  const around = DIRECTIONS.map((d, a) => `${d} ${LOOKS[cells[step(room.player, a)]] ?? 'wall'}`);
+  const around = DIRECTIONS.map((d, a) => {
+    const next = step(room.player, a);
+    return `${d} ${LOOKS[next < 0 ? '#' : symbol(room, next)]}`;
+  });
   return `Around P: ${around.join(', ')}.`;
 }
 
-/** RAGEN's symbols: # wall, _ empty, O target, X box, √ box on target, P player, S player on target. */
+/** RAGEN's symbol for cell s: # wall, _ empty, O target, X box, √ box on target, P player, S player on target. */
+function symbol(room: Room, s: number): string {
+  if (room.walls[s] === '#') return '#';
+  if (s === room.box) return s === room.target ? '√' : 'X';
+  if (s === room.player) return s === room.target ? 'S' : 'P';
+  return s === room.target ? 'O' : '_';
+}
+
 function render(room: Room): string {
-  const grid: string[][] = [];
-  for (let r = 0; r < N; r++) {
-    const row: string[] = [];
-    for (let c = 0; c < N; c++) {
-      const s = r * N + c;
-      if (room.walls[s] === '#') row.push('#');
-      else if (s === room.box) row.push(s === room.target ? '√' : 'X');
-      else if (s === room.player) row.push(s === room.target ? 'S' : 'P');
-      else row.push(s === room.target ? 'O' : '_');
-    }
-    grid.push(row);
-  }
-  return renderGrid(grid);
+  return renderGrid(Array.from({ length: N }, (_, r) => Array.from({ length: N }, (_, c) => symbol(room, r * N + c))));
 }
 
 export class SokobanEnv extends BaseEnv {
