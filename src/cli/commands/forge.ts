@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { intOption, jsonOption, parseOptions, report, UsageError, type Command } from '../command.ts';
 import { modelsDir } from '../paths.ts';
 import { policyStageCount, type FinishStep, type ForgeConfig, type RefineStage } from '../../rl/forge/config.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, FOURTH_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE, WIDE_MIX } from '../../rl/forge/presets.ts';
 import { runForge } from '../../rl/forge/forge.ts';
 import { DEFAULT_SWEET_CRITIC, type SweetCriticConfig } from '../../rl/forge/criticConfig.ts';
 import { forgeCriticOnly } from '../../rl/forge/criticOnly.ts';
@@ -22,7 +22,7 @@ export const forge: Command = {
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
   usage: [
     'Usage: npx turnwise forge [--out DIR] [--seed S] [--steps N] [--critic-steps N] [--value-steps N]',
-    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six|third] [--dagger JSON] [--smoke] [--json]',
+    '                          [--eval-episodes N] [--batch B] [--lr X] [--minutes M] [--preset first|wide|six|third|fourth] [--dagger JSON] [--smoke] [--json]',
     "--init DIR continues from DIR's policy (its tokenizer and weights); with --stages-done K that policy is the result of the",
     'first K policy stages of the same configuration (a forge written after stage K), so the rest of the forge writes what the',
     'whole forge would; --mix JSON replaces the family mixture;',
@@ -45,6 +45,7 @@ export const forge: Command = {
     'generation (SIX_FAMILY_FORGE: all six families, context 512, expert data, a curriculum,',
     'DAgger rounds, a noise-free finish, DAgger rounds on guess and backend, stages on the long games); --preset third is the default,',
     "the third generation (THIRD_GENERATION_FORGE: longer short-family stages, backend's free values from the free-values stage on, frontend's drills, frozenlake's board restated around the player and its stage, guess's lesson's student at stage 19);",
+    '--preset fourth is its candidate successor (FOURTH_GENERATION_FORGE: the third with a 2,000-step sokoban stage after the student, before its last DAgger rounds and copy stage; not yet shipped);',
     '--dagger JSON replaces its first DAgger rounds (null for none), e.g.',
     '\'{"rounds":2,"episodes":600,"steps":100,"lr":0.0005,"share":0.5}\'.',
     '--critic-only --from DIR runs only the critic phase (SFT with the hidden information, SWEET-RL pairs and Bradley–Terry',
@@ -93,16 +94,18 @@ export const forge: Command = {
       'keep-answered': { type: 'boolean' },
       'spaced-css': { type: 'boolean' },
     });
-    if (values.preset !== undefined && !['wide', 'six', 'first', 'third'].includes(values.preset))
-      throw new UsageError(`--preset must be first, wide, six or third, got "${values.preset}"`);
-    // third: the default (the third generation); six: the second; first and wide: the first generation's mixtures
+    if (values.preset !== undefined && !['wide', 'six', 'first', 'third', 'fourth'].includes(values.preset))
+      throw new UsageError(`--preset must be first, wide, six, third or fourth, got "${values.preset}"`);
+    // third: the default (the third generation); fourth: its candidate successor; six: the second; first and wide: the first generation's mixtures
     const base = values.smoke
       ? SMOKE_FORGE
       : values.preset === 'first' || values.preset === 'wide'
         ? FIRST_GENERATION_FORGE
         : values.preset === 'six'
           ? SIX_FAMILY_FORGE
-          : DEFAULT_FORGE;
+          : values.preset === 'fourth'
+            ? FOURTH_GENERATION_FORGE
+            : DEFAULT_FORGE;
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     const cfg: ForgeConfig = {

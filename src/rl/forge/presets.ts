@@ -1,4 +1,4 @@
-// The forge's named configurations (`npx turnwise forge --preset first|wide|six`, `--smoke`): the
+// The forge's named configurations (`npx turnwise forge --preset first|wide|six|third|fourth`, `--smoke`): the
 // generations of the shipped models, each a ForgeConfig that config.ts validates. The comments say
 // which experiment chose each stage (docs/forge.md, docs/experiments/).
 import { SMOKE_SWEET_CRITIC } from './criticConfig.ts';
@@ -210,6 +210,36 @@ const THIRD_GENERATION_FORGE: ForgeConfig = {
   // average, six-h +22.3), little from the final one (+6.0 and 0); so stage 19 ships beside it as the
   // lesson's student (docs/experiments/2026-12-07-forge-third-one-run.md)
   student: 19,
+};
+
+/** The third preset's finish: stages 15–19 (the last is the student's), then its last DAgger rounds and copy stage. */
+const THIRD_FINISH = THIRD_GENERATION_FORGE.finish ?? [];
+
+/**
+ * The fourth generation's candidate (issue #47; `--preset fourth`; not yet run from scratch, not
+ * shipped): the third preset with a sokoban stage after the student, before the third's last DAgger
+ * rounds and copy stage. The third gives sokoban about 470 steps' worth of its ~9,100 and wins 10% of
+ * rooms. Resumed from the shipped student, this preset's tail took sokoban to 37.0% sampled / 46.5%
+ * greedy (+27.0 / +41.5 paired), with guess, backend, bandit and frozenlake within 2.5 points
+ * (docs/experiments/2026-12-07-sokoban-stage-and-rounds.md). The stage alone reached 47% / 48.5%; the
+ * rounds after it took sokoban back to 26% and the copy stage to 37%; without the rounds (a copy stage
+ * with a fifth of sokoban instead) sokoban ended level and guess lost 10 points greedy. Stages 1–19 and the
+ * student are the third preset's, so the third's student resumes it.
+ */
+export const FOURTH_GENERATION_FORGE: ForgeConfig = {
+  ...THIRD_GENERATION_FORGE,
+  finish: [
+    ...THIRD_FINISH.slice(0, 5),
+    {
+      steps: 2000,
+      lr: 5e-4,
+      weights: { sokoban: 0.62, backend: 0.13, guess: 0.1, frozenlake: 0.1, bandit: 0.02, frontend: 0.03 },
+      promptWeight: 0.25,
+      expertShare: 1,
+      augment: FREE_VALUES,
+    },
+    ...THIRD_FINISH.slice(5),
+  ],
 };
 
 /**

@@ -6,7 +6,7 @@ import { ANSWERED_MARGIN, hiddenText, segments, toChat, windowIds } from '../../
 import { EpisodeStream, segmentStream } from '../../../src/rl/forge/data.ts';
 import { packRows } from '../../../src/rl/algos/rows.ts';
 import { dataOptions, isFinishDagger, policyStageCount, stageMix, validateForgeConfig, type StageAugment } from '../../../src/rl/forge/config.ts';
-import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
+import { DEFAULT_FORGE, FIRST_GENERATION_FORGE, FOURTH_GENERATION_FORGE, SIX_FAMILY_FORGE, SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
 import type { JsonObject } from '../../../src/rl/envs/types.ts';
 import { learningRate } from '../../../src/rl/algos/driver.ts';
 import { NEG_BIAS } from '../../../src/rl/model/llama/emit.ts';
@@ -227,6 +227,16 @@ describe('EpisodeStream', () => {
     expect(policyStageCount(third)).toBe(1 + 2 + 2 + 3 + 6 + 5 + 4 + 1);
     // task options, not an augmentation: the held-out check and the model's metadata (eval --forged) play it too
     expect(third.mix.find((m) => m.family === 'frozenlake')?.options).toEqual({ describe: 1 });
+  });
+
+  it("the fourth is the third with a sokoban stage after the student: the third's student resumes it", () => {
+    const fourth = validateForgeConfig(FOURTH_GENERATION_FORGE);
+    const third = validateForgeConfig(DEFAULT_FORGE);
+    expect(fourth.student).toBe(19);
+    expect({ ...fourth, finish: fourth.finish?.slice(0, 5) }).toEqual({ ...third, finish: third.finish?.slice(0, 5) });
+    expect(fourth.finish?.slice(6)).toEqual(third.finish?.slice(5));
+    expect(fourth.finish?.[5]).toMatchObject({ steps: 2000, weights: { sokoban: 0.62 } });
+    expect(policyStageCount(fourth)).toBe(policyStageCount(third) + 1);
   });
 
   it("a stage's augmentation replaces the mixture's for the families it names ({} for none); the rest keep theirs", async () => {
