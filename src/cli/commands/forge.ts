@@ -17,6 +17,18 @@ import { loadModel } from '../../rl/model/folder/folder.ts';
 import { OrtRuntime } from '../../rl/runtime/ort.ts';
 import { clearProgress, loadStudent, progressCheckpoint, readProgress } from '../forgeProgress.ts';
 
+/**
+ * `--preset` names: third is the default (the third generation), fourth its candidate successor, six the
+ * second generation, first and wide the first generation's (wide with its wider mixture, below).
+ */
+const PRESETS: Record<string, ForgeConfig> = {
+  first: FIRST_GENERATION_FORGE,
+  wide: FIRST_GENERATION_FORGE,
+  six: SIX_FAMILY_FORGE,
+  third: DEFAULT_FORGE,
+  fourth: FOURTH_GENERATION_FORGE,
+};
+
 export const forge: Command = {
   name: 'forge',
   summary: 'train the default policy and critic (SFT on noisy-expert dialogues) and write public/models/',
@@ -94,18 +106,10 @@ export const forge: Command = {
       'keep-answered': { type: 'boolean' },
       'spaced-css': { type: 'boolean' },
     });
-    if (values.preset !== undefined && !['wide', 'six', 'first', 'third', 'fourth'].includes(values.preset))
-      throw new UsageError(`--preset must be first, wide, six, third or fourth, got "${values.preset}"`);
-    // third: the default (the third generation); fourth: its candidate successor; six: the second; first and wide: the first generation's mixtures
-    const base = values.smoke
-      ? SMOKE_FORGE
-      : values.preset === 'first' || values.preset === 'wide'
-        ? FIRST_GENERATION_FORGE
-        : values.preset === 'six'
-          ? SIX_FAMILY_FORGE
-          : values.preset === 'fourth'
-            ? FOURTH_GENERATION_FORGE
-            : DEFAULT_FORGE;
+    const names = Object.keys(PRESETS);
+    if (values.preset !== undefined && !Object.hasOwn(PRESETS, values.preset))
+      throw new UsageError(`--preset must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got "${values.preset}"`);
+    const base = values.smoke ? SMOKE_FORGE : PRESETS[values.preset ?? 'third'];
     const lr = values.lr === undefined ? base.lr : Number(values.lr);
     if (!(lr > 0 && lr < 1)) throw new UsageError(`--lr must be in (0, 1), got "${values.lr}"`);
     const cfg: ForgeConfig = {
