@@ -94,6 +94,8 @@ export class DataState {
   progress = $state.raw<Progress | null>(null);
   report = $state.raw<ValidationReport | null>(null);
   message = $state<string | null>(null);
+  /** Whether a page has been read from the store: until then an empty list means "not read yet", not "no episodes". */
+  loaded = $state(false);
   private request = 0;
   private unsubscribe: (() => void) | null = null;
 
@@ -174,6 +176,7 @@ export class DataState {
       : page.items;
     this.total = total;
     this.storage = storage;
+    this.loaded = true;
   }
 
   toggle(id: string): void {
@@ -274,7 +277,10 @@ export class DataState {
   /** Validates the file, then imports all of it in one transaction, or nothing. */
   async importFile(file: File, format: ImportFormat | 'auto' = 'auto'): Promise<void> {
     const store = this.store();
-    if (!store) return;
+    if (!store) {
+      this.message = `Nothing imported: the trajectory store is not open yet; choose ${file.name} again once it is.`;
+      return;
+    }
     this.report = null;
     this.progress = { label: `Checking ${file.name}`, done: 0, total: file.size };
     try {
