@@ -90,10 +90,17 @@ export interface DaggerConfig {
   expertShare?: number;
   /**
    * Episode shares of the families the policy plays (and the expert labels) in these rounds (default:
-   * the mixture's weights); the teacher dialogues mixed in stay on the whole mixture, so the other
-   * families are not forgotten.
+   * the mixture's weights); the teacher dialogues mixed in stay on the whole mixture (or `teacherWeights`),
+   * so the other families are not forgotten.
    */
   weights?: Partial<Record<FamilyName, number>>;
+  /**
+   * Episode shares of the teacher dialogues mixed into these rounds (default: the mixture's weights).
+   * A family trained in a stage before the rounds but absent from their `weights` keeps only its
+   * mixture share here: sokoban's stage took it 10% → 47% and rounds at its 0.1 share back to 26%
+   * (docs/experiments/2026-12-07-sokoban-stage-and-rounds.md).
+   */
+  teacherWeights?: Partial<Record<FamilyName, number>>;
   /** These rounds' augmentation by family, in place of the mixture's, for the policy's plays and the teacher dialogues alike (see `StageAugment`). */
   augment?: StageAugment;
 }
@@ -339,6 +346,8 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     }
     if (d?.weights && badShares(d.weights))
       throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+    if (d?.teacherWeights && badShares(d.teacherWeights))
+      throw new ForgeConfigError(field, `forge: ${field} teacherWeights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
     if (badAugment(d?.augment)) throw new ForgeConfigError(field, `forge: ${field} augment must map families of the mixture to JSON objects of options`);
   };
   checkDagger(cfg.dagger, 'dagger');
@@ -353,7 +362,12 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     const inside = resumeBlock(cfg, cfg.student);
     if (inside) throw new ForgeConfigError('student', `forge: student stage ${cfg.student} is inside a block of DAgger rounds (${inside.reason})`);
   }
-  const copyDagger = (d: DaggerConfig) => ({ ...d, ...(d.weights ? { weights: { ...d.weights } } : {}), ...copyAugment(d.augment) });
+  const copyDagger = (d: DaggerConfig) => ({
+    ...d,
+    ...(d.weights ? { weights: { ...d.weights } } : {}),
+    ...(d.teacherWeights ? { teacherWeights: { ...d.teacherWeights } } : {}),
+    ...copyAugment(d.augment),
+  });
   const sc = cfg.sweetCritic;
   if (sc) validateSweetCritic(sc);
   return Object.freeze({

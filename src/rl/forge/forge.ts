@@ -273,7 +273,7 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
     const seeds = daggerSeeds(cfg.seed, block);
     const pool = new DaggerPool(seeds.pool);
     const stream = new EpisodeStream(
-      stageMix(cfg, undefined, d.augment),
+      stageMix(cfg, d.teacherWeights, d.augment),
       seeds.teacher,
       teacher(() => cfg.noise, d.expertShare ?? cfg.expertShare),
       cfg.phrasings,

@@ -196,6 +196,43 @@ describe('DAgger rounds in the forge (smoke)', () => {
     }
   }, 180_000);
 
+  it("teacherWeights set the families of the rounds' teacher dialogues: the mixture's own shares train the same policy as none, others another", async () => {
+    const runtime = await OrtRuntime.create('node');
+    // share 0: every training segment of the round is a teacher dialogue, so their families alone decide what it trains
+    const rounds = { rounds: 1, episodes: 2, steps: 2, lr: 1e-3, share: 0, expertShare: 1, weights: { guess: 1 } };
+    const policyOf = async (teacherWeights?: DaggerConfig['teacherWeights']) => {
+      const dir = await mkdtemp(join(tmpdir(), 'forge-teacher-'));
+      try {
+        const cfg = {
+          ...SMOKE_FORGE,
+          mix: [
+            { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
+            { family: 'bandit' as const, weight: 1 },
+          ],
+          refine: [],
+          steps: 2,
+          dagger: null,
+          finalDagger: null,
+          finish: [{ dagger: { ...rounds, ...(teacherWeights ? { teacherWeights } : {}) } }],
+          criticSteps: 0,
+          valueSteps: 0,
+          sweetCritic: null,
+          evalEpisodes: 0,
+        };
+        const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test' });
+        return JSON.stringify(r.manifest.policy.files);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
+    const none = await policyOf();
+    expect(await policyOf({ guess: 1, bandit: 1 })).toBe(none);
+    expect(await policyOf({ bandit: 1 })).not.toBe(none);
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, teacherWeights: { sokoban: 1 } } })).toThrow(
+      'forge: finalDagger teacherWeights must name families of the mixture (guess, bandit) with shares > 0',
+    );
+  }, 180_000);
+
   it('a finish step may be a block of DAgger rounds: it plays its own families on its own tasks between the stages around it, and a forge does not resume inside it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-dagger-'));
     try {
