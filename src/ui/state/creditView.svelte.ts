@@ -29,6 +29,8 @@ export interface CentringSource {
 
 export class CreditViewState {
   episodes = $state.raw<EpisodeSummary[]>([]);
+  /** Whether the list has been read from the store: until then an empty list means "not read yet", not "no episodes". */
+  loaded = $state(false);
   family = $state('');
   opened = $state.raw<OpenedEpisode[]>([]);
   fidelity = $state.raw<FidelityReport | null>(null);
@@ -65,6 +67,7 @@ export class CreditViewState {
     const items = await listedEpisodes(store, this.family);
     if (id !== this.request) return;
     this.episodes = items;
+    this.loaded = true;
     const f = await listedFidelity(store, items);
     if (id !== this.request) return;
     this.fidelity = f.report;
