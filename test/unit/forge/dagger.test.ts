@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SMOKE_FORGE } from '../../../src/rl/forge/presets.ts';
-import { policyStageCount, validateForgeConfig, type DaggerConfig } from '../../../src/rl/forge/config.ts';
+import { policyStageCount, validateForgeConfig, type DaggerConfig, type ForgeConfig } from '../../../src/rl/forge/config.ts';
 import { runForge } from '../../../src/rl/forge/forge.ts';
 import { loadModel } from '../../../src/rl/model/folder/folder.ts';
 import { nodeReader, nodeWriter } from '../../../src/rl/model/folder/nodeIo.ts';
@@ -203,22 +203,7 @@ describe('DAgger rounds in the forge (smoke)', () => {
     const policyOf = async (teacherWeights?: DaggerConfig['teacherWeights']) => {
       const dir = await mkdtemp(join(tmpdir(), 'forge-teacher-'));
       try {
-        const cfg = {
-          ...SMOKE_FORGE,
-          mix: [
-            { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
-            { family: 'bandit' as const, weight: 1 },
-          ],
-          refine: [],
-          steps: 2,
-          dagger: null,
-          finalDagger: null,
-          finish: [{ dagger: { ...rounds, ...(teacherWeights ? { teacherWeights } : {}) } }],
-          criticSteps: 0,
-          valueSteps: 0,
-          sweetCritic: null,
-          evalEpisodes: 0,
-        };
+        const cfg = roundsForge({ steps: 2, finalDagger: null, finish: [{ dagger: { ...rounds, ...(teacherWeights ? { teacherWeights } : {}) } }] });
         const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: () => {}, command: 'test' });
         return JSON.stringify(r.manifest.policy.files);
       } finally {
@@ -238,22 +223,11 @@ describe('DAgger rounds in the forge (smoke)', () => {
     try {
       const runtime = await OrtRuntime.create('node');
       const rounds = { rounds: 2, episodes: 6, steps: 2, lr: 1e-3, share: 0.8, expertShare: 1, weights: { guess: 1 } };
-      const cfg = {
-        ...SMOKE_FORGE,
-        mix: [
-          { family: 'guess' as const, weight: 1, options: { candidates: 2, maxTurns: 2 } },
-          { family: 'bandit' as const, weight: 1 },
-        ],
-        refine: [],
+      const cfg = roundsForge({
         steps: 4,
-        dagger: null,
         finalDagger: rounds,
         finish: [{ steps: 2, lr: 1e-3, weights: { bandit: 1 } }, { dagger: rounds }, { steps: 2, lr: 1e-3, weights: { guess: 1 } }],
-        criticSteps: 0,
-        valueSteps: 0,
-        sweetCritic: null,
-        evalEpisodes: 0,
-      };
+      });
       expect(policyStageCount(cfg)).toBe(7);
       const lines: string[] = [];
       const r = await runForge(cfg, { write: nodeWriter(dir), runtime, log: (l) => lines.push(l), command: 'test' });
@@ -287,3 +261,21 @@ describe('DAgger rounds in the forge (smoke)', () => {
     }
   }, 180_000);
 });
+
+/** A smoke forge on guess (2 candidates, 2 turns) and bandit with no refine stages, critic or check: the tests of DAgger rounds among its finish steps. */
+function roundsForge(over: Pick<ForgeConfig, 'steps' | 'finalDagger' | 'finish'>): ForgeConfig {
+  return {
+    ...SMOKE_FORGE,
+    mix: [
+      { family: 'guess', weight: 1, options: { candidates: 2, maxTurns: 2 } },
+      { family: 'bandit', weight: 1 },
+    ],
+    refine: [],
+    dagger: null,
+    criticSteps: 0,
+    valueSteps: 0,
+    sweetCritic: null,
+    evalEpisodes: 0,
+    ...over,
+  };
+}
