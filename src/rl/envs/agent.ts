@@ -13,6 +13,11 @@ export interface FamilyAgents {
   mistake(dialogue: readonly Message[], rng: Rng): string;
   /** A uniformly random move from the family's action space. */
   random(dialogue: readonly Message[], rng: Rng): string;
+  /**
+   * Whether no sequence of moves can win from the dialogue's last state (a sokoban box pushed where it
+   * cannot reach the target); there the expert's move is a placeholder, not a lesson. Absent: never.
+   */
+  lost?(dialogue: readonly Message[]): boolean;
 }
 
 /** Settings for one agent instance. */

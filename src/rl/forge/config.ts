@@ -101,6 +101,13 @@ export interface DaggerConfig {
    * (docs/experiments/2026-12-07-sokoban-stage-and-rounds.md).
    */
   teacherWeights?: Partial<Record<FamilyName, number>>;
+  /**
+   * Leave unlabelled the states the policy reached from which no moves can win (a sokoban box stuck):
+   * the expert's move there is a placeholder. Off in the presets before the fourth, so they forge what
+   * they forged; sokoban rounds without it lost more than half their success in one round
+   * (docs/experiments/2026-12-08-sokoban-dagger-lost-boards.md).
+   */
+  skipLost?: boolean;
   /** These rounds' augmentation by family, in place of the mixture's, for the policy's plays and the teacher dialogues alike (see `StageAugment`). */
   augment?: StageAugment;
 }
@@ -346,6 +353,7 @@ export function validateForgeConfig(cfg: ForgeConfig): ForgeConfig {
     }
     if (d?.weights && badShares(d.weights))
       throw new ForgeConfigError(field, `forge: ${field} weights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
+    if (d?.skipLost !== undefined && typeof d.skipLost !== 'boolean') throw new ForgeConfigError(field, `forge: ${field} skipLost must be true or false`);
     if (d?.teacherWeights && badShares(d.teacherWeights))
       throw new ForgeConfigError(field, `forge: ${field} teacherWeights must name families of the mixture (${[...families].join(', ')}) with shares > 0`);
     if (badAugment(d?.augment)) throw new ForgeConfigError(field, `forge: ${field} augment must map families of the mixture to JSON objects of options`);

@@ -54,23 +54,34 @@ export interface DaggerRoundStats {
   /** Agent turns whose text equals the expert's move on the same state. */
   agreement: number;
   turns: number;
+  /** Turns on states no moves could win from, left unlabelled (`DaggerPlay.skipLost`). */
+  unlabelled: number;
 }
 
-/** The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue. */
+/**
+ * The labelled chats of one policy episode (see the file comment); `expert` reads a visible dialogue.
+ * With `lost`, a state no moves can win from is neither trained nor labelled (`unlabelled` counts them):
+ * the expert's move there is a placeholder. A sokoban policy at 47% spent 43% of its turns on such
+ * boards, and rounds trained on their placeholder took its success on the rounds' tasks 42% → 18%
+ * in one round (docs/experiments/2026-12-08-sokoban-dagger-lost-boards.md).
+ */
 export function labelEpisode(
   ep: Pick<Episode, 'task' | 'turns'>,
   expert: (dialogue: readonly Message[]) => string,
   obsWeight: number,
-): { chats: LabelledChat[]; agreed: number } {
+  lost?: (dialogue: readonly Message[]) => boolean,
+): { chats: LabelledChat[]; agreed: number; unlabelled: number } {
   const { labels, agree } = judgeTurns(ep, expert);
+  const live = ep.turns.map((_, t) => !lost?.(dialogueOf(ep.task.prompt, ep.turns.slice(0, t))));
   const chats: LabelledChat[] = [];
-  if (agree.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: agree.map((a) => (a ? 1 : 0)), obsWeight });
+  const trained = agree.map((a, t) => a && live[t]);
+  if (trained.some(Boolean)) chats.push({ dialogue: dialogueOf(ep.task.prompt, ep.turns), agentWeights: trained.map((a) => (a ? 1 : 0)), obsWeight });
   agree.forEach((a, t) => {
-    if (a) return;
+    if (a || !live[t]) return;
     const state = dialogueOf(ep.task.prompt, ep.turns.slice(0, t));
     chats.push({ dialogue: [...state, { role: 'assistant', content: labels[t] }], agentWeights: [...new Array<number>(t).fill(0), 1], obsWeight: 0 });
   });
-  return { chats, agreed: agree.filter(Boolean).length };
+  return { chats, agreed: trained.filter(Boolean).length, unlabelled: live.filter((l) => !l).length };
 }
 
 /** Training segments of labelled chats, cut the way the policy's context window shows them. */
@@ -91,6 +102,8 @@ export interface DaggerPlay {
   phrasings?: PhrasingSetting;
   /** The expert's frontend drafts with their CSS spaced, as the teachers' (the forge's `spacedCss`). */
   spacedCss?: boolean;
+  /** Leave states no moves can win from unlabelled (the family's `lost`; `DaggerConfig.skipLost`). */
+  skipLost?: boolean;
 }
 
 /** Plays the engine's 'policy' on train-split tasks and labels what it visited. */
@@ -109,18 +122,20 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
     } catch (e) {
       // a family whose prompts do not fit the context (a small smoke model) has no states to label
       if ((e as Error).name !== 'PromptTooLongError') throw e;
-      stats.push({ family: m.family, episodes: 0, successRate: 0, agreement: 0, turns: 0 });
+      stats.push({ family: m.family, episodes: 0, successRate: 0, agreement: 0, turns: 0, unlabelled: 0 });
       continue;
     }
-    const scripted = FAMILIES[m.family].agents.expert;
+    const { expert: scripted, lost } = FAMILIES[m.family].agents;
     const expert = o.spacedCss ? (d: readonly Message[]) => teacherMove(m.family, scripted(d)) : scripted;
     let agreed = 0;
     let turns = 0;
+    let unlabelled = 0;
     for (const ep of episodes) {
-      const l = labelEpisode(ep, expert, o.obsWeight);
+      const l = labelEpisode(ep, expert, o.obsWeight, o.skipLost ? lost : undefined);
       chats.push(...l.chats);
       agreed += l.agreed;
       turns += ep.turns.length;
+      unlabelled += l.unlabelled;
     }
     stats.push({
       family: m.family,
@@ -128,6 +143,7 @@ export async function playAndLabel(engine: GenerateApi, o: DaggerPlay): Promise<
       successRate: episodes.filter((e) => e.success).length / episodes.length,
       agreement: turns ? agreed / turns : 0,
       turns,
+      unlabelled,
     });
   }
   return { chats, stats };

@@ -298,13 +298,17 @@ export async function runForge(input: ForgeConfig, run: ForgeRun): Promise<Forge
           obsWeight: cfg.obsWeight,
           phrasings: cfg.phrasings,
           spacedCss,
+          skipLost: d.skipLost,
         });
       } finally {
         await engine.dispose();
       }
       pool.add(labelledSegments(tok, played.chats, cfg.seqLen, cfg.keepAnswered === true));
       const seen = played.stats
-        .map((x) => `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert`)
+        .map(
+          (x) =>
+            `${x.family} ${(100 * x.successRate).toFixed(0)}% success, ${(100 * x.agreement).toFixed(0)}% of ${x.turns} turns as the expert${x.unlabelled ? ` (${x.unlabelled} on lost states, unlabelled)` : ''}`,
+        )
         .join('; ');
       log(
         `[forge] ${tag} ${r + 1} (policy stage ${stage}): the policy played ${played.stats.reduce((a, x) => a + x.episodes, 0)} train episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s — ${seen}; ${pool.size} labelled segments so far`,

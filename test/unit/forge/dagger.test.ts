@@ -53,6 +53,29 @@ describe('labelEpisode', () => {
     else expect(whole).toHaveLength(0);
   });
 
+  it("with the family's `lost`, leaves a sokoban board no moves can solve unlabelled: no placeholder move taught, none of its turns trained", async () => {
+    const sokoban = FAMILIES.sokoban.agents;
+    // random play until a push leaves the box stuck before the last turn (the step says so: info.stuck)
+    let ep;
+    let stuckAt = -1;
+    for (let seed = 1; stuckAt < 0 || stuckAt >= (ep?.turns.length ?? 0) - 1; seed++) {
+      ep = await playEpisode(createAgent('random', 'sokoban', { seed }), { family: 'sokoban', split: 'train', seed, options: {} });
+      stuckAt = ep.turns.findIndex((t) => t.info.stuck === true);
+    }
+    if (!ep) throw new Error('unreachable');
+    const after = ep.turns.length - 1 - stuckAt;
+    const plain = labelEpisode(ep, sokoban.expert, 0.25);
+    const skipping = labelEpisode(ep, sokoban.expert, 0.25, sokoban.lost);
+    expect(plain.unlabelled).toBe(0);
+    // the states after the stuck push are lost (and only those: the board before it could still be solved)
+    expect(skipping.unlabelled).toBe(after);
+    const labelled = (r: typeof plain) => r.chats.filter((c) => c.obsWeight === 0).map((c) => c.agentWeights.length - 1);
+    expect(labelled(skipping).every((t) => t <= stuckAt)).toBe(true);
+    expect(labelled(plain).filter((t) => t > stuckAt).length).toBe(ep.turns.slice(stuckAt + 1).filter((t) => t.action !== '<answer>Left</answer>').length);
+    const whole = skipping.chats.find((c) => c.obsWeight > 0);
+    expect(whole?.agentWeights.slice(stuckAt + 1).every((w) => w === 0) ?? true).toBe(true);
+  });
+
   it('an expert question or guess on a state counts as agreement only when the text is the same', () => {
     const task = {
       prompt:
@@ -215,6 +238,9 @@ describe('DAgger rounds in the forge (smoke)', () => {
     expect(await policyOf({ bandit: 1 })).not.toBe(none);
     expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, teacherWeights: { sokoban: 1 } } })).toThrow(
       'forge: finalDagger teacherWeights must name families of the mixture (guess, bandit) with shares > 0',
+    );
+    expect(() => validateForgeConfig({ ...SMOKE_FORGE, finalDagger: { ...rounds, skipLost: 'yes' as unknown as boolean } })).toThrow(
+      'forge: finalDagger skipLost must be true or false',
     );
   }, 180_000);
 

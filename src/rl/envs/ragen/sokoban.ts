@@ -258,10 +258,15 @@ export function readRoom(text: string): Room | null {
 const say = (a: number) => `<answer>${DIRECTIONS[a]}</answer>`;
 
 export const sokobanAgents: FamilyAgents = {
+  // on a board no moves can solve (lost, below) the expert says Left: a move must be made
   expert(d) {
     const room = readRoom(lastUser(d));
     const path = room ? solveSokoban(room.walls, room.target, room.player, room.box) : null;
     return say(path && path.length ? path[0] : 0);
+  },
+  lost(d) {
+    const room = readRoom(lastUser(d));
+    return room !== null && room.box !== room.target && solveSokoban(room.walls, room.target, room.player, room.box) === null;
   },
   mistake: (_d, rng) => say(rng.int(4)),
   random: (_d, rng) => say(rng.int(4)),
