@@ -97,15 +97,15 @@ export interface DaggerConfig {
   /**
    * Episode shares of the teacher dialogues mixed into these rounds (default: the mixture's weights).
    * A family trained in a stage before the rounds but absent from their `weights` keeps only its
-   * mixture share here: sokoban's stage took it 10% → 47% and rounds at its 0.1 share back to 26%
-   * (docs/experiments/2026-12-07-sokoban-stage-and-rounds.md).
+   * mixture share here. Sokoban's stage took it 10% → 47%, rounds at its 0.1 share back to 26%, and
+   * rounds at 0.5 here to 23.5%: the share did not hold it (docs/experiments/2026-12-08-sokoban-dagger-lost-boards.md).
    */
   teacherWeights?: Partial<Record<FamilyName, number>>;
   /**
    * Leave unlabelled the states the policy reached from which no moves can win (a sokoban box stuck):
    * the expert's move there is a placeholder. Off in the presets before the fourth, so they forge what
-   * they forged; sokoban rounds without it lost more than half their success in one round
-   * (docs/experiments/2026-12-08-sokoban-dagger-lost-boards.md).
+   * they forged. Rounds playing sokoban took its success on their tasks 42% → 18% in one round without
+   * it, 42% → 28% with it (docs/experiments/2026-12-08-sokoban-dagger-lost-boards.md).
    */
   skipLost?: boolean;
   /** These rounds' augmentation by family, in place of the mixture's, for the policy's plays and the teacher dialogues alike (see `StageAugment`). */
