@@ -8,7 +8,7 @@ import { lastUser } from '../agent.ts';
 import { BaseEnv, stepInfo, type Action } from '../base.ts';
 import { optionsJson, resolveOptions, type OptionBound } from '../options.ts';
 import { drawForSplit } from '../split.ts';
-import type { JsonObject, Task, TaskSpec } from '../types.ts';
+import type { JsonObject, Message, Task, TaskSpec } from '../types.ts';
 import type { Rng } from '../../util/rng.ts';
 import { DELTAS, DIRECTIONS, parseGrid, readChoice, renderGrid } from './common.ts';
 
@@ -257,16 +257,21 @@ export function readRoom(text: string): Room | null {
 
 const say = (a: number) => `<answer>${DIRECTIONS[a]}</answer>`;
 
+/** The room of the dialogue's newest observation (null: unreadable) and the solver's path from it ([] when solved, null: none). */
+function boardPath(d: readonly Message[]): { room: Room | null; path: number[] | null } {
+  const room = readRoom(lastUser(d));
+  return { room, path: room ? solveSokoban(room.walls, room.target, room.player, room.box) : null };
+}
+
 export const sokobanAgents: FamilyAgents = {
   // on a board no moves can solve (lost, below) the expert says Left: a move must be made
   expert(d) {
-    const room = readRoom(lastUser(d));
-    const path = room ? solveSokoban(room.walls, room.target, room.player, room.box) : null;
+    const { path } = boardPath(d);
     return say(path && path.length ? path[0] : 0);
   },
   lost(d) {
-    const room = readRoom(lastUser(d));
-    return room !== null && room.box !== room.target && solveSokoban(room.walls, room.target, room.player, room.box) === null;
+    const { room, path } = boardPath(d);
+    return room !== null && path === null;
   },
   mistake: (_d, rng) => say(rng.int(4)),
   random: (_d, rng) => say(rng.int(4)),
